@@ -1,0 +1,80 @@
+#pragma once
+/// What every algorithm provides (DESIGN.md "Analytic models"): a simulated process per node, a
+/// prediction written from the paper's formula, and a check of the data each node ends with.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/buffer.hpp"
+#include "sim/machine.hpp"
+#include "sim/node.hpp"
+#include "sim/task.hpp"
+#include "sim/topology.hpp"
+
+namespace cubesim {
+
+/// Algorithm parameters (DESIGN.md "Algorithm names"). 0 means "not given" for B, N1, N2.
+struct Params {
+  std::int64_t root = 0;
+  std::int64_t M = 0;  ///< the papers' M (see DESIGN.md for its meaning per operation)
+  std::int64_t B = 0;  ///< packet elements in force; resolved to the machine's B_m when not given
+  std::int64_t P = 0, Q = 0, R = 0;
+  std::int64_t N1 = 0, N2 = 0;
+};
+
+/// The resolved inputs of one run.
+struct Setup {
+  Machine machine;
+  Topology topology = Topology::hypercube(0);
+  Params params;
+  bool data_mode = true;
+};
+
+enum class Relation { exact, upper_bound, approx };
+std::string relation_name(Relation r);
+
+struct Prediction {
+  Time time;
+  std::int64_t startups = 0;           ///< the table's "start-ups" column
+  std::int64_t msg_startups = 0;       ///< tau_msg terms (our extension: none in the tables)
+  std::int64_t element_transfers = 0;  ///< the table's "element transfers" column
+  Relation relation = Relation::exact;
+  double tolerance = 0.0;              ///< for approx: |sim/pred - 1| <= tolerance
+  std::string source;                  ///< paper, table, row
+  std::optional<double> b_opt;         ///< the table's optimum packet size, where it gives one
+  std::optional<double> min_startups;  ///< the table's minimum start-ups, where it gives one
+};
+
+struct Verdict {
+  bool ok = true;
+  std::string message;  ///< the first discrepancy, when not ok
+};
+
+/// A problem with the inputs of a run: which part of the config, and what.
+struct SetupError {
+  std::string pointer;  ///< JSON pointer into the config, e.g. "/params/root"
+  std::string message;
+};
+
+struct AlgorithmInfo {
+  std::string name;
+  std::string summary;
+  std::string source;                    ///< paper and section
+  std::vector<std::string> params;       ///< accepted keys of "params"
+  std::vector<std::string> required;     ///< keys that must be given
+  std::function<std::optional<SetupError>(const Setup&)> check;
+  std::function<Task<>(Node&, Params)> process;
+  std::function<Prediction(const Setup&)> predict;
+  std::function<Verdict(const Setup&, const std::vector<Buffer>&)> verify;
+};
+
+// Helpers for predictions: table terms with overflow checks.
+std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+/// time = startups*tau + msg_startups*tau_msg + element_transfers*t_c, overflow-checked.
+Time prediction_time(const Machine& m, const Prediction& p);
+/// One common check: a hypercube topology, root inside it, M >= 1, 1 <= B <= B_m.
+std::optional<SetupError> check_cube_collective(const Setup& s, bool uses_root);
+
+}  // namespace cubesim

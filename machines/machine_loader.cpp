@@ -1,0 +1,152 @@
+#include "machines/machine_loader.hpp"
+
+#include <set>
+
+#include "sim/input_error.hpp"
+
+namespace cubesim {
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> v;
+  for (const PresetText& p : preset_texts()) v.emplace_back(p.name);
+  return v;
+}
+
+std::optional<ojson> preset_json(const std::string& name) {
+  for (const PresetText& p : preset_texts())
+    if (name == p.name) return ojson::parse(p.json);
+  return std::nullopt;
+}
+
+namespace {
+
+struct Ctx {
+  const std::string& file;
+  std::string pointer;
+  [[noreturn]] void fail(const std::string& key, const std::string& msg) const {
+    throw InputError(file, pointer + (key.empty() ? "" : "/" + key), msg);
+  }
+};
+
+Time parse_time_value(const ojson& v, const Ctx& c, const std::string& key) {
+  Time t;
+  try {
+    if (v.is_number()) t = time_from_seconds(v.get<double>());
+    else if (v.is_string()) t = parse_time(v.get<std::string>());
+    else c.fail(key, "expected a time: a number of seconds or a string such as \"1.5ms\", got " + std::string(v.type_name()));
+  } catch (const std::invalid_argument& e) {
+    c.fail(key, e.what());
+  } catch (const std::overflow_error& e) {
+    c.fail(key, e.what());
+  }
+  if (t < Time{}) c.fail(key, "a time cannot be negative");
+  return t;
+}
+
+std::int64_t parse_count(const ojson& v, const Ctx& c, const std::string& key, std::int64_t lo, std::int64_t hi) {
+  if (!v.is_number_integer()) c.fail(key, "expected an integer, got " + std::string(v.is_number() ? "a fraction" : v.type_name()));
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
+    c.fail(key, "must be at most " + std::to_string(hi));
+  const auto x = v.get<std::int64_t>();
+  if (x < lo || x > hi) c.fail(key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + std::to_string(x));
+  return x;
+}
+
+PortModel parse_ports(const ojson& v, const Ctx& c, const std::string& key) {
+  if (v.is_string()) {
+    const auto s = v.get<std::string>();
+    if (s == "one") return {PortKind::one, 1};
+    if (s == "all") return {PortKind::all, 0};
+    c.fail(key, "ports must be \"one\", \"all\" or an integer k >= 1, got \"" + s + "\"");
+  }
+  const std::int64_t k = parse_count(v, c, key, 1, 64);
+  if (k == 1) return {PortKind::one, 1};
+  return {PortKind::k, static_cast<int>(k)};
+}
+
+Switching parse_switching(const ojson& v, const Ctx& c, const std::string& key) {
+  if (!v.is_string()) c.fail(key, "switching must be a string");
+  const auto s = v.get<std::string>();
+  if (s == "store_and_forward") return Switching::store_and_forward;
+  if (s == "pipelined")
+    c.fail(key, "switching \"pipelined\" (the bit-serial Connection-Machine router) is not implemented yet; use \"store_and_forward\"");
+  c.fail(key, "switching must be \"store_and_forward\" or \"pipelined\", got \"" + s + "\"");
+}
+
+/// Sets one parameter from a bare value.
+void set_param(Machine& m, const std::string& key, const ojson& v, const Ctx& c) {
+  if (key == "tau") m.tau = parse_time_value(v, c, key);
+  else if (key == "tau_msg") m.tau_msg = parse_time_value(v, c, key);
+  else if (key == "t_c") m.t_c = parse_time_value(v, c, key);
+  else if (key == "t_a") m.t_a = parse_time_value(v, c, key);
+  else if (key == "t_copy") m.t_copy = parse_time_value(v, c, key);
+  else if (key == "packet_elements") m.packet_elements = parse_count(v, c, key, 1, std::int64_t{1} << 40);
+  else if (key == "element_bytes") m.element_bytes = static_cast<int>(parse_count(v, c, key, 1, 1024));
+  else if (key == "ports") m.ports = parse_ports(v, c, key);
+  else if (key == "switching") m.switching = parse_switching(v, c, key);
+  else c.fail(key, "unknown machine parameter");
+}
+
+const std::set<std::string> kParams = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements",
+                                       "element_bytes", "ports", "switching"};
+const std::set<std::string> kOverrides = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements", "ports", "switching"};
+
+}  // namespace
+
+Machine machine_from_json(const ojson& j, const std::string& file, const std::string& pointer, bool preset) {
+  Ctx c{file, pointer};
+  if (!j.is_object()) c.fail("", "a machine is a preset name or an object");
+  Machine m;
+  m.name = "inline";
+  std::set<std::string> seen;
+  for (const auto& [key, v] : j.items()) {
+    if (key == "schema") {
+      if (!v.is_string() || v.get<std::string>() != "cubesim.machine/1") c.fail(key, "schema must be \"cubesim.machine/1\"");
+    } else if (key == "name") {
+      if (!v.is_string() || v.get<std::string>().empty()) c.fail(key, "name must be a non-empty string");
+      m.name = v.get<std::string>();
+    } else if (key == "description") {
+      if (!v.is_string()) c.fail(key, "description must be a string");
+      m.description = v.get<std::string>();
+    } else if (key == "default_topology") {
+      if (!v.is_object()) c.fail(key, "default_topology must be an object");
+    } else if (kParams.count(key) != 0) {
+      seen.insert(key);
+      if (v.is_object()) {
+        Ctx inner{file, pointer + "/" + key};
+        for (const auto& [k2, v2] : v.items())
+          if (k2 != "value" && k2 != "source") inner.fail(k2, "a parameter object has only \"value\" and \"source\"");
+        if (!v.contains("value")) inner.fail("", "missing \"value\"");
+        if (!v.contains("source") || !v["source"].is_string() || v["source"].get<std::string>().empty())
+          inner.fail("source", "every parameter of a machine carries its source (a non-empty string)");
+        set_param(m, key, v["value"], Ctx{file, pointer + "/" + key + "/value"});
+        m.sources[key] = v["source"].get<std::string>();
+      } else {
+        if (preset) c.fail(key, "a preset gives every parameter as {\"value\": ..., \"source\": ...}");
+        set_param(m, key, v, c);
+        m.sources[key] = "inline machine";
+      }
+    } else {
+      c.fail(key, "unknown key in a machine (known: name, description, default_topology, tau, tau_msg, t_c, t_a, t_copy, packet_elements, element_bytes, ports, switching)");
+    }
+  }
+  const std::vector<std::string> required =
+      preset ? std::vector<std::string>(kParams.begin(), kParams.end()) : std::vector<std::string>{"tau", "t_c", "packet_elements"};
+  for (const std::string& r : required)
+    if (seen.count(r) == 0) c.fail("", "missing machine parameter \"" + r + "\"");
+  if (preset && (!j.contains("schema") || !j.contains("name"))) c.fail("", "a preset needs \"schema\" and \"name\"");
+  return m;
+}
+
+void apply_overrides(Machine& m, const ojson& overrides, const std::string& file, const std::string& pointer) {
+  Ctx c{file, pointer};
+  if (!overrides.is_object()) c.fail("", "machine_overrides must be an object");
+  for (const auto& [key, v] : overrides.items()) {
+    if (kOverrides.count(key) == 0)
+      c.fail(key, "unknown override (known: tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching)");
+    set_param(m, key, v, c);
+    m.sources[key] = "machine_overrides in the config";
+  }
+}
+
+}  // namespace cubesim

@@ -1,0 +1,40 @@
+#pragma once
+/// Machine presets (machines/presets/*.json, embedded in the binary at build time) and inline
+/// machines, parsed strictly into a resolved Machine (sim/machine.hpp).
+///
+/// A machine object: "schema" ("cubesim.machine/1", presets only), "name", "description",
+/// optional "default_topology", and the parameters tau, tau_msg, t_c, t_a, t_copy (times: a
+/// number of seconds or a string with a unit ps ns us ms s), packet_elements and element_bytes
+/// (integers >= 1), ports ("one", "all" or an integer k >= 1) and switching
+/// ("store_and_forward"; "pipelined" is refused until the bit-serial router exists). In a preset
+/// every parameter is {"value": ..., "source": "..."}; inline machines may give bare values, and
+/// may leave out tau_msg, t_a, t_copy (0), element_bytes (4), ports ("one") and switching.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/machine.hpp"
+
+namespace cubesim {
+
+using ojson = nlohmann::ordered_json;
+
+struct PresetText {
+  const char* name;
+  const char* json;
+};
+/// Generated at build time from machines/presets/*.json.
+const std::vector<PresetText>& preset_texts();
+
+std::vector<std::string> preset_names();
+/// The preset's JSON, or nullopt when there is no such preset.
+std::optional<ojson> preset_json(const std::string& name);
+
+/// Parses a machine object. `file` and `pointer` say where it is, for errors (InputError).
+Machine machine_from_json(const ojson& j, const std::string& file, const std::string& pointer, bool preset);
+/// Applies machine_overrides (tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching).
+void apply_overrides(Machine& m, const ojson& overrides, const std::string& file, const std::string& pointer);
+
+}  // namespace cubesim

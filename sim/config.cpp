@@ -1,0 +1,267 @@
+#include "sim/config.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "machines/machine_loader.hpp"
+#include "sim/input_error.hpp"
+
+namespace cubesim {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+/// Line and column (1-based) of a byte offset.
+std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_t offset) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+  }
+  return {line, col};
+}
+
+const std::set<std::string> kTopKeys = {"schema", "name", "description", "machine", "machine_overrides", "topology",
+                                        "algorithm", "params", "sweep", "verify", "mode"};
+const std::set<std::string> kParamKeys = {"root", "M", "B", "P", "Q", "R", "N1", "N2"};
+
+struct Parser {
+  const std::string& file;
+  const Registry& registry;
+
+  [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const { throw InputError(file, ptr, msg); }
+
+  Topology topology(const ojson& t, const std::string& ptr) const {
+    if (!t.is_object()) fail(ptr, "topology must be an object such as {\"kind\": \"hypercube\", \"dim\": 5}");
+    for (const auto& [k, v] : t.items())
+      if (k != "kind" && k != "dim" && k != "shape") fail(ptr + "/" + k, "unknown key in topology (known: kind, dim, shape)");
+    if (!t.contains("kind") || !t["kind"].is_string()) fail(ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\"");
+    const auto kind = t["kind"].get<std::string>();
+    if (kind == "hypercube") {
+      if (t.contains("shape")) fail(ptr + "/shape", "a hypercube has \"dim\", not \"shape\"");
+      if (!t.contains("dim")) fail(ptr, "a hypercube needs \"dim\"");
+      const ojson& d = t["dim"];
+      if (!d.is_number_integer()) fail(ptr + "/dim", "dim must be an integer");
+      const auto n = d.get<std::int64_t>();
+      if (n < 0 || n > Topology::kMaxCubeDim)
+        fail(ptr + "/dim", "dim " + std::to_string(n) + " is outside 0.." + std::to_string(Topology::kMaxCubeDim));
+      return Topology::hypercube(static_cast<int>(n));
+    }
+    if (kind == "mesh" || kind == "torus") {
+      if (t.contains("dim")) fail(ptr + "/dim", "a " + kind + " has \"shape\", not \"dim\"");
+      if (!t.contains("shape") || !t["shape"].is_array()) fail(ptr + "/shape", "a " + kind + " needs \"shape\": a list of 1 to 3 extents");
+      std::vector<std::int64_t> shape;
+      std::size_t i = 0;
+      for (const ojson& e : t["shape"]) {
+        if (!e.is_number_integer()) fail(ptr + "/shape/" + std::to_string(i), "an extent must be an integer");
+        shape.push_back(e.get<std::int64_t>());
+        ++i;
+      }
+      try {
+        return Topology::mesh(shape, kind == "torus");
+      } catch (const std::invalid_argument& e) {
+        fail(ptr + "/shape", e.what());
+      }
+    }
+    fail(ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\", got \"" + kind + "\"");
+  }
+
+  /// One fully resolved config (no sweep) -> Setup.
+  Setup setup(const ojson& j, const AlgorithmInfo& info) const {
+    Setup s;
+    // Machine.
+    ojson default_topology;
+    const ojson& mj = j["machine"];
+    if (mj.is_string()) {
+      auto p = preset_json(mj.get<std::string>());
+      if (!p) fail("/machine", "unknown machine \"" + mj.get<std::string>() + "\" (known: " + join(preset_names()) + ")");
+      s.machine = machine_from_json(*p, "machines/presets/" + mj.get<std::string>() + ".json", "", true);
+      if (p->contains("default_topology")) default_topology = (*p)["default_topology"];
+    } else if (mj.is_object()) {
+      s.machine = machine_from_json(mj, file, "/machine", false);
+      if (mj.contains("default_topology")) default_topology = mj["default_topology"];
+    } else {
+      fail("/machine", "machine must be a preset name or a machine object");
+    }
+    if (j.contains("machine_overrides")) apply_overrides(s.machine, j["machine_overrides"], file, "/machine_overrides");
+    // Topology.
+    if (j.contains("topology")) s.topology = topology(j["topology"], "/topology");
+    else if (!default_topology.is_null()) s.topology = topology(default_topology, "/machine/default_topology");
+    else fail("/topology", "missing topology (and the machine has no default_topology)");
+    // Params.
+    const ojson& pj = j.contains("params") ? j["params"] : ojson::object();
+    if (!pj.is_object()) fail("/params", "params must be an object");
+    std::set<std::string> accepted(info.params.begin(), info.params.end());
+    for (const auto& [k, v] : pj.items()) {
+      const std::string ptr = "/params/" + k;
+      if (accepted.count(k) == 0)
+        fail(ptr, kParamKeys.count(k) ? info.name + " takes no parameter \"" + k + "\" (it takes: " + join(info.params) + ")"
+                                      : "unknown parameter \"" + k + "\" (" + info.name + " takes: " + join(info.params) + ")");
+      if (!v.is_number_integer()) fail(ptr, k + " must be an integer");
+      if (v.is_number_unsigned() && v.get<std::uint64_t>() > (std::uint64_t{1} << 50)) fail(ptr, k + " is too large");
+      const auto x = v.get<std::int64_t>();
+      if (x < 0 || x > (std::int64_t{1} << 50)) fail(ptr, k + " must be between 0 and 2^50, got " + std::to_string(x));
+      if (k == "root") s.params.root = x;
+      else if (k == "M") s.params.M = x;
+      else if (k == "B") s.params.B = x;
+      else if (k == "P") s.params.P = x;
+      else if (k == "Q") s.params.Q = x;
+      else if (k == "R") s.params.R = x;
+      else if (k == "N1") s.params.N1 = x;
+      else if (k == "N2") s.params.N2 = x;
+    }
+    for (const std::string& r : info.required)
+      if (!pj.contains(r)) fail("/params", info.name + " needs parameter \"" + r + "\"");
+    if (!pj.contains("B")) s.params.B = s.machine.packet_elements;
+    // Mode.
+    if (j.contains("mode")) {
+      const ojson& m = j["mode"];
+      if (!m.is_string() || (m.get<std::string>() != "data" && m.get<std::string>() != "timing"))
+        fail("/mode", "mode must be \"data\" (real payloads, verified) or \"timing\" (sizes only)");
+      s.data_mode = m.get<std::string>() == "data";
+    }
+    if (auto e = info.check(s)) fail(e->pointer, e->message);
+    return s;
+  }
+};
+
+/// "topology.dim" -> "/topology/dim"
+std::string dotted_to_pointer(const std::string& key) {
+  std::string p = "/";
+  for (char ch : key) p += ch == '.' ? '/' : ch;
+  return p;
+}
+
+bool allowed_sweep_key(const std::string& key) {
+  static const std::set<std::string> exact = {"machine", "topology.dim", "topology.shape", "topology.kind", "mode"};
+  if (exact.count(key)) return true;
+  for (const char* prefix : {"params.", "machine_overrides."})
+    if (key.rfind(prefix, 0) == 0 && key.size() > std::string(prefix).size() &&
+        key.find('.', std::string(prefix).size()) == std::string::npos)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+ojson parse_json_text(const std::string& text, const std::string& file) {
+  try {
+    return ojson::parse(text);
+  } catch (const ojson::parse_error& e) {
+    auto [line, col] = line_col(text, e.byte == 0 ? 0 : e.byte - 1);
+    std::string what = e.what();
+    // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing ..."
+    auto pos = what.find("syntax error");
+    if (pos == std::string::npos) pos = what.find(": ");
+    std::string msg = pos == std::string::npos ? what : what.substr(pos);
+    throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col), "invalid JSON: " + msg);
+  }
+}
+
+ojson read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot read the file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_json_text(ss.str(), path);
+}
+
+Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry) {
+  const ojson j = parse_json_text(text, file);
+  Parser P{file, registry};
+  if (!j.is_object()) P.fail("", "a config is a JSON object");
+  for (const auto& [k, v] : j.items())
+    if (kTopKeys.count(k) == 0) P.fail("/" + k, "unknown key (known: " + join({kTopKeys.begin(), kTopKeys.end()}) + ")");
+  if (!j.contains("schema")) P.fail("", "missing \"schema\": \"cubesim.config/1\"");
+  if (!j["schema"].is_string() || j["schema"].get<std::string>() != "cubesim.config/1")
+    P.fail("/schema", "schema must be \"cubesim.config/1\"");
+  if (!j.contains("machine")) P.fail("", "missing \"machine\" (a preset name or a machine object)");
+  if (!j.contains("algorithm")) P.fail("", "missing \"algorithm\"");
+  if (!j["algorithm"].is_string()) P.fail("/algorithm", "algorithm must be a string");
+
+  Experiment ex;
+  ex.file = file;
+  ex.algorithm = j["algorithm"].get<std::string>();
+  ex.info = registry.find(ex.algorithm);
+  if (ex.info == nullptr) {
+    std::vector<std::string> names;
+    for (const AlgorithmInfo* a : registry.all()) names.push_back(a->name);
+    P.fail("/algorithm", "unknown algorithm \"" + ex.algorithm + "\" (known: " + join(names) + ")");
+  }
+  if (j.contains("name")) {
+    if (!j["name"].is_string() || j["name"].get<std::string>().empty()) P.fail("/name", "name must be a non-empty string");
+    ex.name = j["name"].get<std::string>();
+  } else {
+    ex.name = std::filesystem::path(file).stem().string();
+  }
+  if (j.contains("description") && !j["description"].is_string()) P.fail("/description", "description must be a string");
+  if (j.contains("verify")) {
+    if (!j["verify"].is_boolean()) P.fail("/verify", "verify must be true or false");
+    ex.verify = j["verify"].get<bool>();
+  }
+
+  // Sweep: the cross product, first key outermost.
+  std::vector<std::pair<std::string, std::vector<ojson>>> axes;
+  if (j.contains("sweep")) {
+    const ojson& sw = j["sweep"];
+    if (!sw.is_object()) P.fail("/sweep", "sweep maps dotted config keys to lists of values");
+    for (const auto& [k, v] : sw.items()) {
+      if (!allowed_sweep_key(k))
+        P.fail("/sweep/" + k, "cannot sweep \"" + k + "\" (sweep machine, mode, topology.dim, topology.shape, topology.kind, params.X or machine_overrides.X)");
+      if (!v.is_array() || v.empty()) P.fail("/sweep/" + k, "a sweep axis is a non-empty list of values");
+      axes.emplace_back(k, std::vector<ojson>(v.begin(), v.end()));
+    }
+  }
+  std::size_t total = 1;
+  for (const auto& a : axes) {
+    total *= a.second.size();
+    if (total > 100000) P.fail("/sweep", "the sweep has more than 100000 points");
+  }
+  std::vector<std::size_t> idx(axes.size(), 0);
+  for (std::size_t r = 0; r < total; ++r) {
+    ojson point = j;
+    point.erase("sweep");
+    RunPoint rp;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      const auto& [key, values] = axes[a];
+      const ojson::json_pointer ptr(dotted_to_pointer(key));
+      point[ptr] = values[idx[a]];
+      rp.point.emplace_back(key, values[idx[a]]);
+    }
+    try {
+      rp.setup = P.setup(point, *ex.info);
+    } catch (const InputError& e) {
+      // Point the error at the swept value that caused it, when it did.
+      for (std::size_t a = 0; a < axes.size(); ++a) {
+        const std::string sp = dotted_to_pointer(axes[a].first);
+        if (e.where().rfind(sp, 0) == 0 && e.file() == file)
+          throw InputError(file, "/sweep/" + axes[a].first + "/" + std::to_string(idx[a]), e.message());
+      }
+      std::string at;
+      for (const auto& [k, v] : rp.point) at += (at.empty() ? "" : ", ") + k + "=" + v.dump();
+      throw InputError(e.file(), e.where(), e.message() + (at.empty() ? "" : " (at sweep point " + at + ")"));
+    }
+    ex.runs.push_back(std::move(rp));
+    for (std::size_t a = axes.size(); a-- > 0;) {  // last axis fastest
+      if (++idx[a] < axes[a].second.size()) break;
+      idx[a] = 0;
+    }
+  }
+  return ex;
+}
+
+Experiment load_experiment(const std::string& path, const Registry& registry) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot read the file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_experiment(ss.str(), path, registry);
+}
+
+}  // namespace cubesim

@@ -1,0 +1,39 @@
+#pragma once
+/// Experiment configs ("cubesim.config/1", configs/schema.json): parsed strictly, once, into
+/// typed runs (STYLE.md habit 5). Unknown keys, bad units, bad types, out-of-range values and an
+/// algorithm that does not fit the topology are InputErrors naming the file and JSON pointer.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/registry.hpp"
+
+namespace cubesim {
+
+using ojson = nlohmann::ordered_json;
+
+struct RunPoint {
+  std::vector<std::pair<std::string, ojson>> point;  ///< swept key -> value, in sweep order
+  Setup setup;
+};
+
+struct Experiment {
+  std::string file;
+  std::string name;
+  std::string algorithm;
+  const AlgorithmInfo* info = nullptr;
+  bool verify = true;
+  std::vector<RunPoint> runs;
+};
+
+/// Reads and parses a config file. Throws InputError.
+Experiment load_experiment(const std::string& path, const Registry& registry);
+/// Parses a config already read; `file` names it in errors.
+Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry);
+/// Reads a JSON file; syntax errors name the line and column. Throws InputError.
+ojson read_json_file(const std::string& path);
+ojson parse_json_text(const std::string& text, const std::string& file);
+
+}  // namespace cubesim

@@ -1,0 +1,442 @@
+#include "sim/engine.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace cubesim {
+
+namespace {
+/// Engine invariant checks survive NDEBUG (STYLE.md habit 9).
+void check(bool ok, const char* what) {
+  if (!ok) throw SimulationError(std::string("engine invariant broken: ") + what);
+}
+}  // namespace
+
+Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions options)
+    : machine_(machine), topology_(topology), options_(options),
+      ports_(static_cast<std::size_t>(std::max(topology.num_ports(), 1))) {
+  if (options_.packet_elements < 1) throw std::invalid_argument("packet size must be at least 1 element");
+  const auto n = static_cast<std::size_t>(topology_.size());
+  if (machine_.ports.kind != PortKind::all) {
+    const int cap = machine_.ports.kind == PortKind::one ? 1 : machine_.ports.k;
+    out_slots_.assign(n, Resource{0, cap, kNone, kNone});
+    in_slots_.assign(n, Resource{0, cap, kNone, kNone});
+  }
+  links_.assign(n * ports_, Resource{});
+  link_load_.assign(n * ports_, 0);
+  arrived_head_.assign(n, kNone);
+  arrived_tail_.assign(n, kNone);
+  pending_head_.assign(n, nullptr);
+  pending_tail_.assign(n, nullptr);
+  results_.resize(n);
+  comm_busy_.assign(n, Time{});
+  compute_busy_.assign(n, Time{});
+  nodes_.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) nodes_.emplace_back(this, static_cast<NodeId>(i));
+}
+
+Engine::~Engine() = default;
+
+void Engine::push(Time t, EventKind k, std::uint64_t payload) {
+  heap_.push_back(Event{t.count(), seq_++, payload, k});
+  std::push_heap(heap_.begin(), heap_.end(), EventLater{});
+}
+
+void Engine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int count) {
+  w.handle = h;
+  w.remaining = count;
+  w.time = now_;
+  w.path = current_path_;
+}
+
+void Engine::complete(detail::Waiter& w, Time t, const PathCounts& p) {
+  // The chain that ends last is the one that made the waiter wait; ties keep the earlier one.
+  if (t > w.time) {
+    w.time = t;
+    w.path = p;
+  }
+  if (--w.remaining == 0) ready_.push_back(&w);
+}
+
+void Engine::check_node(NodeId node, const char* what) const {
+  if (node < 0 || node >= topology_.size())
+    throw std::out_of_range(std::string(what) + ": node " + std::to_string(node) + " is outside the topology (" +
+                            std::to_string(topology_.size()) + " nodes)");
+}
+
+std::uint32_t Engine::new_transfer() {
+  if (!free_transfers_.empty()) {
+    std::uint32_t i = free_transfers_.back();
+    free_transfers_.pop_back();
+    return i;
+  }
+  transfers_.emplace_back();
+  return static_cast<std::uint32_t>(transfers_.size() - 1);
+}
+
+std::uint32_t Engine::new_message() {
+  if (!free_messages_.empty()) {
+    std::uint32_t i = free_messages_.back();
+    free_messages_.pop_back();
+    return i;
+  }
+  messages_.emplace_back();
+  return static_cast<std::uint32_t>(messages_.size() - 1);
+}
+
+std::int64_t Engine::packet_size(const Message& m, std::int64_t index) const {
+  const std::int64_t b = options_.packet_elements;
+  return std::min(b, m.elements - index * b);
+}
+
+bool Engine::begin(detail::OpState& op, detail::Waiter& w) {
+  op.waiter = &w;
+  switch (op.kind) {
+    case detail::OpKind::send:
+      if (op.peer == op.node) {  // to itself: delivered at once, no link crossed
+        const std::uint32_t mi = new_message();
+        Message& m = messages_[mi];
+        m = Message{};
+        m.src = m.dst = op.node;
+        m.tag = op.tag;
+        m.elements = op.buffer.size();
+        m.packets = 0;
+        m.data = std::move(op.buffer);
+        ++stats_.messages;
+        deliver(mi, now_, current_path_);
+        return true;
+      }
+      start_send(op);
+      return false;
+    case detail::OpKind::recv:
+      return start_recv(op);
+    case detail::OpKind::compute:
+    case detail::OpKind::copy:
+    case detail::OpKind::delay: {
+      Time dur;
+      op.path = current_path_;
+      if (op.kind == detail::OpKind::compute) {
+        dur = machine_.t_a * op.amount;
+        op.path.flops += op.amount;
+      } else if (op.kind == detail::OpKind::copy) {
+        dur = machine_.t_copy * op.amount;
+        op.path.copies += op.amount;
+      } else {
+        dur = op.duration;
+        op.path.delays += op.duration;
+      }
+      if (op.amount == 0 && dur == Time{}) return true;
+      if (op.kind != detail::OpKind::delay) compute_busy_[static_cast<std::size_t>(op.node)] += dur;
+      op.end = now_ + dur;
+      push(op.end, EventKind::op_end, reinterpret_cast<std::uint64_t>(&op));
+      return false;
+    }
+  }
+  return true;
+}
+
+void Engine::start_send(detail::OpState& op) {
+  const std::uint32_t mi = new_message();
+  Message& m = messages_[mi];
+  m = Message{};
+  m.src = op.node;
+  m.dst = op.peer;
+  m.tag = op.tag;
+  m.elements = op.buffer.size();
+  const std::int64_t b = options_.packet_elements;
+  m.packets = m.elements == 0 ? 1 : (m.elements + b - 1) / b;
+  m.data = std::move(op.buffer);
+  m.send_op = &op;
+  ++stats_.messages;
+  stats_.packets += m.packets;
+
+  const std::uint32_t ti = new_transfer();
+  Transfer& t = transfers_[ti];
+  t = Transfer{};
+  t.msg = mi;
+  t.from = op.node;
+  t.port = topology_.next_hop(op.node, op.peer);
+  t.to = topology_.neighbor(op.node, t.port);
+  t.at_source = true;
+  t.first = true;
+  t.elements = packet_size(m, 0);
+  t.time = now_;
+  t.path = current_path_;
+  advance(ti);
+}
+
+void Engine::enqueue(Resource& r, std::uint32_t ti) {
+  transfers_[ti].next = kNone;
+  if (r.tail == kNone) r.head = ti;
+  else transfers_[r.tail].next = ti;
+  r.tail = ti;
+}
+
+// Moves a transfer through its acquisitions (out slot, link, in slot) and starts it when it holds
+// all three; stops where it must wait. Never allocates, so references into transfers_ stay valid.
+void Engine::advance(std::uint32_t ti) {
+  Transfer& t = transfers_[ti];
+  for (;;) {
+    Resource* r = nullptr;
+    switch (t.stage) {
+      case 0: r = out_slot(t.from); break;
+      case 1: r = &links_[link_index(t.from, t.port)]; break;
+      case 2: r = in_slot(t.to); break;
+      default: {
+        check(t.time == now_, "a transmission starts when its last constraint is met");
+        Time dur = machine_.tau + machine_.t_c * t.elements;
+        if (t.first) dur += machine_.tau_msg;
+        t.path.startups += 1;
+        t.path.msg_startups += t.first ? 1 : 0;
+        t.path.element_transfers += t.elements;
+        t.time = now_ + dur;
+        ++stats_.packet_hops;
+        stats_.element_hops += t.elements;
+        link_load_[link_index(t.from, t.port)] += t.elements;
+        comm_busy_[static_cast<std::size_t>(t.from)] += dur;
+        push(t.time, EventKind::transfer_end, ti);
+        return;
+      }
+    }
+    if (r != nullptr) {
+      if (r->busy < r->cap && r->head == kNone) {
+        ++r->busy;
+      } else {
+        enqueue(*r, ti);
+        return;
+      }
+    }
+    ++t.stage;
+  }
+}
+
+void Engine::release(Resource& r, const Transfer& by) {
+  if (r.head == kNone) {
+    --r.busy;
+    return;
+  }
+  const std::uint32_t wi = r.head;
+  Transfer& w = transfers_[wi];
+  r.head = w.next;
+  if (r.head == kNone) r.tail = kNone;
+  // The resource passes straight to the oldest waiter; its chain now runs through `by`.
+  if (by.time > w.time) {
+    w.time = by.time;
+    w.path = by.path;
+  }
+  ++w.stage;
+  advance(wi);
+}
+
+void Engine::on_transfer_end(std::uint32_t ti) {
+  // Copy what we need: forwarding below may grow transfers_.
+  const Transfer done = transfers_[ti];
+  if (Resource* r = in_slot(done.to)) release(*r, done);
+  const bool source_continues = done.at_source && done.msg != kNone &&
+                                transfers_[ti].sent + 1 < messages_[done.msg].packets;
+  // At the source a message keeps its outgoing slot and its link until its last packet.
+  if (!source_continues) release(links_[link_index(done.from, done.port)], done);
+
+  const Message& m = messages_[done.msg];
+  const NodeId dst = m.dst;
+  const std::uint32_t mi = done.msg;
+  const bool last_first_hop = done.at_source && !source_continues;
+  detail::OpState* send_op = last_first_hop ? m.send_op : nullptr;
+
+  if (done.at_source) {
+    Transfer& t = transfers_[ti];
+    ++t.sent;
+    if (source_continues) {
+      t.first = false;
+      t.elements = packet_size(messages_[mi], t.sent);
+      t.stage = 2;  // holds out slot and link already
+      advance(ti);
+    } else {
+      if (Resource* r = out_slot(done.from)) release(*r, done);
+      free_transfers_.push_back(ti);
+    }
+  } else {
+    if (Resource* r = out_slot(done.from)) release(*r, done);
+    free_transfers_.push_back(ti);
+  }
+
+  if (done.to == dst) {
+    Message& mm = messages_[mi];
+    if (++mm.delivered == mm.packets) deliver(mi, now_, done.path);
+  } else {
+    const std::uint32_t fi = new_transfer();
+    Transfer& f = transfers_[fi];
+    f = Transfer{};
+    f.msg = mi;
+    f.from = done.to;
+    f.port = topology_.next_hop(done.to, dst);
+    f.to = topology_.neighbor(done.to, f.port);
+    f.first = done.first;
+    f.elements = done.elements;
+    f.time = now_;
+    f.path = done.path;
+    advance(fi);
+  }
+  // The send completes when its last packet has left the source.
+  if (send_op != nullptr) complete(*send_op->waiter, now_, done.path);
+}
+
+void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
+  Message& m = messages_[mi];
+  const auto d = static_cast<std::size_t>(m.dst);
+  detail::OpState* prev = nullptr;
+  for (detail::OpState* op = pending_head_[d]; op != nullptr; prev = op, op = op->next) {
+    if (op->peer == m.src && op->tag == m.tag) {
+      if (prev) prev->next = op->next;
+      else pending_head_[d] = op->next;
+      if (pending_tail_[d] == op) pending_tail_[d] = prev;
+      op->next = nullptr;
+      op->buffer = std::move(m.data);
+      m.data = Buffer{};
+      free_messages_.push_back(mi);
+      complete(*op->waiter, t, p);
+      return;
+    }
+  }
+  m.arrived = t;
+  m.path = p;
+  m.next = kNone;
+  if (arrived_tail_[d] == kNone) arrived_head_[d] = mi;
+  else messages_[arrived_tail_[d]].next = mi;
+  arrived_tail_[d] = mi;
+}
+
+bool Engine::start_recv(detail::OpState& op) {
+  const auto d = static_cast<std::size_t>(op.node);
+  std::uint32_t prev = kNone;
+  for (std::uint32_t mi = arrived_head_[d]; mi != kNone; prev = mi, mi = messages_[mi].next) {
+    Message& m = messages_[mi];
+    if (m.src == op.peer && m.tag == op.tag) {
+      if (prev != kNone) messages_[prev].next = m.next;
+      else arrived_head_[d] = m.next;
+      if (arrived_tail_[d] == mi) arrived_tail_[d] = prev;
+      op.buffer = std::move(m.data);
+      m.data = Buffer{};
+      free_messages_.push_back(mi);
+      return true;  // arrived earlier: the process's own chain is the later one
+    }
+  }
+  op.next = nullptr;
+  if (pending_tail_[d] == nullptr) pending_head_[d] = &op;
+  else pending_tail_[d]->next = &op;
+  pending_tail_[d] = &op;
+  return false;
+}
+
+std::string Engine::describe_wait(const detail::OpState& op) const {
+  std::string s = "recv from node " + std::to_string(op.peer);
+  const int port = topology_.port_to(op.node, op.peer);
+  if (port >= 0) s += " (port " + std::to_string(port) + ")";
+  return s + " tag " + std::to_string(op.tag);
+}
+
+void Engine::deadlock() {
+  std::string msg = "deadlock at t=" + format_time(now_) + ": ";
+  std::int64_t blocked = 0;
+  std::string list;
+  for (std::size_t i = 0; i < processes_.size(); ++i) {
+    if (processes_[i].done()) continue;
+    ++blocked;
+    if (blocked > 8) continue;
+    std::string waits;
+    for (const detail::OpState* op = pending_head_[i]; op != nullptr; op = op->next)
+      waits += (waits.empty() ? "" : ", ") + describe_wait(*op);
+    if (waits.empty()) waits = "nothing the engine can name";
+    list += (list.empty() ? "" : "; ") + std::string("node ") + std::to_string(i) + " waits for " + waits;
+  }
+  msg += std::to_string(blocked) + " of " + std::to_string(processes_.size()) + " processes never finish: " + list;
+  if (blocked > 8) msg += "; and " + std::to_string(blocked - 8) + " more";
+  throw DeadlockError(msg);
+}
+
+RunStats Engine::run(const ProcessFactory& make_process) {
+  check(!running_ && processes_.empty(), "an Engine runs once");
+  running_ = true;
+  const auto wall0 = std::chrono::steady_clock::now();
+  const auto n = static_cast<std::size_t>(topology_.size());
+  processes_.reserve(n);
+  std::size_t finished = 0;
+  auto after = [&](NodeId node) {
+    Task<>& p = processes_[static_cast<std::size_t>(node)];
+    if (!p.done()) return;
+    if (std::exception_ptr e = p.error()) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        throw SimulationError("node " + std::to_string(node) + " at t=" + format_time(now_) + ": " + ex.what());
+      }
+    }
+    ++finished;
+    // The run ends when its last process ends; that process's chain is the critical path.
+    if (now_ > last_time_ || finished == 1) {
+      last_time_ = now_;
+      last_path_ = current_path_;
+    }
+  };
+  for (std::size_t i = 0; i < n; ++i) processes_.push_back(make_process(nodes_[i]));
+  for (std::size_t i = 0; i < n; ++i) {
+    current_path_ = PathCounts{};
+    processes_[i].handle().resume();
+    ++stats_.resumes;
+    after(static_cast<NodeId>(i));
+  }
+  for (;;) {
+    while (ready_head_ < ready_.size()) {
+      detail::Waiter* w = ready_[ready_head_++];
+      const NodeId node = w->node;
+      w->handle.resume();
+      ++stats_.resumes;
+      after(node);
+    }
+    ready_.clear();
+    ready_head_ = 0;
+    if (heap_.empty()) break;
+    std::pop_heap(heap_.begin(), heap_.end(), EventLater{});
+    const Event ev = heap_.back();
+    heap_.pop_back();
+    check(ev.time >= now_.count(), "time never runs backwards");
+    now_ = Time::ps(ev.time);
+    ++stats_.events;
+    if (ev.kind == EventKind::transfer_end) {
+      on_transfer_end(static_cast<std::uint32_t>(ev.payload));
+    } else {
+      auto* op = reinterpret_cast<detail::OpState*>(ev.payload);
+      complete(*op->waiter, op->end, op->path);
+    }
+  }
+  if (finished != n) deadlock();
+
+  stats_.time = last_time_;
+  stats_.critical_path = last_path_;
+  check(last_path_.time(machine_) == last_time_, "the critical path accounts for the whole simulated time");
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::uint32_t mi = arrived_head_[i]; mi != kNone; mi = messages_[mi].next) ++stats_.unreceived_messages;
+  std::int64_t links = 0, load = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t p = 0; p < ports_ && topology_.num_ports() > 0; ++p) {
+      if (topology_.neighbor(static_cast<NodeId>(i), static_cast<int>(p)) < 0) continue;
+      ++links;
+      const std::int64_t l = link_load_[i * ports_ + p];
+      load += l;
+      if (l > stats_.max_link_load) {
+        stats_.max_link_load = l;
+        stats_.busiest_link_node = static_cast<NodeId>(i);
+        stats_.busiest_link_port = static_cast<int>(p);
+      }
+    }
+    stats_.max_node_comm_busy = std::max(stats_.max_node_comm_busy, comm_busy_[i]);
+    stats_.max_node_compute_busy = std::max(stats_.max_node_compute_busy, compute_busy_[i]);
+    stats_.mean_node_comm_busy_s += comm_busy_[i].seconds() / static_cast<double>(n);
+    stats_.mean_node_compute_busy_s += compute_busy_[i].seconds() / static_cast<double>(n);
+  }
+  stats_.mean_link_load = links > 0 ? static_cast<double>(load) / static_cast<double>(links) : 0.0;
+  stats_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return stats_;
+}
+
+}  // namespace cubesim

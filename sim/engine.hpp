@@ -1,0 +1,193 @@
+#pragma once
+/// The discrete-event engine (DESIGN.md "Engine" and "Cost model").
+///
+/// One event queue ordered by (time, sequence number): the same inputs give the same order of
+/// events on every run and every machine. Processes are coroutines, one per node; an operation
+/// that completes pushes its waiter on a ready list that is drained, in order, before the next
+/// event is taken.
+///
+/// A packet crossing a link acquires, in this order and first-come first-served at each:
+///   1. an outgoing slot of the sending node (one-port: 1, k-port: k, all-port: none needed),
+///   2. the directed link,
+///   3. an incoming slot of the receiving node (one-port: 1, k-port: k, all-port: none needed),
+/// holding what it has while it waits for the next, and all three for its whole transmission of
+/// tau (+ tau_msg for the first packet of a message at each hop) + b * t_c. A message holds its
+/// outgoing slot at the source from its first packet to its last, so the messages a node sends
+/// leave in the order they were sent. Forwarded packets (routed sends) queue at each
+/// intermediate node like any other packet and move on only once fully arrived
+/// (store-and-forward). Holders of an incoming slot are always transmitting, so the order of
+/// acquisition cannot deadlock.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/node.hpp"
+
+namespace cubesim {
+
+/// A failure inside a simulated process, or an engine invariant that broke.
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Processes wait for messages that never come. what() names the blocked nodes.
+class DeadlockError : public SimulationError {
+ public:
+  using SimulationError::SimulationError;
+};
+
+struct EngineOptions {
+  std::int64_t packet_elements = 1;  ///< B in force (<= B_m)
+  bool data_mode = true;
+};
+
+struct RunStats {
+  Time time;                 ///< simulated completion time (last event)
+  PathCounts critical_path;  ///< the chain of the activity that ended last
+  std::int64_t messages = 0;
+  std::int64_t packets = 0;      ///< packets injected at sources
+  std::int64_t packet_hops = 0;  ///< packet transmissions over links
+  std::int64_t element_hops = 0;
+  std::int64_t events = 0;       ///< events taken from the queue
+  std::int64_t resumes = 0;      ///< process resumptions
+  std::int64_t max_link_load = 0;  ///< elements over the busiest directed link
+  double mean_link_load = 0;       ///< over links that exist
+  NodeId busiest_link_node = -1;
+  int busiest_link_port = -1;
+  Time max_node_comm_busy;     ///< sum of a node's outgoing transmission times, the largest
+  double mean_node_comm_busy_s = 0;
+  Time max_node_compute_busy;  ///< compute + copy time of a node, the largest
+  double mean_node_compute_busy_s = 0;
+  std::int64_t unreceived_messages = 0;
+  double wall_s = 0;
+};
+
+class Engine {
+ public:
+  using ProcessFactory = std::function<Task<>(Node&)>;
+
+  Engine(const Machine& machine, const Topology& topology, EngineOptions options);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  ~Engine();
+
+  /// Runs one process per node to completion. Throws SimulationError (a process threw; the
+  /// message names the node and the simulated time) or DeadlockError.
+  RunStats run(const ProcessFactory& make_process);
+  /// The data each node ended with (Node::set_result).
+  [[nodiscard]] std::vector<Buffer>& results() { return results_; }
+
+  // ---- used by Node and Op (sim/node.cpp); not for algorithms ----
+  [[nodiscard]] const Machine& machine() const { return machine_; }
+  [[nodiscard]] const Topology& topology() const { return topology_; }
+  [[nodiscard]] const EngineOptions& options() const { return options_; }
+  [[nodiscard]] Time now() const { return now_; }
+  /// Starts an operation on behalf of the running coroutine; true if it completed at once.
+  bool begin(detail::OpState& op, detail::Waiter& w);
+  void prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int count);
+  void after_resume(const detail::Waiter& w) { current_path_ = w.path; }
+  void check_node(NodeId node, const char* what) const;
+  void set_result(NodeId node, Buffer b) { results_[static_cast<std::size_t>(node)] = std::move(b); }
+
+ private:
+  struct Resource {
+    std::int32_t busy = 0;
+    std::int32_t cap = 1;
+    std::uint32_t head = kNone;
+    std::uint32_t tail = kNone;
+  };
+  struct Message {
+    NodeId src = 0, dst = 0;
+    int tag = 0;
+    std::int64_t elements = 0;
+    std::int64_t packets = 0;
+    std::int64_t delivered = 0;
+    Buffer data;
+    detail::OpState* send_op = nullptr;
+    std::uint32_t next = kNone;  ///< arrived-list link
+    Time arrived;
+    PathCounts path;
+  };
+  /// One packet crossing one link, or (at the source) a message sending its packets in turn.
+  struct Transfer {
+    std::uint32_t msg = 0;
+    std::uint32_t next = kNone;  ///< resource queue link
+    NodeId from = 0, to = 0;
+    int port = 0;
+    std::uint8_t stage = 0;
+    bool at_source = false;
+    bool first = false;          ///< first packet of its message (pays tau_msg)
+    std::int64_t elements = 0;   ///< this packet's elements
+    std::int64_t sent = 0;       ///< at source: packets already started
+    Time time;                   ///< end of `path`
+    PathCounts path;
+  };
+  enum class EventKind : std::uint8_t { transfer_end, op_end };
+  struct Event {
+    std::int64_t time;
+    std::uint64_t seq;
+    std::uint64_t payload;
+    EventKind kind;
+  };
+  struct EventLater {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+    }
+  };
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+
+  void push(Time t, EventKind k, std::uint64_t payload);
+  void complete(detail::Waiter& w, Time t, const PathCounts& p);
+  void start_send(detail::OpState& op);
+  bool start_recv(detail::OpState& op);
+  void advance(std::uint32_t ti);
+  void enqueue(Resource& r, std::uint32_t ti);
+  void release(Resource& r, const Transfer& by);
+  void on_transfer_end(std::uint32_t ti);
+  void deliver(std::uint32_t mi, Time t, const PathCounts& p);
+  std::int64_t packet_size(const Message& m, std::int64_t index) const;
+  std::uint32_t new_transfer();
+  std::uint32_t new_message();
+  [[noreturn]] void deadlock();
+  std::string describe_wait(const detail::OpState& op) const;
+
+  Resource* out_slot(NodeId n) { return out_slots_.empty() ? nullptr : &out_slots_[static_cast<std::size_t>(n)]; }
+  Resource* in_slot(NodeId n) { return in_slots_.empty() ? nullptr : &in_slots_[static_cast<std::size_t>(n)]; }
+  std::size_t link_index(NodeId n, int port) const { return static_cast<std::size_t>(n) * ports_ + static_cast<std::size_t>(port); }
+
+  Machine machine_;
+  Topology topology_;
+  EngineOptions options_;
+  std::size_t ports_;
+  Time now_;
+  std::uint64_t seq_ = 0;
+  std::vector<Event> heap_;
+  std::vector<detail::Waiter*> ready_;
+  std::size_t ready_head_ = 0;
+  PathCounts current_path_;
+
+  std::vector<Resource> out_slots_, in_slots_, links_;
+  std::vector<Transfer> transfers_;
+  std::vector<std::uint32_t> free_transfers_;
+  std::vector<Message> messages_;
+  std::vector<std::uint32_t> free_messages_;
+  // Per node: arrived-but-unreceived messages (FIFO) and pending receives (FIFO).
+  std::vector<std::uint32_t> arrived_head_, arrived_tail_;
+  std::vector<detail::OpState*> pending_head_, pending_tail_;
+
+  std::vector<Node> nodes_;
+  std::vector<Task<>> processes_;
+  std::vector<Buffer> results_;
+  std::vector<std::int64_t> link_load_;
+  std::vector<Time> comm_busy_, compute_busy_;
+  RunStats stats_;
+  Time last_time_;
+  PathCounts last_path_;
+  bool running_ = false;
+};
+
+}  // namespace cubesim

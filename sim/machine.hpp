@@ -1,0 +1,38 @@
+#pragma once
+/// A resolved machine model: every parameter already rounded to picoseconds (DESIGN.md, "Cost
+/// model"). Presets and overrides are turned into this by machines/machine_loader.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "sim/time.hpp"
+
+namespace cubesim {
+
+enum class PortKind { one, all, k };
+enum class Switching { store_and_forward, pipelined };
+
+struct PortModel {
+  PortKind kind = PortKind::one;
+  int k = 1;  ///< concurrent sends (and receives) per node when kind == k
+  [[nodiscard]] std::string name() const;
+};
+
+struct Machine {
+  std::string name;
+  std::string description;
+  Time tau;            ///< start-up per packet per hop
+  Time tau_msg;        ///< extra start-up per message per hop (iPSC external packets)
+  Time t_c;            ///< transfer time per element
+  Time t_a;            ///< time per arithmetic operation
+  Time t_copy;         ///< time per element copied in local memory
+  std::int64_t packet_elements = 1;  ///< B_m, the largest packet
+  int element_bytes = 4;
+  PortModel ports;
+  Switching switching = Switching::store_and_forward;
+  std::map<std::string, std::string> sources;  ///< parameter -> where its value comes from
+};
+
+std::string switching_name(Switching s);
+
+}  // namespace cubesim

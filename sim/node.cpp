@@ -1,0 +1,132 @@
+#include "sim/node.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "sim/engine.hpp"
+
+namespace cubesim {
+
+std::string PortModel::name() const {
+  switch (kind) {
+    case PortKind::one: return "one";
+    case PortKind::all: return "all";
+    case PortKind::k: return std::to_string(k);
+  }
+  return "?";
+}
+
+std::string switching_name(Switching s) {
+  return s == Switching::pipelined ? "pipelined" : "store_and_forward";
+}
+
+bool Op::await_suspend(std::coroutine_handle<> h) {
+  engine_->prepare_waiter(waiter_, h, 1);
+  waiter_.node = st_.node;
+  return !engine_->begin(st_, waiter_);
+}
+
+Buffer Op::await_resume() {
+  engine_->after_resume(waiter_);
+  return std::move(st_.buffer);
+}
+
+bool OpGroup::await_suspend(std::coroutine_handle<> h) {
+  engine_ = ops_.front()->engine_;
+  engine_->prepare_waiter(waiter_, h, static_cast<int>(ops_.size()) + 1);
+  waiter_.node = ops_.front()->st_.node;
+  for (Op* op : ops_)
+    if (engine_->begin(op->st_, waiter_)) --waiter_.remaining;
+  return --waiter_.remaining != 0;  // +1 guard held while starting: all done at once -> no suspend
+}
+
+void OpGroup::await_resume() {
+  if (engine_ != nullptr) engine_->after_resume(waiter_);
+}
+
+OpGroup all_of(std::vector<Op>& ops) {
+  std::vector<Op*> p;
+  p.reserve(ops.size());
+  for (Op& o : ops) p.push_back(&o);
+  return OpGroup(nullptr, std::move(p));
+}
+
+NodeId Node::size() const { return engine_->topology().size(); }
+const Topology& Node::topology() const { return engine_->topology(); }
+const Machine& Node::machine() const { return engine_->machine(); }
+std::int64_t Node::packet_elements() const { return engine_->options().packet_elements; }
+bool Node::data_mode() const { return engine_->options().data_mode; }
+Time Node::now() const { return engine_->now(); }
+void Node::set_result(Buffer b) { engine_->set_result(id_, std::move(b)); }
+
+namespace {
+detail::OpState make(detail::OpKind k, NodeId node) {
+  detail::OpState s;
+  s.kind = k;
+  s.node = node;
+  return s;
+}
+}  // namespace
+
+Op Node::send(int port, Buffer data, int tag) {
+  const NodeId dst = neighbor(port);
+  if (dst < 0)
+    throw std::out_of_range("send on port " + std::to_string(port) + ": node " + std::to_string(id_) +
+                            " has no link there (" + topology().describe() + ")");
+  detail::OpState s = make(detail::OpKind::send, id_);
+  s.peer = dst;
+  s.tag = tag;
+  s.buffer = std::move(data);
+  return Op(engine_, std::move(s));
+}
+
+Op Node::send_to(NodeId dst, Buffer data, int tag) {
+  engine_->check_node(dst, "send_to");
+  detail::OpState s = make(detail::OpKind::send, id_);
+  s.peer = dst;
+  s.tag = tag;
+  s.buffer = std::move(data);
+  return Op(engine_, std::move(s));
+}
+
+Op Node::recv(int port, int tag) {
+  const NodeId src = neighbor(port);
+  if (src < 0)
+    throw std::out_of_range("recv on port " + std::to_string(port) + ": node " + std::to_string(id_) +
+                            " has no link there (" + topology().describe() + ")");
+  detail::OpState s = make(detail::OpKind::recv, id_);
+  s.peer = src;
+  s.tag = tag;
+  return Op(engine_, std::move(s));
+}
+
+Op Node::recv_from(NodeId src, int tag) {
+  engine_->check_node(src, "recv_from");
+  detail::OpState s = make(detail::OpKind::recv, id_);
+  s.peer = src;
+  s.tag = tag;
+  return Op(engine_, std::move(s));
+}
+
+Op Node::compute(std::int64_t flops) {
+  if (flops < 0) throw std::invalid_argument("compute of a negative number of flops");
+  detail::OpState s = make(detail::OpKind::compute, id_);
+  s.amount = flops;
+  return Op(engine_, std::move(s));
+}
+
+Op Node::copy(std::int64_t elements) {
+  if (elements < 0) throw std::invalid_argument("copy of a negative number of elements");
+  detail::OpState s = make(detail::OpKind::copy, id_);
+  s.amount = elements;
+  return Op(engine_, std::move(s));
+}
+
+Op Node::delay(Time t) {
+  if (t < Time{}) throw std::invalid_argument("delay by a negative time");
+  detail::OpState s = make(detail::OpKind::delay, id_);
+  s.duration = t;
+  return Op(engine_, std::move(s));
+}
+
+}  // namespace cubesim

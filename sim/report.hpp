@@ -1,0 +1,27 @@
+#pragma once
+/// Reports ("cubesim.report/1", DESIGN.md): JSON, CSV, and a table for people.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/runner.hpp"
+
+namespace cubesim {
+
+struct ReportOptions {
+  /// Leave out wall-clock fields (wall_s, events_per_s), the only ones that differ between two
+  /// runs of the same config: the report is then bit-identical run after run.
+  bool reproducible = false;
+};
+
+ojson machine_json(const Machine& m);
+ojson prediction_json(const Prediction& p);
+ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt);
+std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt);
+std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& runs);
+
+/// Writes `content` to `path` atomically: a temporary file in the same folder, then a rename.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace cubesim
