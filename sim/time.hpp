@@ -3,6 +3,7 @@
 /// Machine parameters are rounded to picoseconds once, at load; everything after that is exact
 /// integer arithmetic, so an exact formula and a simulation agree to the last picosecond.
 #include <compare>
+#include <ostream>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -39,6 +40,9 @@ constexpr Time operator""_ms(unsigned long long v) { return Time::ps(static_cast
 constexpr Time operator""_s(unsigned long long v) { return Time::ps(static_cast<std::int64_t>(v) * 1000000000000); }
 }  // namespace literals
 
+/// For test output.
+inline void PrintTo(Time t, std::ostream* os);
+
 /// Parses "1.5ms", "4us", "250 ns", "3ps", "0.002s" or a plain number of seconds ("0.0015").
 /// Decimal digits are converted exactly; a value finer than 1 ps is rounded to the nearest
 /// picosecond (half away from zero). Throws std::invalid_argument with a readable reason.
@@ -53,5 +57,7 @@ std::string format_time(Time t);
 /// a*b with an overflow check; throws std::overflow_error naming `what`.
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what);
 std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* what);
+
+inline void PrintTo(Time t, std::ostream* os) { *os << t.count() << " ps"; }
 
 }  // namespace cubesim

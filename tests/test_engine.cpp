@@ -1,1 +1,253 @@
 #include <gtest/gtest.h>
+
+#include <map>
+
+#include "helpers.hpp"
+
+using namespace cubesim;
+using cubesim::test::simple_machine;
+
+namespace {
+
+struct Log {
+  std::map<NodeId, std::vector<Time>> times;  // per node: times after each completed step
+};
+
+RunStats run(const Machine& m, const Topology& t, const Engine::ProcessFactory& f, std::int64_t B = 1 << 20) {
+  Engine e(m, t, EngineOptions{B, true});
+  return e.run(f);
+}
+
+// Nodes 1 and 2 both send 10 elements to node 0 at t = 0; node 0 receives from 1, then 2.
+Task<> two_senders(Node& self, Log* log) {
+  if (self.id() == 1 || self.id() == 2) {
+    co_await self.send(self.topology().port_to(self.id(), 0), Buffer::sized(10));
+  } else if (self.id() == 0) {
+    co_await self.recv(0);
+    log->times[0].push_back(self.now());
+    co_await self.recv(1);
+    log->times[0].push_back(self.now());
+  }
+}
+
+}  // namespace
+
+TEST(Engine, OnePortReceiverServesSendersFirstComeFirstServed) {
+  Log log;
+  const Topology t = Topology::hypercube(2);
+  RunStats s = run(simple_machine(), t, [&](Node& n) { return two_senders(n, &log); });
+  // one packet = tau + 10 t_c = 1100 ps; node 1 asked first (processes start in node order)
+  EXPECT_EQ(log.times[0], (std::vector<Time>{Time::ps(1100), Time::ps(2200)}));
+  EXPECT_EQ(s.time, Time::ps(2200));
+  EXPECT_EQ(s.critical_path.startups, 2);  // the second transfer waited for the first
+  EXPECT_EQ(s.critical_path.element_transfers, 20);
+}
+
+TEST(Engine, AllPortReceiverTakesBothAtOnce) {
+  Log log;
+  RunStats s = run(simple_machine({PortKind::all, 0}), Topology::hypercube(2), [&](Node& n) { return two_senders(n, &log); });
+  EXPECT_EQ(log.times[0], (std::vector<Time>{Time::ps(1100), Time::ps(1100)}));
+  EXPECT_EQ(s.time, Time::ps(1100));
+}
+
+namespace {
+// Node 0 sends 10 elements on every port at once; the others receive.
+Task<> fan_out(Node& self) {
+  if (self.id() == 0) {
+    std::vector<Op> sends;
+    for (int d = 0; d < self.ports(); ++d) sends.push_back(self.send(d, Buffer::sized(10)));
+    co_await all_of(sends);
+  } else if (std::popcount(static_cast<std::uint64_t>(self.id())) == 1) {
+    co_await self.recv(std::countr_zero(static_cast<std::uint64_t>(self.id())));
+  }
+}
+}  // namespace
+
+TEST(Engine, SendingOnTwoPortsTakesTwiceAsLongOnAOnePortMachine) {
+  const Topology t2 = Topology::hypercube(2);
+  EXPECT_EQ(run(simple_machine({PortKind::one, 1}), t2, fan_out).time, Time::ps(2200));
+  EXPECT_EQ(run(simple_machine({PortKind::all, 0}), t2, fan_out).time, Time::ps(1100));
+  const Topology t3 = Topology::hypercube(3);
+  EXPECT_EQ(run(simple_machine({PortKind::one, 1}), t3, fan_out).time, Time::ps(3300));
+  EXPECT_EQ(run(simple_machine({PortKind::k, 2}), t3, fan_out).time, Time::ps(2200));
+  EXPECT_EQ(run(simple_machine({PortKind::k, 3}), t3, fan_out).time, Time::ps(1100));
+  EXPECT_EQ(run(simple_machine({PortKind::all, 0}), t3, fan_out).time, Time::ps(1100));
+}
+
+namespace {
+Task<> exchange(Node& self, std::int64_t S) {
+  auto s = self.send(0, Buffer::make(S, true, [&](std::int64_t i) { return Element(self.id() * 100 + i); }));
+  auto r = self.recv(0);
+  co_await all_of(s, r);
+  self.set_result(r.take());
+}
+}  // namespace
+
+TEST(Engine, AnExchangeIsOneStepOnAOnePortMachine) {
+  Engine e(simple_machine(), Topology::hypercube(1), EngineOptions{1 << 20, true});
+  RunStats s = e.run([](Node& n) { return exchange(n, 10); });
+  EXPECT_EQ(s.time, Time::ps(1100));
+  EXPECT_EQ(e.results()[0].values()[3], 103.0);  // node 0 has node 1's data
+  EXPECT_EQ(e.results()[1].values()[3], 3.0);
+}
+
+TEST(Engine, MessagesAreSplitIntoPacketsWithARemainder) {
+  for (auto [S, B, packets] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {10, 4, 3}, {8, 4, 2}, {1, 4, 1}, {0, 4, 1}, {257, 256, 2}, {10, 1, 10}}) {
+    RunStats s = run(simple_machine(), Topology::hypercube(1), [&](Node& n) { return exchange(n, S); }, B);
+    EXPECT_EQ(s.time, Time::ps(1000 * packets + 10 * S)) << S << "/" << B;
+    EXPECT_EQ(s.packets, 2 * packets);
+    EXPECT_EQ(s.critical_path.startups, packets);
+    EXPECT_EQ(s.critical_path.element_transfers, S);
+  }
+}
+
+TEST(Engine, TauMsgIsPaidOncePerMessagePerHop) {
+  Machine m = simple_machine();
+  m.tau_msg = Time::ps(500);
+  RunStats s = run(m, Topology::hypercube(1), [](Node& n) { return exchange(n, 10); }, 4);
+  EXPECT_EQ(s.time, Time::ps(3 * 1000 + 100 + 500));
+  EXPECT_EQ(s.critical_path.msg_startups, 1);
+}
+
+namespace {
+Task<> routed(Node& self, NodeId src, NodeId dst, std::int64_t S, Log* log) {
+  if (self.id() == src) co_await self.send_to(dst, Buffer::sized(S));
+  if (self.id() == dst) {
+    co_await self.recv_from(src);
+    log->times[dst].push_back(self.now());
+  }
+}
+}  // namespace
+
+TEST(Engine, RoutedSendsStoreAndForwardAlongTheEcubePath) {
+  Log log;
+  const Topology t = Topology::hypercube(3);
+  RunStats s = run(simple_machine(), t, [&](Node& n) { return routed(n, 0, 7, 10, &log); });
+  EXPECT_EQ(s.time, Time::ps(3 * 1100));  // h (tau + S t_c)
+  EXPECT_EQ(s.packet_hops, 3);
+  EXPECT_EQ(s.element_hops, 30);
+  EXPECT_EQ(s.messages, 1);
+  // three packets (4, 4, 2) pipelined through three hops: flow shop
+  RunStats p = run(simple_machine(), t, [&](Node& n) { return routed(n, 0, 7, 10, &log); }, 4);
+  EXPECT_EQ(p.time, Time::ps((1040 + 1040 + 1020) + 2 * 1040));
+  EXPECT_EQ(p.critical_path.startups, 5);
+  EXPECT_EQ(p.critical_path.element_transfers, 10 + 2 * 4);
+  // mesh: dimension order x then y
+  const Topology mt = Topology::mesh({3, 3}, false);
+  RunStats q = run(simple_machine({PortKind::all, 0}), mt, [&](Node& n) { return routed(n, 0, 8, 10, &log); });
+  EXPECT_EQ(q.time, Time::ps(4 * 1100));
+  EXPECT_EQ(q.packet_hops, 4);
+}
+
+namespace {
+Task<> local_work(Node& self) {
+  co_await self.compute(5);
+  co_await self.copy(4);
+  co_await self.delay(Time::ps(100));
+  co_await self.compute(0);
+}
+}  // namespace
+
+TEST(Engine, ComputeCopyAndDelayCostWhatTheMachineSays) {
+  RunStats s = run(simple_machine(), Topology::hypercube(2), local_work);
+  EXPECT_EQ(s.time, Time::ps(5 * 3 + 4 * 7 + 100));
+  EXPECT_EQ(s.critical_path.flops, 5);
+  EXPECT_EQ(s.critical_path.copies, 4);
+  EXPECT_EQ(s.critical_path.delays, Time::ps(100));
+}
+
+namespace {
+// Several concurrent subtasks inside one process, with contention: a stress for determinism.
+Task<> worker(Node& self, NodeId peer, int tag) {
+  co_await self.send_to(peer, Buffer::sized(3 + tag), tag);
+  co_await self.compute(tag);
+}
+Task<> receiver(Node& self, NodeId src, int tag) { co_await self.recv_from(src, tag); }
+Task<> busy(Node& self) {
+  const NodeId N = self.size();
+  std::vector<Task<>> tasks;
+  for (int k = 1; k < 4; ++k) {
+    tasks.push_back(worker(self, (self.id() + k * 5) % N, k));
+    tasks.push_back(receiver(self, ((self.id() - k * 5) % N + N) % N, k));
+  }
+  co_await all_of(std::move(tasks));
+}
+}  // namespace
+
+TEST(Engine, SameInputsGiveIdenticalRuns) {
+  const Topology t = Topology::hypercube(5);
+  RunStats a = run(simple_machine({PortKind::k, 2}), t, busy, 2);
+  RunStats b = run(simple_machine({PortKind::k, 2}), t, busy, 2);
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.critical_path, b.critical_path);
+  EXPECT_EQ(a.max_link_load, b.max_link_load);
+  EXPECT_GT(a.events, 100);
+}
+
+TEST(Engine, EventsAtTheSameTimeKeepTheirOrder) {
+  // Two messages on one link of an all-port machine: the first message sent keeps the link for
+  // all its packets; the second, queued behind it, follows.
+  Log log;
+  auto proc = [&](Node& self) -> Task<> {
+    return [](Node& s, Log* lg) -> Task<> {
+      if (s.id() == 0) {
+        auto a = s.send(0, Buffer::sized(8), 1);
+        auto b = s.send(0, Buffer::sized(4), 2);
+        co_await all_of(a, b);
+      } else {
+        auto b = s.recv(0, 2);
+        auto a = s.recv(0, 1);
+        co_await a;
+        lg->times[1].push_back(s.now());
+        co_await b;
+        lg->times[1].push_back(s.now());
+      }
+    }(self, &log);
+  };
+  run(simple_machine({PortKind::all, 0}), Topology::hypercube(1), proc, 4);
+  EXPECT_EQ(log.times[1], (std::vector<Time>{Time::ps(2 * 1040), Time::ps(3 * 1040)}));
+}
+
+namespace {
+Task<> thrower(Node& self) {
+  co_await self.delay(Time::ps(5));
+  if (self.id() == 3) throw std::runtime_error("boom");
+}
+Task<> bad_port(Node& self) { co_await self.send(7, Buffer::sized(1)); }
+Task<> waits_forever(Node& self) {
+  if (self.id() < 2) co_await self.recv(0);
+}
+}  // namespace
+
+TEST(Engine, AnExceptionInAProcessEndsTheRunNamingNodeAndTime) {
+  try {
+    run(simple_machine(), Topology::hypercube(2), thrower);
+    FAIL() << "no error";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("node 3 at t=5 ps: boom"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(run(simple_machine(), Topology::hypercube(2), bad_port), SimulationError);
+}
+
+TEST(Engine, DeadlockIsReportedWithTheBlockedNodes) {
+  try {
+    run(simple_machine(), Topology::hypercube(2), waits_forever);
+    FAIL() << "no deadlock";
+  } catch (const DeadlockError& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("2 of 4 processes never finish"), std::string::npos) << w;
+    EXPECT_NE(w.find("node 0 waits for recv from node 1 (port 0) tag 0"), std::string::npos) << w;
+    EXPECT_NE(w.find("node 1 waits for recv from node 0"), std::string::npos) << w;
+  }
+}
+
+TEST(Engine, UnreceivedMessagesAreCounted) {
+  auto proc = [](Node& self) -> Task<> {
+    return [](Node& s) -> Task<> {
+      if (s.id() == 0) co_await s.send(0, Buffer::sized(1));
+    }(self);
+  };
+  EXPECT_EQ(run(simple_machine(), Topology::hypercube(1), proc).unreceived_messages, 1);
+}
