@@ -1,1 +1,129 @@
+// The command line as a user meets it: exit codes, one-line errors, --json, --out, determinism.
 #include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result cubesim(const std::string& args) {
+  const std::string err_file = std::filesystem::temp_directory_path() / ("cubesim_err_" + std::to_string(::getpid()));
+  const std::string cmd = std::string(CUBESIM_BINARY) + " " + args + " 2>" + err_file;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  const int status = pclose(p);
+  std::ifstream e(err_file);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  std::filesystem::remove(err_file);
+  return {WEXITSTATUS(status), out, ss.str()};
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto p = std::filesystem::temp_directory_path() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+}  // namespace
+
+TEST(Cli, QuickstartRunsExactAndVerified) {
+  Result r = cubesim("run configs/quickstart.json --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "cubesim.report/1");
+  ASSERT_EQ(j["runs"].size(), 14u);
+  for (const auto& run : j["runs"]) {
+    EXPECT_EQ(run["verified"], true);
+    EXPECT_EQ(run["relation_holds"], true);
+    EXPECT_EQ(run["terms_match"], true);
+    EXPECT_EQ(run["ratio"], 1.0);
+    EXPECT_EQ(run["simulated"]["time_ps"], run["predicted"]["time_ps"]);
+    EXPECT_GT(run["simulated"]["events"].get<long>(), 0);
+    EXPECT_TRUE(run["simulated"].contains("wall_s"));
+    EXPECT_TRUE(run["simulated"].contains("events_per_s"));
+  }
+  // one-port n = 7: 7 * (60 * 1.5 ms + 15360 * 4 us) = 1.06008 s
+  EXPECT_EQ(j["runs"][6]["simulated"]["time_ps"], 1'060'080'000'000);
+}
+
+TEST(Cli, SameConfigTwiceGivesAnIdenticalReport) {
+  Result a = cubesim("run configs/tr530/s4.1.6-gc.json --json --reproducible");
+  Result b = cubesim("run configs/tr530/s4.1.6-gc.json --json --reproducible");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out.find("\"wall_s\": 0.0"), std::string::npos);
+}
+
+TEST(Cli, OutWritesReportAndCsvAndNothingElse) {
+  const auto dir = std::filesystem::temp_directory_path() / "cubesim_out_test";
+  std::filesystem::remove_all(dir);
+  Result r = cubesim("run configs/quickstart.json --out " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("broadcast.sbt"), std::string::npos);  // the table for people
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"report.json", "runs.csv"}));
+  std::ifstream csv(dir / "runs.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("machine_overrides.ports,topology.dim,nodes,M,B,simulated_s", 0), 0u) << header;
+  int rows = 0;
+  for (std::string line; std::getline(csv, line);) ++rows;
+  EXPECT_EQ(rows, 14);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, BadInputIsOneLineAndExitTwo) {
+  const std::string bad = write_temp("cubesim_bad.json",
+      R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.sbt", "params": {"M": 10, "root": 9}})");
+  const auto dir = std::filesystem::temp_directory_path() / "cubesim_out_bad";
+  std::filesystem::remove_all(dir);
+  Result r = cubesim("run " + bad + " --out " + dir.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, bad + ": /params/root: root 9 is not a node of the hypercube n=3 (8 nodes)\n");
+  EXPECT_FALSE(std::filesystem::exists(dir)) << "nothing half-written";
+
+  const std::string syntax = write_temp("cubesim_syntax.json", "{\n \"schema\": }\n");
+  r = cubesim("validate " + syntax);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind(syntax + ": line 2, column", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+
+  EXPECT_EQ(cubesim("run /nonexistent/config.json").code, 2);
+  EXPECT_EQ(cubesim("run configs/quickstart.json --engine simgrid").code, 2);
+  EXPECT_EQ(cubesim("frobnicate").code, 2);
+  EXPECT_EQ(cubesim("list gadgets").code, 2);
+}
+
+TEST(Cli, ValidatePredictAndList) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator("configs")) {
+    if (e.path().extension() != ".json" || e.path().filename() == "schema.json") continue;
+    Result r = cubesim("validate " + e.path().string());
+    EXPECT_EQ(r.code, 0) << e.path() << ": " << r.err;
+  }
+  Result p = cubesim("predict configs/quickstart.json --json");
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(nlohmann::json::parse(p.out)["runs"].size(), 14u);
+  Result m = cubesim("list machines");
+  EXPECT_EQ(m.code, 0);
+  for (const char* n : {"ipsc-os1", "ipsc-os2", "ipsc-nx", "caltech-mark2", "mesh1d", "mesh2d", "mesh3d"})
+    EXPECT_NE(m.out.find(n), std::string::npos) << n;
+  Result a = cubesim("list algorithms");
+  for (const char* n : {"broadcast.sbt", "broadcast.gc", "allgather.cra", "allgather.gcea", "allgather.sbt", "scatter.sbt", "alltoall.sbt"})
+    EXPECT_NE(a.out.find(n), std::string::npos) << n;
+}

@@ -1,1 +1,133 @@
 #include <gtest/gtest.h>
+
+#include "machines/machine_loader.hpp"
+#include "sim/config.hpp"
+#include "sim/input_error.hpp"
+
+using namespace cubesim;
+
+namespace {
+
+const Registry& reg() {
+  static const Registry r = make_registry();
+  return r;
+}
+
+std::string base(const std::string& extra_top = "", const std::string& params = R"("M": 100)",
+                 const std::string& topology = R"({"kind": "hypercube", "dim": 3})",
+                 const std::string& algorithm = "broadcast.sbt") {
+  return R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": )" + topology +
+         R"(, "algorithm": ")" + algorithm + R"(", "params": {)" + params + "}" + extra_top + "}";
+}
+
+/// The error's "where" for a config text, or "" if it parsed.
+std::string where(const std::string& text) {
+  try {
+    parse_experiment(text, "t.json", reg());
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file().empty(), false);
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line: " << e.what();
+    return e.where();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Config, AValidConfigParses) {
+  Experiment ex = parse_experiment(base(), "t.json", reg());
+  ASSERT_EQ(ex.runs.size(), 1u);
+  EXPECT_EQ(ex.name, "t");
+  EXPECT_EQ(ex.runs[0].setup.params.B, 256);  // default: the machine's B_m
+  EXPECT_EQ(ex.runs[0].setup.machine.tau, Time::ps(1'500'000'000));
+}
+
+TEST(Config, EachKindOfBadInputNamesItsPointer) {
+  EXPECT_EQ(where("{\"schema\": \n  \"cubesim.config/1\",, }"), "line 2, column 22");
+  EXPECT_EQ(where(base(R"(, "bogus": 1)")), "/bogus");
+  EXPECT_EQ(where(R"({"schema": "cubesim.config/2", "machine": "ipsc-nx", "algorithm": "broadcast.sbt"})"), "/schema");
+  EXPECT_EQ(where(R"({"machine": "ipsc-nx", "algorithm": "broadcast.sbt"})"), "");  // missing schema: whole doc
+  EXPECT_EQ(where(base(R"(, "machine_overrides": {"tau": "3 parsecs"})")), "/machine_overrides/tau");
+  EXPECT_EQ(where(base(R"(, "machine_overrides": {"tau": -1})")), "/machine_overrides/tau");
+  EXPECT_EQ(where(base(R"(, "machine_overrides": {"ports": "many"})")), "/machine_overrides/ports");
+  EXPECT_EQ(where(base(R"(, "machine_overrides": {"switching": "pipelined"})")), "/machine_overrides/switching");
+  EXPECT_EQ(where(base(R"(, "machine_overrides": {"colour": 1})")), "/machine_overrides/colour");
+  EXPECT_EQ(where(base("", R"("M": "lots")")), "/params/M");
+  EXPECT_EQ(where(base("", R"("M": 1.5)")), "/params/M");
+  EXPECT_EQ(where(base("", R"("M": -4)")), "/params/M");
+  EXPECT_EQ(where(base("", R"("M": 0)")), "/params/M");
+  EXPECT_EQ(where(base("", R"("M": 10, "root": 8)")), "/params/root");
+  EXPECT_EQ(where(base("", R"("M": 10, "B": 257)")), "/params/B");
+  EXPECT_EQ(where(base("", R"("M": 10, "P": 3)")), "/params/P");
+  EXPECT_EQ(where(base("", R"("M": 10, "colour": 3)")), "/params/colour");
+  EXPECT_EQ(where(base("", R"("root": 1)")), "/params");  // M missing
+  EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "hypercube", "dim": 30})")), "/topology/dim");
+  EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "hypercube", "shape": [2]})")), "/topology/shape");
+  EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "ring", "dim": 3})")), "/topology/kind");
+  EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "mesh", "shape": [4, 0]})")), "/topology/shape");
+  EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "mesh", "shape": [4, 4]})")), "/topology/kind");  // mismatch
+  EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "hypercube", "dim": 3})", "broadcast.nope")), "/algorithm");
+  EXPECT_EQ(where(R"({"schema": "cubesim.config/1", "machine": "ipsc-9000", "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.sbt", "params": {"M": 1}})"), "/machine");
+  EXPECT_EQ(where(R"({"schema": "cubesim.config/1", "machine": {"tau": "1ms"}, "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.sbt", "params": {"M": 1}})"), "/machine");
+  EXPECT_EQ(where(base(R"(, "sweep": {"topology.dim": [2, 40]})")), "/sweep/topology.dim/1");
+  EXPECT_EQ(where(base(R"(, "sweep": {"topology.dim": []})")), "/sweep/topology.dim");
+  EXPECT_EQ(where(base(R"(, "sweep": {"name": ["a"]})")), "/sweep/name");
+  EXPECT_EQ(where(base(R"(, "verify": "yes")")), "/verify");
+  EXPECT_EQ(where(base(R"(, "mode": "fast")")), "/mode");
+}
+
+TEST(Config, SweepsAreCrossProductsInOrder) {
+  Experiment ex = parse_experiment(base(R"(, "sweep": {"params.M": [1, 2, 3], "topology.dim": [1, 2]})"), "t.json", reg());
+  ASSERT_EQ(ex.runs.size(), 6u);
+  EXPECT_EQ(ex.runs[0].setup.params.M, 1);
+  EXPECT_EQ(ex.runs[0].setup.topology.dim(), 1);
+  EXPECT_EQ(ex.runs[1].setup.topology.dim(), 2);
+  EXPECT_EQ(ex.runs[5].setup.params.M, 3);
+  EXPECT_EQ(ex.runs[5].point[0].first, "params.M");
+}
+
+TEST(Config, InlineMachinesAndOverrides) {
+  Experiment ex = parse_experiment(
+      R"({"schema": "cubesim.config/1", "machine": {"name": "mine", "tau": "2us", "t_c": 1e-9, "packet_elements": 8, "ports": 2},
+          "machine_overrides": {"tau_msg": "5ns"}, "topology": {"kind": "hypercube", "dim": 2},
+          "algorithm": "allgather.sbt", "params": {"M": 3}})",
+      "t.json", reg());
+  const Machine& m = ex.runs[0].setup.machine;
+  EXPECT_EQ(m.name, "mine");
+  EXPECT_EQ(m.tau, Time::ps(2'000'000));
+  EXPECT_EQ(m.t_c, Time::ps(1000));
+  EXPECT_EQ(m.tau_msg, Time::ps(5000));
+  EXPECT_EQ(m.ports.kind, PortKind::k);
+  EXPECT_EQ(m.ports.k, 2);
+  EXPECT_EQ(m.sources.at("tau_msg"), "machine_overrides in the config");
+}
+
+TEST(Config, MeshPresetsBringTheirTopology) {
+  // mesh2d's default topology is an 8x8 mesh, which the cube algorithms refuse, at the preset.
+  EXPECT_EQ(where(R"({"schema": "cubesim.config/1", "machine": "mesh2d", "algorithm": "allgather.sbt", "params": {"M": 3}})"),
+            "/topology/kind");
+}
+
+TEST(Config, EveryPresetLoadsWithASourceForEveryParameter) {
+  EXPECT_EQ(preset_names().size(), 7u);
+  for (const std::string& n : preset_names()) {
+    Machine m = machine_from_json(*preset_json(n), n + ".json", "", true);
+    EXPECT_EQ(m.name, n);
+    EXPECT_EQ(m.sources.size(), 9u) << n;
+    for (const auto& [k, v] : m.sources) EXPECT_GT(v.size(), 10u) << n << " " << k;
+  }
+  Machine nx = machine_from_json(*preset_json("ipsc-nx"), "x", "", true);
+  EXPECT_EQ(nx.tau, Time::ps(1'500'000'000));
+  EXPECT_EQ(nx.t_c, Time::ps(4'000'000));
+  EXPECT_EQ(nx.packet_elements, 256);
+  EXPECT_EQ(nx.ports.kind, PortKind::one);
+}
+
+TEST(Config, PresetsMustCarrySources) {
+  ojson j = *preset_json("ipsc-nx");
+  j["tau"] = "1ms";
+  EXPECT_THROW(machine_from_json(j, "x.json", "", true), InputError);
+  j = *preset_json("ipsc-nx");
+  j["tau"].erase("source");
+  EXPECT_THROW(machine_from_json(j, "x.json", "", true), InputError);
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""Every shipped config validates against configs/schema.json, and known-bad ones do not."""
+import glob
+import json
+import os
+import sys
+
+import jsonschema
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+schema = json.load(open(os.path.join(root, "configs", "schema.json")))
+validator = jsonschema.Draft202012Validator(schema)
+jsonschema.Draft202012Validator.check_schema(schema)
+
+passed = failed = 0
+for path in sorted(glob.glob(os.path.join(root, "configs", "**", "*.json"), recursive=True)):
+    if os.path.basename(path) == "schema.json":
+        continue
+    errors = list(validator.iter_errors(json.load(open(path))))
+    if errors:
+        failed += 1
+        print(f"FAIL {os.path.relpath(path, root)}: {errors[0].json_path}: {errors[0].message}")
+    else:
+        passed += 1
+        print(f"ok   {os.path.relpath(path, root)}")
+
+good = {"schema": "cubesim.config/1", "machine": "ipsc-nx", "algorithm": "broadcast.sbt",
+        "topology": {"kind": "hypercube", "dim": 3}, "params": {"M": 10}}
+bad_cases = {
+    "unknown key": {**good, "colour": 1},
+    "bad unit": {**good, "machine_overrides": {"tau": "3 parsecs"}},
+    "bad type": {**good, "params": {"M": "lots"}},
+    "bad ports": {**good, "machine_overrides": {"ports": "many"}},
+    "bad topology": {**good, "topology": {"kind": "ring"}},
+    "bad sweep key": {**good, "sweep": {"name": ["x"]}},
+}
+for name, cfg in bad_cases.items():
+    if validator.is_valid(cfg):
+        failed += 1
+        print(f"FAIL schema accepts a config with a {name}")
+    else:
+        passed += 1
+if not validator.is_valid(good):
+    failed += 1
+    print("FAIL schema rejects a good config")
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
