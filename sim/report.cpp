@@ -1,5 +1,6 @@
 #include "sim/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -187,7 +188,11 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
                   !r.verify_ran ? "skipped" : r.verified ? "yes" : ("NO: " + r.verify_message).c_str());
     o << line;
   }
-  if (first) o << "prediction: " << runs.front().prediction.source << "\n";
+  std::vector<std::string> sources;  // each distinct table row, in the order the runs use them
+  for (const RunOutcome& r : runs)
+    if (r.error.empty() && std::find(sources.begin(), sources.end(), r.prediction.source) == sources.end())
+      sources.push_back(r.prediction.source);
+  for (const std::string& src : sources) o << "prediction: " << src << "\n";
   o << "('!' after the relation: it does not hold; '*' after start-ups: the critical path differs from the table's terms)\n";
   return o.str();
 }

@@ -16,6 +16,14 @@ Time simulate(const Registry& reg, const std::string& algo, int n, std::int64_t 
   EXPECT_TRUE(o.error.empty() && o.verified) << algo << " " << o.error << o.verify_message;
   return o.stats.time;
 }
+
+Machine ipsc_nx() {  // the preset's communication numbers
+  Machine m;
+  m.tau = Time::ps(1'500'000'000);
+  m.t_c = Time::ps(4'000'000);
+  m.packet_elements = 256;
+  return m;
+}
 }  // namespace
 
 // TR-530 §4.1.6: "routing according to a Hamiltonian path yields a lower complexity than the SBT
@@ -24,10 +32,7 @@ Time simulate(const Registry& reg, const std::string& algo, int n, std::int64_t 
 // sufficient (it implies this one, since (N-3)/(n-2) >= (N-2)/(n-1)) but not tight.
 TEST(Reproduction, Tr530GrayCodePathBeatsSbtAboveTheCrossover) {
   const Registry reg = make_registry();
-  Machine m;
-  m.tau = Time::ps(1'500'000'000);
-  m.t_c = Time::ps(4'000'000);
-  m.packet_elements = 256;
+  const Machine m = ipsc_nx();
   for (int n = 3; n <= 7; ++n) {
     const std::int64_t N = std::int64_t{1} << n;
     for (std::int64_t K = 1; K <= 2 * N / (n - 1) + 2; ++K) {
@@ -46,10 +51,7 @@ TEST(Reproduction, Tr530GrayCodePathBeatsSbtAboveTheCrossover) {
 TEST(Reproduction, Tr530CrossoverConfigsAtN4) {
   // configs/tr530/s4.1.6-{gc,sbt}.json: n = 4, K = 1..16; GC wins from K = 5 (4.67), not 7 (6.5).
   const Registry reg = make_registry();
-  Machine m;
-  m.tau = Time::ps(1'500'000'000);
-  m.t_c = Time::ps(4'000'000);
-  m.packet_elements = 256;
+  const Machine m = ipsc_nx();
   EXPECT_GT(simulate(reg, "broadcast.gc", 4, 4 * 256, m), simulate(reg, "broadcast.sbt", 4, 4 * 256, m));
   EXPECT_LT(simulate(reg, "broadcast.gc", 4, 5 * 256, m), simulate(reg, "broadcast.sbt", 4, 5 * 256, m));
 }
