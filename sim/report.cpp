@@ -93,8 +93,8 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
     run["nodes"] = s.topology.size();
     run["params"] = {{"root", s.params.root}, {"M", s.params.M}, {"B", s.params.B}};
     run["mode"] = s.data_mode ? "data" : "timing";
-    if (o.point->point.size() > 0 && ex.runs.size() > 0 && s.machine.name != runs.front().point->setup.machine.name)
-      run["machine"] = machine_json(s.machine);
+    // A sweep over machine or machine_overrides: each run carries the machine it ran on.
+    if (ojson mj = machine_json(s.machine); mj != r["machine"]) run["machine"] = std::move(mj);
     if (!o.error.empty()) {
       run["error"] = o.error;
       run["verified"] = false;

@@ -55,6 +55,10 @@ TEST(Cli, QuickstartRunsExactAndVerified) {
     EXPECT_TRUE(run["simulated"].contains("wall_s"));
     EXPECT_TRUE(run["simulated"].contains("events_per_s"));
   }
+  // The ports sweep: each all-port run names the machine it ran on.
+  EXPECT_FALSE(j["runs"][0].contains("machine"));
+  EXPECT_EQ(j["runs"][7]["machine"]["ports"], "all");
+  EXPECT_EQ(j["machine"]["ports"], "one");
   // one-port n = 7: 7 * (60 * 1.5 ms + 15360 * 4 us) = 1.06008 s
   EXPECT_EQ(j["runs"][6]["simulated"]["time_ps"], 1'060'080'000'000);
 }
