@@ -74,6 +74,9 @@ struct AlgorithmInfo {
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 /// time = startups*tau + msg_startups*tau_msg + element_transfers*t_c, overflow-checked.
 Time prediction_time(const Machine& m, const Prediction& p);
+/// The row TR-530 Table 2 SBT-b(1,N) and Table 3 SBT-p(1,1) share: element transfers (N-1)M,
+/// start-ups sum_{i<n} ceil(2^i M / B), one message per dimension, B_opt = NM/2, min start-ups n.
+Prediction predict_sbt_doubling(const Setup& s, std::string source);
 /// One common check: a hypercube topology, root inside it, M >= 1, 1 <= B <= B_m.
 std::optional<SetupError> check_cube_collective(const Setup& s, bool uses_root);
 

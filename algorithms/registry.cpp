@@ -25,6 +25,19 @@ Time prediction_time(const Machine& m, const Prediction& p) {
   return Time::ps(t);
 }
 
+Prediction predict_sbt_doubling(const Setup& s, std::string source) {
+  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
+  Prediction pr;
+  pr.source = std::move(source);
+  pr.element_transfers = (N - 1) * M;
+  for (std::int64_t i = 0; i < n; ++i) pr.startups += ceil_div((std::int64_t{1} << i) * M, B);
+  pr.msg_startups = n;
+  pr.b_opt = static_cast<double>(N * M) / 2;
+  pr.min_startups = static_cast<double>(n);
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
 std::optional<SetupError> check_cube_collective(const Setup& s, bool uses_root) {
   if (s.topology.kind() != Topology::Kind::hypercube)
     return SetupError{"/topology/kind", "this algorithm runs on a hypercube, not a " + s.topology.kind_name()};

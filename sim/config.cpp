@@ -164,13 +164,17 @@ ojson parse_json_text(const std::string& text, const std::string& file) {
   }
 }
 
-ojson read_json_file(const std::string& path) {
+namespace {
+std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot read the file");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse_json_text(ss.str(), path);
+  return ss.str();
 }
+}  // namespace
+
+ojson read_json_file(const std::string& path) { return parse_json_text(read_text(path), path); }
 
 Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry) {
   const ojson j = parse_json_text(text, file);
@@ -257,11 +261,7 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
 }
 
 Experiment load_experiment(const std::string& path, const Registry& registry) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_experiment(ss.str(), path, registry);
+  return parse_experiment(read_text(path), path, registry);
 }
 
 }  // namespace cubesim

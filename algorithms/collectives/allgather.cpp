@@ -100,18 +100,7 @@ Prediction predict_ring(const Setup& s, const char* row) {
   return pr;
 }
 
-Prediction predict_sbt(const Setup& s) {
-  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
-  Prediction pr;
-  pr.source = "TR-530 Table 2, SBT-b(1,N)";
-  pr.element_transfers = (N - 1) * M;
-  for (std::int64_t i = 0; i < n; ++i) pr.startups += ceil_div((std::int64_t{1} << i) * M, B);
-  pr.msg_startups = n;
-  pr.b_opt = static_cast<double>(N * M) / 2;
-  pr.min_startups = static_cast<double>(n);
-  pr.time = prediction_time(s.machine, pr);
-  return pr;
-}
+Prediction predict_sbt(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 2, SBT-b(1,N)"); }
 
 Verdict verify_allgather(const Setup& s, const std::vector<Buffer>& results) {
   const std::int64_t total = s.topology.size() * s.params.M;

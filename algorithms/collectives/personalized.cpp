@@ -42,18 +42,7 @@ Task<> scatter_sbt(Node& self, Params p) {
   self.set_result(data.slice(0, M));
 }
 
-Prediction predict_scatter(const Setup& s) {
-  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
-  Prediction pr;
-  pr.source = "TR-530 Table 3, SBT-p(1,1)";
-  pr.element_transfers = (N - 1) * M;
-  for (std::int64_t i = 0; i < n; ++i) pr.startups += ceil_div((std::int64_t{1} << i) * M, B);
-  pr.msg_startups = n;
-  pr.b_opt = static_cast<double>(N * M) / 2;
-  pr.min_startups = static_cast<double>(n);
-  pr.time = prediction_time(s.machine, pr);
-  return pr;
-}
+Prediction predict_scatter(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 3, SBT-p(1,1)"); }
 
 Verdict verify_scatter(const Setup& s, const std::vector<Buffer>& results) {
   const std::int64_t M = s.params.M;
