@@ -28,6 +28,7 @@ Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions o
   arrived_tail_.assign(n, kNone);
   pending_head_.assign(n, nullptr);
   pending_tail_.assign(n, nullptr);
+  next_request_.assign(n, 0);
   results_.resize(n);
   comm_busy_.assign(n, Time{});
   compute_busy_.assign(n, Time{});
@@ -47,6 +48,35 @@ void Engine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int co
   w.remaining = count;
   w.time = now_;
   w.path = current_path_;
+  w.strand = detail::current_strand;
+}
+
+std::int64_t Engine::start_request(detail::OpState& op, detail::Waiter& w) {
+  prepare_waiter(w, std::coroutine_handle<>{}, 1);
+  w.node = op.node;
+  const std::int64_t id = ++next_request_[static_cast<std::size_t>(op.node)];
+  if (observer_ != nullptr) observer_->on_start(op.node, detail::current_strand, id, op);
+  if (begin(op, w)) w.remaining = 0;
+  return id;
+}
+
+void Engine::note_wait(NodeId node, std::int64_t id) {
+  if (observer_ != nullptr) observer_->on_wait(node, detail::current_strand, id);
+}
+
+int Engine::fork(int parent, int count) {
+  int& next = next_strand_[static_cast<std::size_t>(current_node_)];
+  const int first = next + 1;
+  next += count;
+  observer_->on_fork(current_node_, parent, first, count);
+  return first;
+}
+
+void Engine::resume(detail::Waiter& w) {
+  current_node_ = w.node;
+  detail::current_strand = w.strand;
+  w.handle.resume();
+  ++stats_.resumes;
 }
 
 void Engine::complete(detail::Waiter& w, Time t, const PathCounts& p) {
@@ -55,7 +85,8 @@ void Engine::complete(detail::Waiter& w, Time t, const PathCounts& p) {
     w.time = t;
     w.path = p;
   }
-  if (--w.remaining == 0) ready_.push_back(&w);
+  // A request nobody awaits yet just keeps its time and chain (Request::await_ready).
+  if (--w.remaining == 0 && w.handle) ready_.push_back(&w);
 }
 
 void Engine::check_node(NodeId node, const char* what) const {
@@ -102,7 +133,8 @@ bool Engine::begin(detail::OpState& op, detail::Waiter& w) {
         m.elements = op.buffer.size();
         m.packets = 0;
         m.data = std::move(op.buffer);
-        ++stats_.messages;
+        m.id = static_cast<std::uint64_t>(++stats_.messages);
+        if (observer_ != nullptr) observer_->on_message(m.id, m.src, m.dst, m.tag, m.elements, now_);
         deliver(mi, now_, current_path_);
         return true;
       }
@@ -128,6 +160,12 @@ bool Engine::begin(detail::OpState& op, detail::Waiter& w) {
       if (op.amount == 0 && dur == Time{}) return true;
       if (op.kind != detail::OpKind::delay) compute_busy_[static_cast<std::size_t>(op.node)] += dur;
       op.end = now_ + dur;
+      if (observer_ != nullptr)
+        observer_->on_activity(op.node,
+                               op.kind == detail::OpKind::compute ? ActivityKind::compute
+                               : op.kind == detail::OpKind::copy  ? ActivityKind::copy
+                                                                  : ActivityKind::delay,
+                               op.kind == detail::OpKind::delay ? dur.count() : op.amount, now_, op.end);
       push(op.end, EventKind::op_end, reinterpret_cast<std::uint64_t>(&op));
       return false;
     }
@@ -147,8 +185,9 @@ void Engine::start_send(detail::OpState& op) {
   m.packets = m.elements == 0 ? 1 : (m.elements + b - 1) / b;
   m.data = std::move(op.buffer);
   m.send_op = &op;
-  ++stats_.messages;
+  m.id = static_cast<std::uint64_t>(++stats_.messages);
   stats_.packets += m.packets;
+  if (observer_ != nullptr) observer_->on_message(m.id, m.src, m.dst, m.tag, m.elements, now_);
 
   const std::uint32_t ti = new_transfer();
   Transfer& t = transfers_[ti];
@@ -194,6 +233,11 @@ void Engine::advance(std::uint32_t ti) {
         stats_.element_hops += t.elements;
         link_load_[link_index(t.from, t.port)] += t.elements;
         comm_busy_[static_cast<std::size_t>(t.from)] += dur;
+        if (observer_ != nullptr) {
+          const Message& m = messages_[t.msg];
+          const std::int64_t index = t.at_source ? t.sent : t.packet;
+          observer_->on_transmission(Transmission{m.id, t.from, t.to, t.port, now_, t.time, t.elements, index, t.first});
+        }
         push(t.time, EventKind::transfer_end, ti);
         return;
       }
@@ -273,6 +317,7 @@ void Engine::on_transfer_end(std::uint32_t ti) {
     f.to = topology_.neighbor(done.to, f.port);
     f.first = done.first;
     f.elements = done.elements;
+    f.packet = done.at_source ? done.sent : done.packet;
     f.time = now_;
     f.path = done.path;
     advance(fi);
@@ -291,6 +336,10 @@ void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
       else pending_head_[d] = op->next;
       if (pending_tail_[d] == op) pending_tail_[d] = prev;
       op->next = nullptr;
+      if (observer_ != nullptr) {
+        observer_->on_recv_matched(*op, m.elements);
+        observer_->on_delivered(m.id, m.dst, t);
+      }
       op->buffer = std::move(m.data);
       m.data = Buffer{};
       free_messages_.push_back(mi);
@@ -298,6 +347,7 @@ void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
       return;
     }
   }
+  if (observer_ != nullptr) observer_->on_delivered(m.id, m.dst, t);
   m.arrived = t;
   m.path = p;
   m.next = kNone;
@@ -315,6 +365,7 @@ bool Engine::start_recv(detail::OpState& op) {
       if (prev != kNone) messages_[prev].next = m.next;
       else arrived_head_[d] = m.next;
       if (arrived_tail_[d] == mi) arrived_tail_[d] = prev;
+      if (observer_ != nullptr) observer_->on_recv_matched(op, m.elements);
       op.buffer = std::move(m.data);
       m.data = Buffer{};
       free_messages_.push_back(mi);
@@ -378,9 +429,23 @@ RunStats Engine::run(const ProcessFactory& make_process) {
       last_path_ = current_path_;
     }
   };
+  // Strand ids are handed out only while an observer records (detail::StrandHooks).
+  struct StrandScope {
+    explicit StrandScope(detail::StrandHooks* h) {
+      detail::strand_hooks = h;
+      detail::current_strand = 0;
+    }
+    ~StrandScope() {
+      detail::strand_hooks = nullptr;
+      detail::current_strand = 0;
+    }
+  } strand_scope(observer_ != nullptr ? static_cast<detail::StrandHooks*>(this) : nullptr);
+  if (observer_ != nullptr) next_strand_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) processes_.push_back(make_process(nodes_[i]));
   for (std::size_t i = 0; i < n; ++i) {
     current_path_ = PathCounts{};
+    current_node_ = static_cast<NodeId>(i);
+    detail::current_strand = 0;
     processes_[i].handle().resume();
     ++stats_.resumes;
     after(static_cast<NodeId>(i));
@@ -389,8 +454,7 @@ RunStats Engine::run(const ProcessFactory& make_process) {
     while (ready_head_ < ready_.size()) {
       detail::Waiter* w = ready_[ready_head_++];
       const NodeId node = w->node;
-      w->handle.resume();
-      ++stats_.resumes;
+      resume(*w);
       after(node);
     }
     ready_.clear();

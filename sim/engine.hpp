@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sim/node.hpp"
+#include "sim/observer.hpp"
 
 namespace cubesim {
 
@@ -66,7 +67,7 @@ struct RunStats {
   double wall_s = 0;
 };
 
-class Engine {
+class Engine : private detail::StrandHooks {
  public:
   using ProcessFactory = std::function<Task<>(Node&)>;
 
@@ -74,6 +75,10 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
   ~Engine();
+
+  /// Reports what happens to `o` (traces); set before run(). Null: nothing is reported.
+  void set_observer(EngineObserver* o) { observer_ = o; }
+  [[nodiscard]] EngineObserver* observer() const { return observer_; }
 
   /// Runs one process per node to completion. Throws SimulationError (a process threw; the
   /// message names the node and the simulated time) or DeadlockError.
@@ -88,6 +93,9 @@ class Engine {
   [[nodiscard]] Time now() const { return now_; }
   /// Starts an operation on behalf of the running coroutine; true if it completed at once.
   bool begin(detail::OpState& op, detail::Waiter& w);
+  /// Starts a non-blocking request (Node::start); returns its id within the node.
+  std::int64_t start_request(detail::OpState& op, detail::Waiter& w);
+  void note_wait(NodeId node, std::int64_t id);
   void prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int count);
   void after_resume(const detail::Waiter& w) { current_path_ = w.path; }
   void check_node(NodeId node, const char* what) const;
@@ -101,6 +109,7 @@ class Engine {
     std::uint32_t tail = kNone;
   };
   struct Message {
+    std::uint64_t id = 0;  ///< 1, 2, ... in injection order (traces)
     NodeId src = 0, dst = 0;
     int tag = 0;
     std::int64_t elements = 0;
@@ -123,6 +132,7 @@ class Engine {
     bool first = false;          ///< first packet of its message (pays tau_msg)
     std::int64_t elements = 0;   ///< this packet's elements
     std::int64_t sent = 0;       ///< at source: packets already started
+    std::int64_t packet = 0;     ///< forwarded: index of this packet in its message
     Time time;                   ///< end of `path`
     PathCounts path;
   };
@@ -153,6 +163,8 @@ class Engine {
   std::uint32_t new_transfer();
   std::uint32_t new_message();
   [[noreturn]] void deadlock();
+  int fork(int parent, int count) override;
+  void resume(detail::Waiter& w);
   std::string describe_wait(const detail::OpState& op) const;
 
   Resource* out_slot(NodeId n) { return out_slots_.empty() ? nullptr : &out_slots_[static_cast<std::size_t>(n)]; }
@@ -188,6 +200,10 @@ class Engine {
   Time last_time_;
   PathCounts last_path_;
   bool running_ = false;
+  EngineObserver* observer_ = nullptr;
+  NodeId current_node_ = 0;
+  std::vector<int> next_strand_;             ///< per node, while recording
+  std::vector<std::int64_t> next_request_;   ///< per node
 };
 
 }  // namespace cubesim

@@ -23,6 +23,10 @@ std::string switching_name(Switching s) {
 bool Op::await_suspend(std::coroutine_handle<> h) {
   engine_->prepare_waiter(waiter_, h, 1);
   waiter_.node = st_.node;
+  if (EngineObserver* o = engine_->observer()) {
+    detail::OpState* one = &st_;
+    o->on_await(st_.node, detail::current_strand, std::span<detail::OpState* const>(&one, 1));
+  }
   return !engine_->begin(st_, waiter_);
 }
 
@@ -35,6 +39,12 @@ bool OpGroup::await_suspend(std::coroutine_handle<> h) {
   engine_ = ops_.front()->engine_;
   engine_->prepare_waiter(waiter_, h, static_cast<int>(ops_.size()) + 1);
   waiter_.node = ops_.front()->st_.node;
+  if (EngineObserver* o = engine_->observer()) {
+    std::vector<detail::OpState*> sts;
+    sts.reserve(ops_.size());
+    for (Op* op : ops_) sts.push_back(&op->st_);
+    o->on_await(waiter_.node, detail::current_strand, sts);
+  }
   for (Op* op : ops_)
     if (engine_->begin(op->st_, waiter_)) --waiter_.remaining;
   return --waiter_.remaining != 0;  // +1 guard held while starting: all done at once -> no suspend
@@ -49,6 +59,35 @@ OpGroup all_of(std::vector<Op>& ops) {
   p.reserve(ops.size());
   for (Op& o : ops) p.push_back(&o);
   return OpGroup(nullptr, std::move(p));
+}
+
+Request Node::start(Op op) {
+  Request r;
+  r.s_ = std::make_unique<Request::State>();
+  Request::State& s = *r.s_;
+  s.engine = engine_;
+  s.op = std::move(op.st_);
+  s.id = engine_->start_request(s.op, s.waiter);
+  return r;
+}
+
+bool Request::await_ready() {
+  if (!s_) throw std::logic_error("awaiting an empty Request");
+  s_->engine->note_wait(s_->op.node, s_->id);
+  return s_->waiter.remaining == 0;  // completed earlier: the process's own chain is the later one
+}
+
+bool Request::await_suspend(std::coroutine_handle<> h) {
+  s_->engine->prepare_waiter(s_->waiter, h, 1);
+  s_->suspended = true;
+  return true;
+}
+
+Buffer Request::await_resume() {
+  if (s_->suspended) s_->engine->after_resume(s_->waiter);
+  Buffer b = std::move(s_->op.buffer);
+  s_.reset();
+  return b;
 }
 
 NodeId Node::size() const { return engine_->topology().size(); }

@@ -17,8 +17,11 @@
 ///  - recv(port) / recv_from(src) takes the oldest message from that node with that tag; it
 ///    completes when the message's last packet has arrived, or at once if it already has.
 ///  - compute(flops), copy(elements), delay(t) take flops*t_a, elements*t_copy and t.
+///  - start(op) begins an operation now and returns a Request to await later (MPI_Isend/Irecv);
+///    the process runs on meanwhile. Every Request must be awaited before it is destroyed.
 /// Nothing here tells how the engine keeps time: algorithms see only these operations.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "sim/buffer.hpp"
@@ -37,9 +40,10 @@ enum class OpKind : std::uint8_t { send, recv, compute, copy, delay };
 
 /// Who to resume when a group of operations has completed, and the chain that finished last.
 struct Waiter {
-  std::coroutine_handle<> handle;
+  std::coroutine_handle<> handle;  ///< null for a request nobody awaits yet
   int remaining = 0;
   NodeId node = 0;
+  int strand = 0;                  ///< the process strand to resume (traces only)
   Time time;
   PathCounts path;
 };
@@ -57,12 +61,14 @@ struct OpState {
   OpState* next = nullptr; ///< engine's pending-receive list
   Time end;                ///< timed ops: completion time
   PathCounts path;         ///< timed ops: chain at completion
+  std::int64_t trace_slot = -1;  ///< a recording observer's handle on this op
 };
 }  // namespace detail
 
 /// One awaitable operation; also combinable with all_of(op, op, ...).
 class [[nodiscard]] Op {
  public:
+  friend class Node;
   Op(Engine* e, detail::OpState st) : engine_(e), st_(std::move(st)) {}
   Op(Op&&) = default;
   Op(const Op&) = delete;
@@ -96,6 +102,28 @@ class [[nodiscard]] OpGroup {
   detail::Waiter waiter_;
 };
 
+/// An operation started by Node::start and awaited later (co_await request).
+class [[nodiscard]] Request {
+ public:
+  Request() = default;
+  bool await_ready();
+  bool await_suspend(std::coroutine_handle<> h);
+  Buffer await_resume();
+  /// True once the operation has completed (it may not have been awaited yet).
+  [[nodiscard]] bool done() const { return s_ && s_->waiter.remaining == 0; }
+
+ private:
+  friend class Node;
+  struct State {
+    Engine* engine = nullptr;
+    detail::OpState op;
+    detail::Waiter waiter;
+    std::int64_t id = 0;
+    bool suspended = false;
+  };
+  std::unique_ptr<State> s_;
+};
+
 class Node {
  public:
   Node(Engine* e, NodeId id) : engine_(e), id_(id) {}
@@ -118,6 +146,8 @@ class Node {
   Op compute(std::int64_t flops);
   Op copy(std::int64_t elements);
   Op delay(Time t);
+  /// Begins `op` now; the process goes on and awaits the Request later.
+  Request start(Op op);
 
   /// The data this node ends with, checked by the algorithm's verify().
   void set_result(Buffer b);

@@ -13,9 +13,24 @@
 namespace cubesim {
 
 namespace detail {
+/// Concurrent strands of one process (a strand is the main coroutine or one child of an all_of
+/// of Tasks). Only a recording engine hands out strand ids (traces replay forks faithfully);
+/// otherwise every strand is 0 and this costs one pointer test per all_of.
+class StrandHooks {
+ public:
+  /// Strand `parent` forks `count` children; returns the id of the first (ids are consecutive).
+  virtual int fork(int parent, int count) = 0;
+
+ protected:
+  ~StrandHooks() = default;
+};
+inline thread_local int current_strand = 0;
+inline thread_local StrandHooks* strand_hooks = nullptr;
+
 /// Shared by the children of one all_of: the last child to finish resumes the parent.
 struct JoinState {
   int remaining = 0;
+  int parent_strand = 0;
   std::coroutine_handle<> parent;
   std::exception_ptr error;
 };
@@ -33,7 +48,10 @@ struct PromiseBase {
       PromiseBase& p = h.promise();
       if (p.join != nullptr) {
         if (p.error && !p.join->error) p.join->error = p.error;
-        if (--p.join->remaining == 0) return p.join->parent;
+        if (--p.join->remaining == 0) {
+          current_strand = p.join->parent_strand;
+          return p.join->parent;
+        }
         return std::noop_coroutine();
       }
       if (p.continuation) return p.continuation;
@@ -123,10 +141,18 @@ class AllOfTasks {
   bool await_suspend(std::coroutine_handle<> parent) {
     join_.parent = parent;
     join_.remaining = static_cast<int>(tasks_.size()) + 1;  // +1 held while starting them
+    const int strand = detail::current_strand;
+    join_.parent_strand = strand;
+    const int first = detail::strand_hooks != nullptr
+                          ? detail::strand_hooks->fork(strand, static_cast<int>(tasks_.size()))
+                          : strand;
+    int i = 0;
     for (Task<>& t : tasks_) {
       t.handle().promise().join = &join_;
+      detail::current_strand = detail::strand_hooks != nullptr ? first + i++ : strand;
       t.handle().resume();
     }
+    detail::current_strand = strand;
     return --join_.remaining != 0;  // all finished synchronously: do not suspend
   }
   void await_resume() {

@@ -39,11 +39,17 @@ TEST(Reproduction, Tr530GrayCodePathBeatsSbtAboveTheCrossover) {
       const Time gc = simulate(reg, "broadcast.gc", n, K * 256, m);
       const Time sbt = simulate(reg, "broadcast.sbt", n, K * 256, m);
       SCOPED_TRACE("n=" + std::to_string(n) + " K=" + std::to_string(K));
-      if (K * (n - 1) > N - 2) EXPECT_LT(gc, sbt);
-      else if (K * (n - 1) == N - 2) EXPECT_EQ(gc, sbt);
-      else EXPECT_GT(gc, sbt);
+      if (K * (n - 1) > N - 2) {
+        EXPECT_LT(gc, sbt);
+      } else if (K * (n - 1) == N - 2) {
+        EXPECT_EQ(gc, sbt);
+      } else {
+        EXPECT_GT(gc, sbt);
+      }
       // The paper's (sufficient) condition.
-      if (K * (n - 2) > N - 3) EXPECT_LT(gc, sbt);
+      if (K * (n - 2) > N - 3) {
+        EXPECT_LT(gc, sbt);
+      }
     }
   }
 }
