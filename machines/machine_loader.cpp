@@ -149,4 +149,25 @@ void apply_overrides(Machine& m, const ojson& overrides, const std::string& file
   }
 }
 
+ojson machine_to_json(const Machine& m) {
+  ojson j;
+  j["name"] = m.name;
+  j["description"] = m.description;
+  auto param = [&](const char* key, ojson value) {
+    auto it = m.sources.find(key);
+    j[key] = {{"value", std::move(value)}, {"source", it != m.sources.end() && !it->second.empty() ? it->second : "resolved value"}};
+  };
+  auto ps = [](Time t) { return std::to_string(t.count()) + "ps"; };
+  param("tau", ps(m.tau));
+  param("tau_msg", ps(m.tau_msg));
+  param("t_c", ps(m.t_c));
+  param("t_a", ps(m.t_a));
+  param("t_copy", ps(m.t_copy));
+  param("packet_elements", m.packet_elements);
+  param("element_bytes", m.element_bytes);
+  param("ports", m.ports.kind == PortKind::k ? ojson(m.ports.k) : ojson(m.ports.name()));
+  param("switching", switching_name(m.switching));
+  return j;
+}
+
 }  // namespace cubesim

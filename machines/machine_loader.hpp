@@ -34,6 +34,9 @@ std::optional<ojson> preset_json(const std::string& name);
 
 /// Parses a machine object. `file` and `pointer` say where it is, for errors (InputError).
 Machine machine_from_json(const ojson& j, const std::string& file, const std::string& pointer, bool preset);
+/// The resolved machine as an inline machine object (times in picoseconds, sources kept) that
+/// machine_from_json reads back to the same Machine.
+ojson machine_to_json(const Machine& m);
 /// Applies machine_overrides (tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching).
 void apply_overrides(Machine& m, const ojson& overrides, const std::string& file, const std::string& pointer);
 

@@ -31,64 +31,82 @@ const std::set<std::string> kTopKeys = {"schema", "name", "description", "machin
                                         "algorithm", "params", "sweep", "verify", "mode"};
 const std::set<std::string> kParamKeys = {"root", "M", "B", "P", "Q", "R", "N1", "N2"};
 
+}  // namespace
+
+Topology parse_topology(const ojson& t, const std::string& file, const std::string& ptr) {
+  auto fail = [&](const std::string& p, const std::string& msg) { throw InputError(file, p, msg); };
+  if (!t.is_object()) fail(ptr, "topology must be an object such as {\"kind\": \"hypercube\", \"dim\": 5}");
+  for (const auto& [k, v] : t.items())
+    if (k != "kind" && k != "dim" && k != "shape") fail(ptr + "/" + k, "unknown key in topology (known: kind, dim, shape)");
+  if (!t.contains("kind") || !t["kind"].is_string()) fail(ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\"");
+  const auto kind = t["kind"].get<std::string>();
+  if (kind == "hypercube") {
+    if (t.contains("shape")) fail(ptr + "/shape", "a hypercube has \"dim\", not \"shape\"");
+    if (!t.contains("dim")) fail(ptr, "a hypercube needs \"dim\"");
+    const ojson& d = t["dim"];
+    if (!d.is_number_integer()) fail(ptr + "/dim", "dim must be an integer");
+    const auto n = d.get<std::int64_t>();
+    if (n < 0 || n > Topology::kMaxCubeDim)
+      fail(ptr + "/dim", "dim " + std::to_string(n) + " is outside 0.." + std::to_string(Topology::kMaxCubeDim));
+    return Topology::hypercube(static_cast<int>(n));
+  }
+  if (kind == "mesh" || kind == "torus") {
+    if (t.contains("dim")) fail(ptr + "/dim", "a " + kind + " has \"shape\", not \"dim\"");
+    if (!t.contains("shape") || !t["shape"].is_array()) fail(ptr + "/shape", "a " + kind + " needs \"shape\": a list of 1 to 3 extents");
+    std::vector<std::int64_t> shape;
+    std::size_t i = 0;
+    for (const ojson& e : t["shape"]) {
+      if (!e.is_number_integer()) fail(ptr + "/shape/" + std::to_string(i), "an extent must be an integer");
+      shape.push_back(e.get<std::int64_t>());
+      ++i;
+    }
+    try {
+      return Topology::mesh(shape, kind == "torus");
+    } catch (const std::invalid_argument& e) {
+      fail(ptr + "/shape", e.what());
+    }
+  }
+  throw InputError(file, ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\", got \"" + kind + "\"");
+}
+
+ojson topology_to_json(const Topology& t) {
+  if (t.kind() == Topology::Kind::hypercube) return {{"kind", "hypercube"}, {"dim", t.dim()}};
+  ojson shape = ojson::array();
+  for (int i = 0; i < t.dim(); ++i) shape.push_back(t.shape()[static_cast<std::size_t>(i)]);
+  return {{"kind", t.kind() == Topology::Kind::torus ? "torus" : "mesh"}, {"shape", shape}};
+}
+
+ResolvedMachine resolve_machine(const ojson& mj, const std::string& file, const std::string& ptr) {
+  ResolvedMachine r;
+  if (mj.is_string()) {
+    auto p = preset_json(mj.get<std::string>());
+    if (!p) throw InputError(file, ptr, "unknown machine \"" + mj.get<std::string>() + "\" (known: " + join(preset_names()) + ")");
+    r.machine = machine_from_json(*p, "machines/presets/" + mj.get<std::string>() + ".json", "", true);
+    if (p->contains("default_topology")) r.default_topology = (*p)["default_topology"];
+  } else if (mj.is_object()) {
+    r.machine = machine_from_json(mj, file, ptr, false);
+    if (mj.contains("default_topology")) r.default_topology = mj["default_topology"];
+  } else {
+    throw InputError(file, ptr, "machine must be a preset name or a machine object");
+  }
+  return r;
+}
+
+namespace {
+
 struct Parser {
   const std::string& file;
   const Registry& registry;
-
   [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const { throw InputError(file, ptr, msg); }
-
-  Topology topology(const ojson& t, const std::string& ptr) const {
-    if (!t.is_object()) fail(ptr, "topology must be an object such as {\"kind\": \"hypercube\", \"dim\": 5}");
-    for (const auto& [k, v] : t.items())
-      if (k != "kind" && k != "dim" && k != "shape") fail(ptr + "/" + k, "unknown key in topology (known: kind, dim, shape)");
-    if (!t.contains("kind") || !t["kind"].is_string()) fail(ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\"");
-    const auto kind = t["kind"].get<std::string>();
-    if (kind == "hypercube") {
-      if (t.contains("shape")) fail(ptr + "/shape", "a hypercube has \"dim\", not \"shape\"");
-      if (!t.contains("dim")) fail(ptr, "a hypercube needs \"dim\"");
-      const ojson& d = t["dim"];
-      if (!d.is_number_integer()) fail(ptr + "/dim", "dim must be an integer");
-      const auto n = d.get<std::int64_t>();
-      if (n < 0 || n > Topology::kMaxCubeDim)
-        fail(ptr + "/dim", "dim " + std::to_string(n) + " is outside 0.." + std::to_string(Topology::kMaxCubeDim));
-      return Topology::hypercube(static_cast<int>(n));
-    }
-    if (kind == "mesh" || kind == "torus") {
-      if (t.contains("dim")) fail(ptr + "/dim", "a " + kind + " has \"shape\", not \"dim\"");
-      if (!t.contains("shape") || !t["shape"].is_array()) fail(ptr + "/shape", "a " + kind + " needs \"shape\": a list of 1 to 3 extents");
-      std::vector<std::int64_t> shape;
-      std::size_t i = 0;
-      for (const ojson& e : t["shape"]) {
-        if (!e.is_number_integer()) fail(ptr + "/shape/" + std::to_string(i), "an extent must be an integer");
-        shape.push_back(e.get<std::int64_t>());
-        ++i;
-      }
-      try {
-        return Topology::mesh(shape, kind == "torus");
-      } catch (const std::invalid_argument& e) {
-        fail(ptr + "/shape", e.what());
-      }
-    }
-    fail(ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\", got \"" + kind + "\"");
-  }
+  Topology topology(const ojson& t, const std::string& ptr) const { return parse_topology(t, file, ptr); }
 
   /// One fully resolved config (no sweep) -> Setup.
   Setup setup(const ojson& j, const AlgorithmInfo& info) const {
     Setup s;
     // Machine.
-    ojson default_topology;
-    const ojson& mj = j["machine"];
-    if (mj.is_string()) {
-      auto p = preset_json(mj.get<std::string>());
-      if (!p) fail("/machine", "unknown machine \"" + mj.get<std::string>() + "\" (known: " + join(preset_names()) + ")");
-      s.machine = machine_from_json(*p, "machines/presets/" + mj.get<std::string>() + ".json", "", true);
-      if (p->contains("default_topology")) default_topology = (*p)["default_topology"];
-    } else if (mj.is_object()) {
-      s.machine = machine_from_json(mj, file, "/machine", false);
-      if (mj.contains("default_topology")) default_topology = mj["default_topology"];
-    } else {
-      fail("/machine", "machine must be a preset name or a machine object");
-    }
+    ResolvedMachine rm = resolve_machine(j["machine"], file, "/machine");
+    s.machine = std::move(rm.machine);
+    const ojson default_topology = std::move(rm.default_topology);
     if (j.contains("machine_overrides")) apply_overrides(s.machine, j["machine_overrides"], file, "/machine_overrides");
     // Topology.
     if (j.contains("topology")) s.topology = topology(j["topology"], "/topology");

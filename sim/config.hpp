@@ -28,6 +28,17 @@ struct Experiment {
   std::vector<RunPoint> runs;
 };
 
+/// A topology object {"kind": "hypercube", "dim": n} or {"kind": "mesh"|"torus", "shape": [...]}.
+Topology parse_topology(const ojson& t, const std::string& file, const std::string& pointer);
+ojson topology_to_json(const Topology& t);
+
+struct ResolvedMachine {
+  Machine machine;
+  ojson default_topology;  ///< null when the machine names none
+};
+/// A preset name or an inline machine object.
+ResolvedMachine resolve_machine(const ojson& m, const std::string& file, const std::string& pointer);
+
 /// Reads and parses a config file. Throws InputError.
 Experiment load_experiment(const std::string& path, const Registry& registry);
 /// Parses a config already read; `file` names it in errors.

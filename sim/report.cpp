@@ -74,6 +74,33 @@ ojson prediction_json(const Prediction& p) {
   return j;
 }
 
+ojson simulated_json(const RunStats& st, const ReportOptions& opt) {
+  ojson sim;
+  sim["time_s"] = sec(st.time);
+  sim["time_ps"] = st.time.count();
+  const PathCounts& cp = st.critical_path;
+  sim["critical_path"] = {{"startups", cp.startups},       {"element_transfers", cp.element_transfers},
+                          {"flops", cp.flops},             {"copies", cp.copies},
+                          {"msg_startups", cp.msg_startups}, {"delay_s", sec(cp.delays)}};
+  sim["messages"] = st.messages;
+  sim["packets"] = st.packets;
+  sim["packet_hops"] = st.packet_hops;
+  sim["element_hops"] = st.element_hops;
+  sim["events"] = st.events;
+  sim["resumes"] = st.resumes;
+  sim["wall_s"] = opt.reproducible ? 0.0 : st.wall_s;
+  sim["events_per_s"] = opt.reproducible || st.wall_s <= 0 ? 0.0 : static_cast<double>(st.events) / st.wall_s;
+  sim["links"] = {{"max_load_elements", st.max_link_load},
+                  {"mean_load_elements", st.mean_link_load},
+                  {"busiest", {{"node", st.busiest_link_node}, {"port", st.busiest_link_port}}}};
+  sim["nodes_busy"] = {{"max_comm_s", sec(st.max_node_comm_busy)},
+                       {"mean_comm_s", st.mean_node_comm_busy_s},
+                       {"max_compute_s", sec(st.max_node_compute_busy)},
+                       {"mean_compute_s", st.mean_node_compute_busy_s}};
+  sim["unreceived_messages"] = st.unreceived_messages;
+  return sim;
+}
+
 ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt) {
   ojson r;
   r["schema"] = "cubesim.report/1";
@@ -101,31 +128,7 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
       arr.push_back(run);
       continue;
     }
-    const RunStats& st = o.stats;
-    ojson sim;
-    sim["time_s"] = sec(st.time);
-    sim["time_ps"] = st.time.count();
-    const PathCounts& cp = st.critical_path;
-    sim["critical_path"] = {{"startups", cp.startups},       {"element_transfers", cp.element_transfers},
-                            {"flops", cp.flops},             {"copies", cp.copies},
-                            {"msg_startups", cp.msg_startups}, {"delay_s", sec(cp.delays)}};
-    sim["messages"] = st.messages;
-    sim["packets"] = st.packets;
-    sim["packet_hops"] = st.packet_hops;
-    sim["element_hops"] = st.element_hops;
-    sim["events"] = st.events;
-    sim["resumes"] = st.resumes;
-    sim["wall_s"] = opt.reproducible ? 0.0 : st.wall_s;
-    sim["events_per_s"] = opt.reproducible || st.wall_s <= 0 ? 0.0 : static_cast<double>(st.events) / st.wall_s;
-    sim["links"] = {{"max_load_elements", st.max_link_load},
-                    {"mean_load_elements", st.mean_link_load},
-                    {"busiest", {{"node", st.busiest_link_node}, {"port", st.busiest_link_port}}}};
-    sim["nodes_busy"] = {{"max_comm_s", sec(st.max_node_comm_busy)},
-                         {"mean_comm_s", st.mean_node_comm_busy_s},
-                         {"max_compute_s", sec(st.max_node_compute_busy)},
-                         {"mean_compute_s", st.mean_node_compute_busy_s}};
-    sim["unreceived_messages"] = st.unreceived_messages;
-    run["simulated"] = sim;
+    run["simulated"] = simulated_json(o.stats, opt);
     run["predicted"] = prediction_json(o.prediction);
     run["ratio"] = std::isfinite(o.ratio) ? ojson(o.ratio) : ojson(nullptr);
     run["relation_holds"] = o.relation_holds;

@@ -17,6 +17,8 @@ struct ReportOptions {
 
 ojson machine_json(const Machine& m);
 ojson prediction_json(const Prediction& p);
+/// The "simulated" object of a run: time, critical path, counts, links, busy times.
+ojson simulated_json(const RunStats& st, const ReportOptions& opt);
 ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt);
 std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt);
 std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& runs);

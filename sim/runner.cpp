@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "machines/machine_loader.hpp"
+
 namespace cubesim {
 
 bool relation_holds(const Prediction& p, Time simulated) {
@@ -17,13 +19,14 @@ bool relation_holds(const Prediction& p, Time simulated) {
   return false;
 }
 
-RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify) {
+RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer) {
   RunOutcome out;
   out.point = &point;
   const Setup& s = point.setup;
   out.prediction = info.predict(s);
   Engine engine(s.machine, s.topology, EngineOptions{s.params.B, s.data_mode});
   const Params params = s.params;
+  engine.set_observer(observer);
   try {
     out.stats = engine.run([&](Node& node) { return info.process(node, params); });
   } catch (const SimulationError& e) {
@@ -44,6 +47,36 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
     out.verify_message = v.message;
   }
   return out;
+}
+
+ojson trace_header(const std::string& name, const std::string& algorithm, const Setup& s, const RunStats& st) {
+  ojson h;
+  h["schema"] = "cubesim.trace/1";
+  h["generator"] = "cubesim";
+  h["name"] = name;
+  h["algorithm"] = algorithm;
+  ojson params = ojson::object();
+  const Params& p = s.params;
+  for (const auto& [k, v] : {std::pair<const char*, std::int64_t>{"root", p.root}, {"M", p.M}, {"B", p.B}, {"P", p.P},
+                             {"Q", p.Q}, {"R", p.R}, {"N1", p.N1}, {"N2", p.N2}})
+    if (v != 0 || std::string(k) == "root") params[k] = v;
+  h["params"] = params;
+  h["machine"] = machine_to_json(s.machine);
+  h["topology"] = topology_to_json(s.topology);
+  h["nodes"] = s.topology.size();
+  h["packet_elements"] = p.B;
+  // B equal to the machine's B_m reads as "the machine's packet size": a replay on another machine
+  // then uses that machine's B_m (docs/traces.md).
+  h["packet_elements_explicit"] = p.B != s.machine.packet_elements;
+  h["mode"] = s.data_mode ? "data" : "timing";
+  const PathCounts& cp = st.critical_path;
+  h["recorded"] = {{"time_ps", st.time.count()},
+                   {"critical_path",
+                    {{"startups", cp.startups}, {"msg_startups", cp.msg_startups}, {"element_transfers", cp.element_transfers},
+                     {"flops", cp.flops}, {"copies", cp.copies}, {"delay_ps", cp.delays.count()}}},
+                   {"messages", st.messages},
+                   {"events", st.events}};
+  return h;
 }
 
 }  // namespace cubesim

@@ -5,6 +5,7 @@
 
 #include "sim/config.hpp"
 #include "sim/engine.hpp"
+#include "sim/observer.hpp"
 
 namespace cubesim {
 
@@ -24,7 +25,12 @@ struct RunOutcome {
 
 /// Simulates one point (engine "cycle"). Never throws for simulation failures: they land in
 /// `error`. `verify` false skips the data check (then verified=false, verify_ran=false).
-RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify);
+/// `observer`, when given, sees the run (traces).
+RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer = nullptr);
+
+/// The header of a time-independent trace of this run (traces/ti_trace.hpp): what was run, on
+/// which machine (as an inline machine object), and what it took there.
+ojson trace_header(const std::string& name, const std::string& algorithm, const Setup& s, const RunStats& st);
 
 /// Checks the relation a prediction promises.
 bool relation_holds(const Prediction& p, Time simulated);

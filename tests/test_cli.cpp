@@ -9,38 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
-namespace {
+#include "tests/cli_helpers.hpp"
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result cubesim(const std::string& args) {
-  const std::string err_file = std::filesystem::temp_directory_path() / ("cubesim_err_" + std::to_string(::getpid()));
-  const std::string cmd = std::string(CUBESIM_BINARY) + " " + args + " 2>" + err_file;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  const int status = pclose(p);
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  std::filesystem::remove(err_file);
-  return {WEXITSTATUS(status), out, ss.str()};
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto p = std::filesystem::temp_directory_path() / name;
-  std::ofstream(p) << text;
-  return p.string();
-}
-
-}  // namespace
+using cubesim::test::run_cli;
+using cubesim::test::Result;
+using cubesim::test::write_temp;
 
 TEST(Cli, QuickstartRunsExactAndVerified) {
-  Result r = cubesim("run configs/quickstart.json --json");
+  Result r = run_cli("run configs/quickstart.json --json");
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema"], "cubesim.report/1");
@@ -64,8 +40,8 @@ TEST(Cli, QuickstartRunsExactAndVerified) {
 }
 
 TEST(Cli, SameConfigTwiceGivesAnIdenticalReport) {
-  Result a = cubesim("run configs/tr530/s4.1.6-gc.json --json --reproducible");
-  Result b = cubesim("run configs/tr530/s4.1.6-gc.json --json --reproducible");
+  Result a = run_cli("run configs/tr530/s4.1.6-gc.json --json --reproducible");
+  Result b = run_cli("run configs/tr530/s4.1.6-gc.json --json --reproducible");
   ASSERT_EQ(a.code, 0) << a.err;
   EXPECT_EQ(a.out, b.out);
   EXPECT_NE(a.out.find("\"wall_s\": 0.0"), std::string::npos);
@@ -74,7 +50,7 @@ TEST(Cli, SameConfigTwiceGivesAnIdenticalReport) {
 TEST(Cli, OutWritesReportAndCsvAndNothingElse) {
   const auto dir = std::filesystem::temp_directory_path() / "cubesim_out_test";
   std::filesystem::remove_all(dir);
-  Result r = cubesim("run configs/quickstart.json --out " + dir.string());
+  Result r = run_cli("run configs/quickstart.json --out " + dir.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("broadcast.sbt"), std::string::npos);  // the table for people
   std::vector<std::string> files;
@@ -96,38 +72,38 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
       R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.sbt", "params": {"M": 10, "root": 9}})");
   const auto dir = std::filesystem::temp_directory_path() / "cubesim_out_bad";
   std::filesystem::remove_all(dir);
-  Result r = cubesim("run " + bad + " --out " + dir.string());
+  Result r = run_cli("run " + bad + " --out " + dir.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, bad + ": /params/root: root 9 is not a node of the hypercube n=3 (8 nodes)\n");
   EXPECT_FALSE(std::filesystem::exists(dir)) << "nothing half-written";
 
   const std::string syntax = write_temp("cubesim_syntax.json", "{\n \"schema\": }\n");
-  r = cubesim("validate " + syntax);
+  r = run_cli("validate " + syntax);
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err.rfind(syntax + ": line 2, column", 0), 0u) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
 
-  EXPECT_EQ(cubesim("run /nonexistent/config.json").code, 2);
-  EXPECT_EQ(cubesim("run configs/quickstart.json --engine simgrid").code, 2);
-  EXPECT_EQ(cubesim("frobnicate").code, 2);
-  EXPECT_EQ(cubesim("list gadgets").code, 2);
+  EXPECT_EQ(run_cli("run /nonexistent/config.json").code, 2);
+  EXPECT_EQ(run_cli("run configs/quickstart.json --engine simgrid").code, 2);
+  EXPECT_EQ(run_cli("frobnicate").code, 2);
+  EXPECT_EQ(run_cli("list gadgets").code, 2);
 }
 
 TEST(Cli, ValidatePredictAndList) {
   for (const auto& e : std::filesystem::recursive_directory_iterator("configs")) {
     if (e.path().extension() != ".json" || e.path().filename() == "schema.json") continue;
-    Result r = cubesim("validate " + e.path().string());
+    Result r = run_cli("validate " + e.path().string());
     EXPECT_EQ(r.code, 0) << e.path() << ": " << r.err;
   }
-  Result p = cubesim("predict configs/quickstart.json --json");
+  Result p = run_cli("predict configs/quickstart.json --json");
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_EQ(nlohmann::json::parse(p.out)["runs"].size(), 14u);
-  Result m = cubesim("list machines");
+  Result m = run_cli("list machines");
   EXPECT_EQ(m.code, 0);
   for (const char* n : {"ipsc-os1", "ipsc-os2", "ipsc-nx", "caltech-mark2", "mesh1d", "mesh2d", "mesh3d"})
     EXPECT_NE(m.out.find(n), std::string::npos) << n;
-  Result a = cubesim("list algorithms");
+  Result a = run_cli("list algorithms");
   for (const char* n : {"broadcast.sbt", "broadcast.gc", "allgather.cra", "allgather.gcea", "allgather.sbt", "scatter.sbt", "alltoall.sbt"})
     EXPECT_NE(a.out.find(n), std::string::npos) << n;
 }

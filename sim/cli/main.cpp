@@ -14,23 +14,58 @@
 #include "sim/input_error.hpp"
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
+#include "traces/replay.hpp"
+#include "traces/trace_files.hpp"
 
 using namespace cubesim;
 
 namespace {
 
+struct TraceArgs {
+  std::string formats;       ///< --trace
+  std::string nodes;         ///< --trace-nodes
+  std::int64_t max_events = 0;
+};
+
+trace::TraceFormats trace_formats(const TraceArgs& a, const std::string& out_dir) {
+  trace::TraceFormats f;
+  if (a.formats.empty()) {
+    if (!a.nodes.empty()) throw InputError("", "--trace-nodes", "needs --trace chrome");
+    return f;
+  }
+  f = trace::parse_trace_formats(a.formats);
+  if (out_dir.empty()) throw InputError("", "--trace", "traces are files: give --out DIR (they go to DIR/traces/)");
+  if (!a.nodes.empty()) trace::parse_trace_nodes(a.nodes, f.chrome_options);
+  if (a.max_events > 0) f.chrome_options.max_events = a.max_events;
+  return f;
+}
+
+std::string run_stem(const std::string& name, std::size_t index, std::size_t count) {
+  if (count == 1) return name;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "-%03zu", index + 1);
+  return name + buf;
+}
+
 int cmd_run(const Registry& reg, const std::string& config, const std::string& out_dir, bool json, bool reproducible,
-            const std::string& engine, const std::string& trace) {
+            const std::string& engine, const TraceArgs& targs) {
   if (engine != "cycle")
     throw InputError("", "--engine", "engine \"" + engine + "\" is not available yet (the SimGrid backend is a later issue); use --engine cycle");
-  if (!trace.empty()) throw InputError("", "--trace", "traces are not available yet (a later issue)");
+  const trace::TraceFormats formats = trace_formats(targs, out_dir);
   Experiment ex = load_experiment(config, reg);
   auto log = spdlog::get("cubesim");
   std::vector<RunOutcome> outcomes;
   outcomes.reserve(ex.runs.size());
   for (const RunPoint& p : ex.runs) {
-    outcomes.push_back(run_point(p, *ex.info, ex.verify));
+    trace::TraceSession session(formats, p.setup.topology);
+    outcomes.push_back(run_point(p, *ex.info, ex.verify, session.observer()));
     const RunOutcome& o = outcomes.back();
+    if (formats.any() && o.error.empty()) {
+      const std::string stem = run_stem(ex.name, outcomes.size() - 1, ex.runs.size());
+      for (const std::string& f : session.write((std::filesystem::path(out_dir) / "traces").string(), stem,
+                                                trace_header(ex.name, ex.algorithm, p.setup, o.stats), p.setup.machine))
+        log->info("wrote {}", f);
+    }
     if (!o.error.empty()) log->error("{}: {}", ex.name, o.error);
     else
       log->info("{} point {}: simulated {} predicted {} ({} events, {:.3f} s wall)", ex.name, outcomes.size(),
@@ -48,6 +83,47 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
   bool ok = true;
   for (const RunOutcome& o : outcomes) ok = ok && o.ok();
   return ok ? 0 : 1;
+}
+
+int cmd_replay(const Registry& reg, const std::string& path, const trace::ReplayOptions& opt, const std::string& out_dir,
+               bool json, bool reproducible, const TraceArgs& targs) {
+  const trace::TraceFormats formats = trace_formats(targs, out_dir);
+  trace::ReplayResult r = trace::prepare_replay(path, opt);
+  trace::TraceSession session(formats, r.setup.topology);
+  trace::run_replay(r, reg, session.observer());
+  const ojson report = trace::replay_report(r, reproducible);
+  if (!out_dir.empty()) {
+    std::filesystem::create_directories(out_dir);
+    write_file_atomic((std::filesystem::path(out_dir) / "report.json").string(), report.dump(2) + "\n");
+    if (formats.any() && r.error.empty()) {
+      ojson h = r.loaded.trace->header;
+      h["machine"] = machine_to_json(r.setup.machine);
+      h["topology"] = topology_to_json(r.setup.topology);
+      h["nodes"] = r.setup.topology.size();
+      h["packet_elements"] = r.setup.params.B;
+      h["packet_elements_explicit"] = r.setup.params.B != r.setup.machine.packet_elements;
+      h["replayed_from"] = path;
+      const std::string stem = std::filesystem::path(path).stem().string() + "-replay";
+      session.write((std::filesystem::path(out_dir) / "traces").string(), stem, h, r.setup.machine);
+    }
+  }
+  if (json) {
+    std::cout << report.dump(2) << "\n";
+  } else if (!r.error.empty()) {
+    std::cout << path << ": replay failed: " << r.error << "\n";
+  } else {
+    std::cout << path << " (" << r.loaded.format << " trace, " << r.loaded.trace->steps() << " steps) on "
+              << r.setup.machine.name << ", " << r.setup.topology.describe() << ", B=" << r.setup.params.B << "\n";
+    std::cout << "  simulated " << format_time(r.stats.time) << "  (start-ups " << r.stats.critical_path.startups
+              << ", element transfers " << r.stats.critical_path.element_transfers << ", " << r.stats.messages
+              << " messages, " << r.stats.events << " events)\n";
+    if (r.prediction)
+      std::cout << "  predicted " << format_time(r.prediction->time) << "  (" << relation_name(r.prediction->relation)
+                << (r.relation_holds ? ", holds" : ", DOES NOT HOLD") << "; " << r.prediction->source << ")\n";
+    else
+      std::cout << "  no prediction: " << r.prediction_note << "\n";
+  }
+  return r.error.empty() ? 0 : 1;
 }
 
 int cmd_predict(const Registry& reg, const std::string& config, bool json) {
@@ -108,15 +184,32 @@ int main(int argc, char** argv) {
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "log each run to stderr");
 
-  std::string config, out_dir, engine = "cycle", trace, what;
+  std::string config, out_dir, engine = "cycle", what;
+  TraceArgs targs;
   bool json = false, reproducible = false;
   auto* run = app.add_subcommand("run", "simulate a config (one run or a sweep) and report simulated vs predicted");
   run->add_option("config", config, "experiment config (JSON)")->required();
   run->add_option("--out", out_dir, "write report.json and runs.csv into this folder (atomically)");
   run->add_flag("--json", json, "print the JSON report on stdout and nothing else");
   run->add_option("--engine", engine, "cycle (the discrete-event engine)");
-  run->add_option("--trace", trace, "trace format (not available yet)");
+  run->add_option("--trace", targs.formats, "write traces into OUT/traces: cubesim, chrome, simgrid (comma-separated)");
+  run->add_option("--trace-nodes", targs.nodes, "chrome trace: only nodes A-B");
+  run->add_option("--trace-max-events", targs.max_events, "chrome trace: stop after this many events (default 2000000)");
   run->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0 so that reports are bit-identical");
+  std::string trace_path;
+  trace::ReplayOptions ropt;
+  auto* rep = app.add_subcommand("replay", "re-time a recorded trace (cubesim or SimGrid TI) on a machine model");
+  rep->add_option("trace", trace_path, "a .trace file, or a SimGrid TI index or action file")->required();
+  rep->add_option("--machine", ropt.machine, "preset name, machine JSON file, or \"recorded\" (default)");
+  rep->add_option("--topology", ropt.topology, "hypercube:N, mesh:AxB[xC] or torus:AxB[xC] (default: see docs/traces.md)");
+  rep->add_option("--packet", ropt.packet, "packet size B in elements (default: see docs/traces.md)");
+  rep->add_option("--format", ropt.format, "auto (default), cubesim or simgrid");
+  rep->add_option("--out", out_dir, "write report.json (and traces) into this folder");
+  rep->add_flag("--json", json, "print the JSON report on stdout and nothing else");
+  rep->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0");
+  rep->add_option("--trace", targs.formats, "write traces of the replay into OUT/traces: cubesim, chrome, simgrid");
+  rep->add_option("--trace-nodes", targs.nodes, "chrome trace: only nodes A-B");
+  rep->add_option("--trace-max-events", targs.max_events, "chrome trace: stop after this many events");
   auto* pred = app.add_subcommand("predict", "print the analytic predictions of a config");
   pred->add_option("config", config, "experiment config (JSON)")->required();
   pred->add_flag("--json", json, "JSON on stdout");
@@ -135,7 +228,8 @@ int main(int argc, char** argv) {
   if (verbose) log->set_level(spdlog::level::info);
   try {
     const Registry reg = make_registry();
-    if (*run) return cmd_run(reg, config, out_dir, json, reproducible, engine, trace);
+    if (*run) return cmd_run(reg, config, out_dir, json, reproducible, engine, targs);
+    if (*rep) return cmd_replay(reg, trace_path, ropt, out_dir, json, reproducible, targs);
     if (*pred) return cmd_predict(reg, config, json);
     if (*val) return cmd_validate(reg, config);
     if (*list) return cmd_list(reg, what);

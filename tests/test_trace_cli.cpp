@@ -1,0 +1,2 @@
+// Traces and replay from the command line.
+#include <gtest/gtest.h>

@@ -1,0 +1,237 @@
+#include "traces/replay.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "machines/machine_loader.hpp"
+#include "sim/config.hpp"
+#include "sim/input_error.hpp"
+#include "sim/report.hpp"
+#include "sim/runner.hpp"
+#include "traces/simgrid_ti.hpp"
+
+namespace cubesim::trace {
+
+Topology parse_topology_spec(const std::string& spec) {
+  const auto fail = [&](const std::string& msg) -> Topology { throw InputError("", "--topology", msg); };
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos) return fail("expected hypercube:N, mesh:AxB[xC] or torus:AxB[xC], got \"" + spec + "\"");
+  const std::string kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
+  ojson j;
+  j["kind"] = kind;
+  try {
+    if (kind == "hypercube") {
+      std::size_t used = 0;
+      const long long n = std::stoll(rest, &used);
+      if (used != rest.size()) throw std::invalid_argument("");
+      j["dim"] = n;
+    } else {
+      ojson shape = ojson::array();
+      std::stringstream ss(rest);
+      for (std::string part; std::getline(ss, part, 'x');) {
+        std::size_t used = 0;
+        const long long e = std::stoll(part, &used);
+        if (used != part.size()) throw std::invalid_argument("");
+        shape.push_back(e);
+      }
+      j["shape"] = shape;
+    }
+  } catch (const std::exception&) {
+    return fail("cannot read the sizes in \"" + spec + "\"");
+  }
+  try {
+    return parse_topology(j, "", "--topology");
+  } catch (const InputError& e) {
+    return fail(e.message());
+  }
+}
+
+namespace {
+
+std::string head_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot read the file");
+  std::string s(64, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  s.resize(static_cast<std::size_t>(in.gcount()));
+  return s;
+}
+
+}  // namespace
+
+ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
+  ReplayResult r;
+  r.loaded.path = path;
+  std::string format = opt.format;
+  if (format == "auto") format = looks_native(head_of(path)) ? "cubesim" : "simgrid";
+  if (format != "cubesim" && format != "simgrid")
+    throw InputError("", "--format", "format must be auto, cubesim or simgrid, not \"" + format + "\"");
+  r.loaded.format = format;
+
+  // Machine.
+  ojson default_topology;
+  Machine machine;
+  if (opt.machine == "recorded") {
+    if (format != "cubesim")
+      throw InputError("", "--machine", "a SimGrid trace records no machine: name one (cubesim list machines)");
+  } else if (preset_json(opt.machine)) {
+    ResolvedMachine rm = resolve_machine(ojson(opt.machine), "", "--machine");
+    machine = std::move(rm.machine);
+    default_topology = std::move(rm.default_topology);
+  } else if (std::filesystem::exists(opt.machine)) {
+    ResolvedMachine rm = resolve_machine(read_json_file(opt.machine), opt.machine, "");
+    machine = std::move(rm.machine);
+    default_topology = std::move(rm.default_topology);
+  } else {
+    std::string known;
+    for (const std::string& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
+    throw InputError("", "--machine", "\"" + opt.machine + "\" is neither a machine preset (" + known + "), \"recorded\", nor a file");
+  }
+
+  // Trace.
+  if (format == "cubesim") {
+    r.loaded.trace = std::make_shared<Trace>(read_file(path));
+    if (opt.machine == "recorded") {
+      const ojson& h = r.loaded.trace->header;
+      if (!h.contains("machine")) throw InputError(path, "line 1: /machine", "the header records no machine: give --machine");
+      machine = machine_from_json(h["machine"], path, "line 1: /machine", false);
+    }
+  } else {
+    r.loaded.trace = std::make_shared<Trace>(import_simgrid(path, machine.element_bytes));
+  }
+  Trace& t = *r.loaded.trace;
+  const auto nodes = static_cast<NodeId>(t.nodes.size());
+
+  // Topology.
+  Topology topo = Topology::hypercube(0);
+  if (!opt.topology.empty()) {
+    topo = parse_topology_spec(opt.topology);
+  } else if (!default_topology.is_null()) {
+    topo = parse_topology(default_topology, opt.machine, "/default_topology");
+    if (topo.size() != nodes)
+      throw InputError("", "--topology", "machine " + machine.name + "'s default topology (" + topo.describe() + ") has " +
+                                             std::to_string(topo.size()) + " nodes, the trace " + std::to_string(nodes) +
+                                             ": give --topology");
+  } else if (format == "cubesim") {
+    topo = t.topology;
+  } else {
+    int dim = 0;
+    while ((NodeId{1} << dim) < nodes) ++dim;
+    if ((NodeId{1} << dim) != nodes)
+      throw InputError(path, "", "the trace has " + std::to_string(nodes) + " ranks, not a power of two: give --topology");
+    topo = Topology::hypercube(dim);
+  }
+  if (topo.size() != nodes)
+    throw InputError("", "--topology", topo.describe() + " has " + std::to_string(topo.size()) + " nodes; the trace has " +
+                                           std::to_string(nodes));
+  if (format == "simgrid") t.topology = topo;
+
+  // Packet size.
+  std::int64_t b = machine.packet_elements;
+  if (opt.packet > 0) {
+    if (opt.packet > machine.packet_elements)
+      throw InputError("", "--packet", "packet size " + std::to_string(opt.packet) + " exceeds the machine's B_m (" +
+                                           std::to_string(machine.packet_elements) + ")");
+    b = opt.packet;
+  } else if (t.packet_explicit) {
+    b = std::min(t.packet_elements, machine.packet_elements);
+  }
+
+  r.setup.machine = std::move(machine);
+  r.setup.topology = topo;
+  r.setup.data_mode = false;
+  r.setup.params.B = b;
+  // The recorded parameters, for the prediction.
+  if (t.header.contains("params") && t.header["params"].is_object()) {
+    const ojson& p = t.header["params"];
+    auto get = [&](const char* k) { return p.contains(k) && p[k].is_number_integer() ? p[k].get<std::int64_t>() : 0; };
+    r.setup.params.root = get("root");
+    r.setup.params.M = get("M");
+    r.setup.params.P = get("P");
+    r.setup.params.Q = get("Q");
+    r.setup.params.R = get("R");
+    r.setup.params.N1 = get("N1");
+    r.setup.params.N2 = get("N2");
+  }
+  return r;
+}
+
+void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* observer) {
+  const std::shared_ptr<const Trace> t = r.loaded.trace;
+  Engine engine(r.setup.machine, r.setup.topology, EngineOptions{r.setup.params.B, false});
+  engine.set_observer(observer);
+  try {
+    r.stats = engine.run([t](Node& n) { return replay_process(n, t); });
+  } catch (const SimulationError& e) {
+    r.error = e.what();
+    return;
+  }
+  // The formula of the recorded algorithm on the replay machine, where it applies.
+  const std::string algo = t->header.contains("algorithm") && t->header["algorithm"].is_string()
+                               ? t->header["algorithm"].get<std::string>()
+                               : "";
+  const AlgorithmInfo* info = algo.empty() ? nullptr : registry.find(algo);
+  const std::int64_t recorded_b = t->packet_elements;
+  if (info == nullptr) {
+    r.prediction_note = algo.empty() ? "the trace names no algorithm" : "unknown algorithm " + algo;
+  } else if (recorded_b != r.setup.params.B) {
+    // The trace holds the messages the algorithm cut for its packet size; at another B the
+    // algorithm would have sent other messages (a pipelined broadcast, packet by packet).
+    r.prediction_note = "the trace was recorded at B=" + std::to_string(recorded_b) + " and replays at B=" +
+                        std::to_string(r.setup.params.B) + ": " + algo + "'s formula at this B describes other messages";
+  } else if (auto err = info->check(r.setup)) {
+    r.prediction_note = algo + "'s formula does not apply here: " + err->message;
+  } else {
+    r.prediction = info->predict(r.setup);
+    r.relation_holds = relation_holds(*r.prediction, r.stats.time);
+  }
+}
+
+ojson replay_report(const ReplayResult& r, bool reproducible) {
+  const ReportOptions opt{reproducible};
+  const Trace& t = *r.loaded.trace;
+  ojson j;
+  j["schema"] = "cubesim.report/1";
+  j["name"] = t.header.value("name", std::filesystem::path(r.loaded.path).stem().string());
+  j["algorithm"] = t.header.value("algorithm", "");
+  j["engine"] = "cycle";
+  j["machine"] = machine_json(r.setup.machine);
+  ojson rep;
+  rep["trace"] = r.loaded.path;
+  rep["format"] = r.loaded.format;
+  rep["steps"] = t.steps();
+  if (t.header.contains("machine") && t.header["machine"].contains("name")) rep["recorded_machine"] = t.header["machine"]["name"];
+  if (t.header.contains("topology")) rep["recorded_topology"] = t.header["topology"];
+  if (t.header.contains("recorded")) rep["recorded"] = t.header["recorded"];
+  j["replay"] = rep;
+  ojson run;
+  run["point"] = ojson::object();
+  run["topology"] = r.setup.topology.describe();
+  run["nodes"] = r.setup.topology.size();
+  run["params"] = {{"root", r.setup.params.root}, {"M", r.setup.params.M}, {"B", r.setup.params.B}};
+  run["mode"] = "timing";
+  if (!r.error.empty()) {
+    run["error"] = r.error;
+  } else {
+    run["simulated"] = simulated_json(r.stats, opt);
+    if (r.prediction) {
+      run["predicted"] = prediction_json(*r.prediction);
+      const double ratio = r.prediction->time.count() == 0
+                               ? (r.stats.time.count() == 0 ? 1.0 : INFINITY)
+                               : static_cast<double>(r.stats.time.count()) / static_cast<double>(r.prediction->time.count());
+      run["ratio"] = std::isfinite(ratio) ? ojson(ratio) : ojson(nullptr);
+      run["relation_holds"] = r.relation_holds;
+    } else {
+      run["predicted"] = nullptr;
+      run["prediction_note"] = r.prediction_note;
+    }
+  }
+  run["verified"] = nullptr;
+  run["verification"] = "replay: received sizes checked against the trace";
+  j["runs"] = ojson::array({run});
+  return j;
+}
+
+}  // namespace cubesim::trace

@@ -1,0 +1,52 @@
+#pragma once
+/// `cubesim replay`: re-times a recorded trace on a machine model (docs/traces.md).
+///
+/// The machine: a preset name, a machine JSON file, or "recorded" (the machine in a native
+/// trace's header; the default). The topology: --topology when given; else the machine's default
+/// topology when it has one (it must have as many nodes as the trace); else the trace's own
+/// (a SimGrid trace of 2^n ranks: the n-cube). The packet size: --packet when given; else the
+/// recorded B if the recording chose it (capped at the new B_m), else the new machine's B_m.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "algorithms/registry.hpp"
+#include "sim/engine.hpp"
+#include "traces/ti_trace.hpp"
+
+namespace cubesim::trace {
+
+struct ReplayOptions {
+  std::string machine = "recorded";
+  std::string topology;          ///< "hypercube:6", "mesh:8x8", "torus:4x4x4"; empty: see above
+  std::int64_t packet = 0;       ///< 0: see above
+  std::string format = "auto";   ///< auto | cubesim | simgrid
+};
+
+struct LoadedTrace {
+  std::shared_ptr<Trace> trace;
+  std::string format;  ///< "cubesim" or "simgrid"
+  std::string path;
+};
+
+struct ReplayResult {
+  LoadedTrace loaded;
+  Setup setup;               ///< machine, topology, packet size (params.B) of the replay
+  RunStats stats;
+  std::optional<Prediction> prediction;  ///< when the trace names a known algorithm that fits
+  std::string prediction_note;           ///< why there is none
+  bool relation_holds = false;
+  std::string error;         ///< the replay failed (a process error or deadlock)
+};
+
+/// Parses "hypercube:N", "mesh:AxB[xC]" or "torus:AxB[xC]". Throws InputError.
+Topology parse_topology_spec(const std::string& spec);
+
+/// Loads a trace in either format and resolves the machine and topology. Throws InputError.
+ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt);
+/// Runs it; `observer` (optional) sees the replay. Simulation failures land in `error`.
+void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* observer);
+/// The report ("cubesim.report/1" with a "replay" section).
+ojson replay_report(const ReplayResult& r, bool reproducible);
+
+}  // namespace cubesim::trace

@@ -1,0 +1,374 @@
+#include "traces/simgrid_ti.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "sim/input_error.hpp"
+
+namespace cubesim::trace {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string g17(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+std::string host(NodeId n) { return "node-" + std::to_string(n); }
+std::string link_name(NodeId a, NodeId b) { return "link-" + std::to_string(std::min(a, b)) + "-" + std::to_string(std::max(a, b)); }
+
+void write_text_file(const fs::path& p, const std::string& s) {
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write " + p.string());
+  f << s;
+  if (!f) throw std::runtime_error("cannot write " + p.string());
+}
+
+}  // namespace
+
+std::string simgrid_exact_flags() {
+  // CM02 with no cross-traffic and an unbounded TCP window: latency + bytes / bandwidth for one
+  // uncontended transfer (shared/SIMGRID.md). Sends are detached (eager) at every size, as in
+  // cubesim, where receivers buffer without limit.
+  return "--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:1e18 "
+         "--cfg=smpi/send-is-detached-thresh:2000000000";
+}
+
+std::string platform_xml(const Machine& m, const Topology& topo) {
+  const NodeId n = topo.size();
+  std::ostringstream o;
+  o << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    << "<!-- cubesim platform: machine " << m.name << ", " << topo.describe() << ".\n"
+    << "     Hosts compute 1/t_a flop/s; each edge is a split-duplex link with latency tau + tau_msg and\n"
+    << "     bandwidth element_bytes / t_c; routes follow cubesim's dimension-order routes. -->\n"
+    << "<platform version=\"4.1\">\n<zone id=\"cubesim\" routing=\"Full\">\n";
+  const double speed = m.t_a.count() > 0 ? 1.0 / m.t_a.seconds() : 1e30;
+  for (NodeId i = 0; i < n; ++i) o << "  <host id=\"" << host(i) << "\" speed=\"" << g17(speed) << "f\"/>\n";
+  const double bw = m.t_c.count() > 0 ? static_cast<double>(m.element_bytes) / m.t_c.seconds() : 1e30;
+  const double lat = (m.tau + m.tau_msg).seconds();
+  std::set<std::pair<NodeId, NodeId>> edges;
+  for (NodeId a = 0; a < n; ++a)
+    for (int p = 0; p < topo.num_ports(); ++p) {
+      const NodeId b = topo.neighbor(a, p);
+      if (b >= 0 && b != a) edges.emplace(std::min(a, b), std::max(a, b));
+    }
+  for (const auto& [a, b] : edges)
+    o << "  <link id=\"" << link_name(a, b) << "\" bandwidth=\"" << g17(bw) << "Bps\" latency=\"" << g17(lat)
+      << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+  o << "  <link id=\"loopback\" bandwidth=\"1e30Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n";
+  for (NodeId s = 0; s < n; ++s) {
+    o << "  <route src=\"" << host(s) << "\" dst=\"" << host(s) << "\"><link_ctn id=\"loopback\"/></route>\n";
+    for (NodeId d = 0; d < n; ++d) {
+      if (d == s) continue;
+      o << "  <route src=\"" << host(s) << "\" dst=\"" << host(d) << "\" symmetrical=\"NO\">";
+      for (NodeId cur = s; cur != d;) {
+        const NodeId next = topo.neighbor(cur, topo.next_hop(cur, d));
+        o << "<link_ctn id=\"" << link_name(cur, next) << "\" direction=\"" << (cur < next ? "UP" : "DOWN") << "\"/>";
+        cur = next;
+      }
+      o << "</route>\n";
+    }
+  }
+  o << "</zone>\n</platform>\n";
+  return o.str();
+}
+
+SimgridExport export_simgrid(const Trace& t, const Machine& m, const std::string& dir) {
+  const NodeId n = t.topology.size();
+  if (t.has_forks())
+    throw InputError("", "--trace simgrid",
+                     "this trace has concurrent strands (all_of of Tasks), which SimGrid TI traces cannot express");
+  if (n > 1024)
+    throw InputError("", "--trace simgrid", "the platform of " + std::to_string(n) +
+                                                " nodes is too large for full routing (at most 1024 nodes)");
+  fs::create_directories(fs::path(dir) / "ranks");
+  const auto bytes = [&](std::int64_t elements) { return std::to_string(elements * m.element_bytes); };
+  std::string index;
+  for (NodeId r = 0; r < n; ++r) {
+    const std::string R = std::to_string(r) + " ";
+    std::string out = R + "init\n";
+    // Outstanding requests: (src, dst, tag) of each, by id, for "wait".
+    std::map<std::int64_t, std::tuple<NodeId, NodeId, int>> open;
+    auto iop = [&](const TraceOp& o) -> std::tuple<NodeId, NodeId, int> {
+      if (o.code == OpCode::send) {
+        out += R + "isend " + std::to_string(o.peer) + " " + std::to_string(o.tag) + " " + bytes(o.amount) + "\n";
+        return {r, o.peer, o.tag};
+      }
+      out += R + "irecv " + std::to_string(o.peer) + " " + std::to_string(o.tag) + " " + bytes(std::max<std::int64_t>(o.amount, 0)) + "\n";
+      return {o.peer, r, o.tag};
+    };
+    auto timed = [&](const TraceOp& o) {
+      if (o.code == OpCode::compute) out += R + "compute " + std::to_string(o.amount) + "\n";
+      else if (o.code == OpCode::copy) out += R + "sleep " + g17((m.t_copy * o.amount).seconds()) + "\n";
+      else out += R + "sleep " + g17(Time::ps(o.amount).seconds()) + "\n";
+    };
+    auto is_comm = [](const TraceOp& o) { return o.code == OpCode::send || o.code == OpCode::recv; };
+    const auto& strands = t.nodes[static_cast<std::size_t>(r)].strands;
+    if (!strands.empty()) {
+      for (const Step& st : strands.front()) {
+        switch (st.kind) {
+          case StepKind::await:
+            if (st.ops.size() == 1) {
+              const TraceOp& o = st.ops.front();
+              if (o.code == OpCode::send)
+                out += R + "send " + std::to_string(o.peer) + " " + std::to_string(o.tag) + " " + bytes(o.amount) + "\n";
+              else if (o.code == OpCode::recv)
+                out += R + "recv " + std::to_string(o.peer) + " " + std::to_string(o.tag) + " " +
+                       bytes(std::max<std::int64_t>(o.amount, 0)) + "\n";
+              else timed(o);
+            } else {
+              // Operations awaited together: start the communications, do the local work (it
+              // overlaps them), then wait for them.
+              std::vector<std::tuple<NodeId, NodeId, int>> keys;
+              for (const TraceOp& o : st.ops)
+                if (is_comm(o)) keys.push_back(iop(o));
+              for (const TraceOp& o : st.ops)
+                if (!is_comm(o)) timed(o);
+              if (open.empty()) {
+                if (!keys.empty()) out += R + "waitall\n";
+              } else {
+                for (const auto& [s, d, tag] : keys)
+                  out += R + "wait " + std::to_string(s) + " " + std::to_string(d) + " " + std::to_string(tag) + "\n";
+              }
+            }
+            break;
+          case StepKind::start: {
+            const TraceOp& o = st.ops.front();
+            if (is_comm(o)) open[st.id] = iop(o);
+            else timed(o);  // a started local operation: SimGrid TI has none; done in place
+            break;
+          }
+          case StepKind::wait: {
+            auto it = open.find(st.id);
+            if (it != open.end()) {
+              const auto& [s, d, tag] = it->second;
+              out += R + "wait " + std::to_string(s) + " " + std::to_string(d) + " " + std::to_string(tag) + "\n";
+              open.erase(it);
+            }
+            break;
+          }
+          case StepKind::fork: break;  // refused above
+        }
+      }
+    }
+    if (!open.empty()) out += R + "waitall\n";
+    out += R + "finalize\n";  // every file ends with a newline: SimGrid drops an unterminated last line
+    const std::string name = "ranks/rank-" + std::to_string(r) + ".txt";
+    write_text_file(fs::path(dir) / name, out);
+    index += name + "\n";
+  }
+  SimgridExport e{"index.txt", "platform.xml", "hostfile.txt", ""};
+  write_text_file(fs::path(dir) / e.index, index);
+  write_text_file(fs::path(dir) / e.platform, platform_xml(m, t.topology));
+  std::string hosts;
+  for (NodeId r = 0; r < n; ++r) hosts += host(r) + "\n";
+  write_text_file(fs::path(dir) / e.hostfile, hosts);
+  e.command = "smpirun -np " + std::to_string(n) + " -platform " + e.platform + " -hostfile " + e.hostfile + " -replay " +
+              e.index + " " + simgrid_exact_flags();
+  write_text_file(fs::path(dir) / "replay.sh",
+                  "#!/bin/sh\n# Replays this trace with SimGrid's own smpireplaymain (SimGrid 3.32).\ncd \"$(dirname \"$0\")\" && " +
+                      e.command + " \"$@\"\n");
+  return e;
+}
+
+// ---------------------------------------------------------------- import
+
+namespace {
+
+struct Action {
+  std::string file;
+  std::size_t line;
+  std::vector<std::string> tok;
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot read the file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> w;
+  std::istringstream is(s);
+  for (std::string x; is >> x;) w.push_back(x);
+  return w;
+}
+
+bool is_int(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+/// Reads actions of a TI file, appending them by rank.
+void read_actions(const std::string& path, std::map<NodeId, std::vector<Action>>& by_rank) {
+  const std::string text = read_all(path);
+  std::istringstream is(text);
+  std::size_t line = 0;
+  for (std::string ln; std::getline(is, ln);) {
+    ++line;
+    auto w = words(ln);
+    if (w.empty() || w[0][0] == '#') continue;
+    if (!is_int(w[0]) || w.size() < 2) throw InputError(path, "line " + std::to_string(line), "expected \"<rank> <action> ...\"");
+    const auto rank = static_cast<NodeId>(std::stoll(w[0]));
+    by_rank[rank].push_back(Action{path, line, std::move(w)});
+  }
+}
+
+}  // namespace
+
+Trace import_simgrid(const std::string& path, int element_bytes) {
+  std::map<NodeId, std::vector<Action>> by_rank;
+  // An index file lists paths; an action file starts with "<rank> <action>".
+  const std::string text = read_all(path);
+  bool is_index = false;
+  {
+    std::istringstream is(text);
+    for (std::string ln; std::getline(is, ln);) {
+      auto w = words(ln);
+      if (w.empty() || w[0][0] == '#') continue;
+      is_index = !is_int(w[0]);
+      break;
+    }
+  }
+  if (is_index) {
+    std::istringstream is(text);
+    std::size_t line = 0;
+    const fs::path base = fs::path(path).parent_path();
+    for (std::string ln; std::getline(is, ln);) {
+      ++line;
+      auto w = words(ln);
+      if (w.empty() || w[0][0] == '#') continue;
+      fs::path p(w[0]);
+      if (p.is_relative() && !fs::exists(p)) p = base / p;  // relative to the index, when not to here
+      if (!fs::exists(p)) throw InputError(path, "line " + std::to_string(line), "no such action file: " + w[0]);
+      read_actions(p.string(), by_rank);
+    }
+  } else {
+    read_actions(path, by_rank);
+  }
+  if (by_rank.empty()) throw InputError(path, "", "no actions: not a SimGrid time-independent trace");
+  const NodeId ranks = by_rank.rbegin()->first + 1;
+  for (NodeId r = 0; r < ranks; ++r)
+    if (by_rank.count(r) == 0) throw InputError(path, "", "rank " + std::to_string(r) + " has no actions (ranks 0.." + std::to_string(ranks - 1) + " expected)");
+
+  Trace t;
+  t.nodes.resize(static_cast<std::size_t>(ranks));
+  t.header = {{"schema", kSchema},
+              {"generator", "SimGrid time-independent trace (imported)"},
+              {"source", path},
+              {"nodes", ranks}};
+  for (const auto& [rank, actions] : by_rank) {
+    auto& steps = t.nodes[static_cast<std::size_t>(rank)].strands.emplace_back();
+    int dt_bytes = 1;  // SimGrid's default datatype is MPI_BYTE; "init <x>" switches it to MPI_DOUBLE
+    std::int64_t next_id = 0;
+    std::map<std::tuple<NodeId, NodeId, int>, std::deque<std::int64_t>> open;  // (src, dst, tag) -> ids
+    std::vector<std::int64_t> order;
+    for (const Action& a : actions) {
+      const auto fail = [&](const std::string& msg) { throw InputError(a.file, "line " + std::to_string(a.line), msg); };
+      const std::string& act = a.tok[1];
+      auto number = [&](std::size_t i, const char* what) -> double {
+        if (a.tok.size() <= i) fail(act + ": missing " + what);
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(a.tok[i], &used);
+          if (used != a.tok[i].size() || !std::isfinite(v) || v < 0) throw std::invalid_argument("");
+          return v;
+        } catch (const std::exception&) {
+          fail(act + ": " + what + " must be a non-negative number, got \"" + a.tok[i] + "\"");
+        }
+        return 0;
+      };
+      auto peer = [&](std::size_t i) {
+        const double v = number(i, "peer rank");
+        if (v != std::floor(v) || v >= static_cast<double>(ranks))
+          fail(act + ": peer rank " + a.tok[i] + " is not one of the " + std::to_string(ranks) + " ranks");
+        return static_cast<NodeId>(v);
+      };
+      auto datatype = [&](std::size_t i) {
+        if (a.tok.size() <= i) return dt_bytes;
+        const std::string& d = a.tok[i];
+        if (d == "6") return 1;  // MPI_BYTE
+        if (d == "0") return 8;  // MPI_DOUBLE
+        if (d == "1") return 4;  // MPI_INT
+        fail(act + ": datatype " + d + " is not supported (6 = BYTE, 0 = DOUBLE, 1 = INT)");
+        return 1;
+      };
+      if (act == "init") {
+        if (a.tok.size() > 2) dt_bytes = 8;
+      } else if (act == "finalize") {
+      } else if (act == "send" || act == "isend" || act == "recv" || act == "irecv") {
+        if (a.tok.size() > 6) fail(act + ": too many arguments (expected <peer> <tag> <count> [datatype])");
+        const NodeId p = peer(2);
+        const double tagd = number(3, "tag");
+        const double count = number(4, "count");
+        if (count != std::floor(count) || tagd != std::floor(tagd)) fail(act + ": tag and count must be integers");
+        const double bytes = count * datatype(5);
+        TraceOp o;
+        const bool send = act == "send" || act == "isend";
+        o.code = send ? OpCode::send : OpCode::recv;
+        o.peer = p;
+        o.tag = static_cast<int>(tagd);
+        // Bytes to elements, rounded up; a receive's count is an upper bound in MPI: unchecked.
+        o.amount = send ? static_cast<std::int64_t>(std::ceil(bytes / element_bytes)) : -1;
+        Step st;
+        if (act[0] == 'i') {
+          st.kind = StepKind::start;
+          st.id = ++next_id;
+          open[send ? std::make_tuple(rank, p, o.tag) : std::make_tuple(p, rank, o.tag)].push_back(st.id);
+          order.push_back(st.id);
+        }
+        st.ops.push_back(o);
+        steps.push_back(std::move(st));
+      } else if (act == "wait") {
+        if (a.tok.size() != 5) fail("wait: expected <src> <dst> <tag>");
+        const auto key = std::make_tuple(peer(2), peer(3), static_cast<int>(number(4, "tag")));
+        auto it = open.find(key);
+        if (it == open.end() || it->second.empty()) fail("wait: no request " + a.tok[2] + " -> " + a.tok[3] + " tag " + a.tok[4] + " is open");
+        Step st;
+        st.kind = StepKind::wait;
+        st.id = it->second.front();
+        it->second.pop_front();
+        std::erase(order, st.id);
+        steps.push_back(std::move(st));
+      } else if (act == "waitall") {
+        for (std::int64_t id : order) {
+          Step st;
+          st.kind = StepKind::wait;
+          st.id = id;
+          steps.push_back(std::move(st));
+        }
+        order.clear();
+        open.clear();
+      } else if (act == "compute") {
+        Step st;
+        st.ops.push_back(TraceOp{OpCode::compute, -1, static_cast<std::int64_t>(std::llround(number(2, "flops"))), 0});
+        steps.push_back(std::move(st));
+      } else if (act == "sleep") {
+        Step st;
+        st.ops.push_back(TraceOp{OpCode::delay, -1, static_cast<std::int64_t>(std::llround(number(2, "seconds") * 1e12)), 0});
+        steps.push_back(std::move(st));
+      } else {
+        fail("action \"" + act +
+             "\" is not supported: cubesim replays point-to-point traces (init, finalize, send, isend, recv, irecv, "
+             "wait, waitall, compute, sleep); collectives need their algorithm, which a trace does not name");
+      }
+    }
+  }
+  return t;
+}
+
+}  // namespace cubesim::trace

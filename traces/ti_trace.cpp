@@ -1,0 +1,437 @@
+#include "traces/ti_trace.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "sim/config.hpp"
+#include "sim/input_error.hpp"
+
+namespace cubesim::trace {
+
+std::int64_t Trace::steps() const {
+  std::int64_t n = 0;
+  for (const NodeTrace& nt : nodes)
+    for (const auto& s : nt.strands) n += static_cast<std::int64_t>(s.size());
+  return n;
+}
+
+bool Trace::has_forks() const {
+  for (const NodeTrace& nt : nodes)
+    for (const auto& s : nt.strands)
+      for (const Step& st : s)
+        if (st.kind == StepKind::fork) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------- recording
+
+Recorder::Recorder(NodeId nodes) : nodes_(static_cast<std::size_t>(nodes)) {}
+
+std::vector<Step>& Recorder::steps(NodeId node, int strand) {
+  auto& strands = nodes_[static_cast<std::size_t>(node)].strands;
+  if (strands.size() <= static_cast<std::size_t>(strand)) strands.resize(static_cast<std::size_t>(strand) + 1);
+  return strands[static_cast<std::size_t>(strand)];
+}
+
+TraceOp Recorder::convert(detail::OpState& op, NodeId node, int strand, std::size_t step, std::size_t index) {
+  TraceOp t;
+  switch (op.kind) {
+    case detail::OpKind::send:
+      t.code = OpCode::send;
+      t.peer = op.peer;
+      t.amount = op.buffer.size();
+      t.tag = op.tag;
+      break;
+    case detail::OpKind::recv:
+      t.code = OpCode::recv;
+      t.peer = op.peer;
+      t.amount = -1;  // filled in when the receive matches a message
+      t.tag = op.tag;
+      op.trace_slot = static_cast<std::int64_t>(slots_.size());
+      slots_.push_back(Slot{node, strand, step, index});
+      break;
+    case detail::OpKind::compute:
+      t.code = OpCode::compute;
+      t.amount = op.amount;
+      break;
+    case detail::OpKind::copy:
+      t.code = OpCode::copy;
+      t.amount = op.amount;
+      break;
+    case detail::OpKind::delay:
+      t.code = OpCode::delay;
+      t.amount = op.duration.count();
+      break;
+  }
+  return t;
+}
+
+void Recorder::on_await(NodeId node, int strand, std::span<detail::OpState* const> ops) {
+  auto& s = steps(node, strand);
+  const std::size_t at = s.size();
+  s.push_back(Step{});
+  Step& st = s.back();
+  st.kind = StepKind::await;
+  st.ops.reserve(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) st.ops.push_back(convert(*ops[i], node, strand, at, i));
+}
+
+void Recorder::on_recv_matched(detail::OpState& op, std::int64_t elements) {
+  if (op.trace_slot < 0) return;
+  const Slot& sl = slots_[static_cast<std::size_t>(op.trace_slot)];
+  nodes_[static_cast<std::size_t>(sl.node)].strands[static_cast<std::size_t>(sl.strand)][sl.step].ops[sl.index].amount =
+      elements;
+}
+
+void Recorder::on_fork(NodeId node, int parent, int first, int count) {
+  Step st;
+  st.kind = StepKind::fork;
+  st.first = first;
+  st.count = count;
+  steps(node, parent).push_back(std::move(st));
+  steps(node, first + count - 1);  // children exist even when they await nothing
+}
+
+void Recorder::on_start(NodeId node, int strand, std::int64_t id, detail::OpState& op) {
+  auto& s = steps(node, strand);
+  const std::size_t at = s.size();
+  s.push_back(Step{});
+  s.back().kind = StepKind::start;
+  s.back().id = id;
+  s.back().ops.push_back(convert(op, node, strand, at, 0));
+}
+
+void Recorder::on_wait(NodeId node, int strand, std::int64_t id) {
+  Step st;
+  st.kind = StepKind::wait;
+  st.id = id;
+  steps(node, strand).push_back(std::move(st));
+}
+
+void ObserverFan::on_await(NodeId n, int s, std::span<detail::OpState* const> ops) { for (auto* o : list_) o->on_await(n, s, ops); }
+void ObserverFan::on_recv_matched(detail::OpState& op, std::int64_t e) { for (auto* o : list_) o->on_recv_matched(op, e); }
+void ObserverFan::on_fork(NodeId n, int p, int f, int c) { for (auto* o : list_) o->on_fork(n, p, f, c); }
+void ObserverFan::on_start(NodeId n, int s, std::int64_t id, detail::OpState& op) { for (auto* o : list_) o->on_start(n, s, id, op); }
+void ObserverFan::on_wait(NodeId n, int s, std::int64_t id) { for (auto* o : list_) o->on_wait(n, s, id); }
+void ObserverFan::on_message(std::uint64_t id, NodeId src, NodeId dst, int tag, std::int64_t e, Time t) {
+  for (auto* o : list_) o->on_message(id, src, dst, tag, e, t);
+}
+void ObserverFan::on_transmission(const Transmission& t) { for (auto* o : list_) o->on_transmission(t); }
+void ObserverFan::on_delivered(std::uint64_t id, NodeId dst, Time t) { for (auto* o : list_) o->on_delivered(id, dst, t); }
+void ObserverFan::on_activity(NodeId n, ActivityKind k, std::int64_t a, Time s, Time e) {
+  for (auto* o : list_) o->on_activity(n, k, a, s, e);
+}
+
+// ---------------------------------------------------------------- text format
+
+namespace {
+
+const char* op_name(OpCode c) {
+  switch (c) {
+    case OpCode::send: return "send";
+    case OpCode::recv: return "recv";
+    case OpCode::compute: return "compute";
+    case OpCode::copy: return "copy";
+    case OpCode::delay: return "delay";
+  }
+  return "?";
+}
+
+void append_op(std::string& out, const TraceOp& o) {
+  out += op_name(o.code);
+  if (o.code == OpCode::send || o.code == OpCode::recv) {
+    out += ' ';
+    out += std::to_string(o.peer);
+    out += ' ';
+    out += std::to_string(o.amount);
+    out += ' ';
+    out += std::to_string(o.tag);
+  } else {
+    out += ' ';
+    out += std::to_string(o.amount);
+  }
+}
+
+}  // namespace
+
+std::string write_text(const Trace& t) {
+  std::string out = std::string(kSchema) + " " + t.header.dump() + "\n";
+  for (std::size_t n = 0; n < t.nodes.size(); ++n) {
+    const auto& strands = t.nodes[n].strands;
+    for (std::size_t s = 0; s < strands.size(); ++s) {
+      const std::string prefix = std::to_string(n) + " " + std::to_string(s) + " ";
+      for (const Step& st : strands[s]) {
+        out += prefix;
+        switch (st.kind) {
+          case StepKind::await:
+            for (std::size_t i = 0; i < st.ops.size(); ++i) {
+              if (i > 0) out += " & ";
+              append_op(out, st.ops[i]);
+            }
+            break;
+          case StepKind::fork:
+            out += "fork " + std::to_string(st.first) + " " + std::to_string(st.count);
+            break;
+          case StepKind::start:
+            out += "start " + std::to_string(st.id) + " ";
+            append_op(out, st.ops.front());
+            break;
+          case StepKind::wait:
+            out += "wait " + std::to_string(st.id);
+            break;
+        }
+        out += '\n';
+      }
+    }
+  }
+  return out;
+}
+
+bool looks_native(const std::string& text) { return text.rfind(kSchema, 0) == 0; }
+
+namespace {
+
+struct LineParser {
+  const std::string& file;
+  std::size_t line;
+  std::vector<std::string_view> tok;
+  std::size_t pos = 0;
+
+  [[noreturn]] void fail(const std::string& msg) const { throw InputError(file, "line " + std::to_string(line), msg); }
+
+  std::int64_t integer(const char* what, std::int64_t lo, std::int64_t hi) {
+    if (pos >= tok.size()) fail(std::string("missing ") + what);
+    const std::string_view s = tok[pos++];
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || p != s.data() + s.size())
+      fail(std::string(what) + " must be an integer, got \"" + std::string(s) + "\"");
+    if (v < lo || v > hi)
+      fail(std::string(what) + " " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+    return v;
+  }
+
+  TraceOp op(NodeId nodes) {
+    if (pos >= tok.size()) fail("missing an operation");
+    const std::string_view name = tok[pos++];
+    TraceOp o;
+    constexpr std::int64_t big = std::int64_t{1} << 50;
+    if (name == "send" || name == "recv") {
+      o.code = name == "send" ? OpCode::send : OpCode::recv;
+      o.peer = static_cast<NodeId>(integer(name == "send" ? "destination node" : "source node", 0, nodes - 1));
+      o.amount = integer("elements", o.code == OpCode::recv ? -1 : 0, big);  // recv -1: size unchecked
+      o.tag = static_cast<int>(integer("tag", 0, 1 << 30));
+    } else if (name == "compute") {
+      o.code = OpCode::compute;
+      o.amount = integer("flops", 0, big);
+    } else if (name == "copy") {
+      o.code = OpCode::copy;
+      o.amount = integer("elements", 0, big);
+    } else if (name == "delay") {
+      o.code = OpCode::delay;
+      o.amount = integer("picoseconds", 0, std::int64_t{1} << 62);
+    } else {
+      fail("unknown operation \"" + std::string(name) + "\" (known: send, recv, compute, copy, delay, fork, start, wait)");
+    }
+    return o;
+  }
+};
+
+std::vector<std::string_view> split(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
+    std::size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t' && s[j] != '\r') ++j;
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+Trace read_text(const std::string& text, const std::string& file) {
+  Trace t;
+  std::size_t start = 0, line = 0;
+  bool have_header = false;
+  NodeId nodes = 0;
+  // For checking: every fork's children and every wait's request must exist.
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view ln(text.data() + start, end - start);
+    start = end + 1;
+    ++line;
+    if (!have_header) {
+      if (ln.rfind(kSchema, 0) != 0)
+        throw InputError(file, "line 1", std::string("not a cubesim trace: the first line must start with \"") + kSchema + "\"");
+      const std::string where = "line 1";
+      ojson h;
+      try {
+        h = ojson::parse(ln.substr(std::string(kSchema).size()));
+      } catch (const ojson::parse_error& e) {
+        throw InputError(file, where, std::string("the header is not valid JSON: ") + e.what());
+      }
+      if (!h.is_object()) throw InputError(file, where, "the header must be a JSON object");
+      if (!h.contains("topology")) throw InputError(file, where + ": /topology", "the header names no topology");
+      t.topology = parse_topology(h["topology"], file, where + ": /topology");
+      if (!h.contains("packet_elements") || !h["packet_elements"].is_number_integer() ||
+          h["packet_elements"].get<std::int64_t>() < 1)
+        throw InputError(file, where + ": /packet_elements", "packet_elements must be an integer >= 1");
+      t.packet_elements = h["packet_elements"].get<std::int64_t>();
+      if (h.contains("packet_elements_explicit")) {
+        if (!h["packet_elements_explicit"].is_boolean())
+          throw InputError(file, where + ": /packet_elements_explicit", "must be true or false");
+        t.packet_explicit = h["packet_elements_explicit"].get<bool>();
+      }
+      nodes = t.topology.size();
+      if (h.contains("nodes") && (!h["nodes"].is_number_integer() || h["nodes"].get<std::int64_t>() != nodes))
+        throw InputError(file, where + ": /nodes", "nodes does not match the topology (" + t.topology.describe() + ")");
+      t.header = std::move(h);
+      t.nodes.resize(static_cast<std::size_t>(nodes));
+      have_header = true;
+      continue;
+    }
+    LineParser p{file, line, split(ln)};
+    if (p.tok.empty() || p.tok[0].front() == '#') continue;
+    const auto node = static_cast<NodeId>(p.integer("node", 0, nodes - 1));
+    const auto strand = static_cast<int>(p.integer("strand", 0, 1 << 24));
+    auto& strands = t.nodes[static_cast<std::size_t>(node)].strands;
+    if (strands.size() <= static_cast<std::size_t>(strand)) strands.resize(static_cast<std::size_t>(strand) + 1);
+    Step st;
+    if (p.pos >= p.tok.size()) p.fail("missing a step after node and strand");
+    const std::string_view kw = p.tok[p.pos];
+    if (kw == "fork") {
+      ++p.pos;
+      st.kind = StepKind::fork;
+      st.first = static_cast<int>(p.integer("first child strand", 1, 1 << 24));
+      st.count = static_cast<int>(p.integer("child count", 1, 1 << 20));
+      if (st.first <= strand) p.fail("a fork's children must have higher strand numbers than their parent");
+      if (strands.size() < static_cast<std::size_t>(st.first + st.count))
+        strands.resize(static_cast<std::size_t>(st.first + st.count));
+    } else if (kw == "start") {
+      ++p.pos;
+      st.kind = StepKind::start;
+      st.id = p.integer("request id", 1, std::int64_t{1} << 50);
+      st.ops.push_back(p.op(nodes));
+    } else if (kw == "wait") {
+      ++p.pos;
+      st.kind = StepKind::wait;
+      st.id = p.integer("request id", 1, std::int64_t{1} << 50);
+    } else {
+      st.kind = StepKind::await;
+      for (;;) {
+        st.ops.push_back(p.op(nodes));
+        if (p.pos == p.tok.size()) break;
+        if (p.tok[p.pos] != "&") p.fail("expected \"&\" between operations awaited together, got \"" + std::string(p.tok[p.pos]) + "\"");
+        ++p.pos;
+      }
+    }
+    if (p.pos != p.tok.size()) p.fail("unexpected \"" + std::string(p.tok[p.pos]) + "\" at the end of the line");
+    strands[static_cast<std::size_t>(strand)].push_back(std::move(st));
+  }
+  if (!have_header) throw InputError(file, "line 1", "empty file: not a cubesim trace");
+  return t;
+}
+
+Trace read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot read the file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return read_text(ss.str(), path);
+}
+
+// ---------------------------------------------------------------- replay
+
+namespace {
+
+Op make_op(Node& self, const TraceOp& o) {
+  switch (o.code) {
+    case OpCode::send: return self.send_to(o.peer, Buffer::sized(o.amount), o.tag);
+    case OpCode::recv: return self.recv_from(o.peer, o.tag);
+    case OpCode::compute: return self.compute(o.amount);
+    case OpCode::copy: return self.copy(o.amount);
+    case OpCode::delay: return self.delay(Time::ps(o.amount));
+  }
+  throw std::logic_error("unknown trace operation");
+}
+
+void check_received(const Node& self, const TraceOp& o, const Buffer& b) {
+  if (o.code != OpCode::recv || o.amount < 0 || b.size() == o.amount) return;
+  throw std::runtime_error("trace replay: node " + std::to_string(self.id()) + " received " + std::to_string(b.size()) +
+                           " elements from node " + std::to_string(o.peer) + " (tag " + std::to_string(o.tag) +
+                           ") where the trace recorded " + std::to_string(o.amount));
+}
+
+struct NodeReplay {
+  const NodeTrace* trace;
+  std::map<std::int64_t, std::pair<Request, TraceOp>> requests;
+};
+
+Task<> run_strand(Node& self, NodeReplay& r, int strand) {
+  const auto& strands = r.trace->strands;
+  if (static_cast<std::size_t>(strand) >= strands.size()) co_return;
+  for (const Step& st : strands[static_cast<std::size_t>(strand)]) {
+    switch (st.kind) {
+      case StepKind::await: {
+        if (st.ops.size() == 1) {
+          Buffer b = co_await make_op(self, st.ops.front());
+          check_received(self, st.ops.front(), b);
+        } else {
+          std::vector<Op> ops;
+          ops.reserve(st.ops.size());
+          for (const TraceOp& o : st.ops) ops.push_back(make_op(self, o));
+          co_await all_of(ops);
+          for (std::size_t i = 0; i < ops.size(); ++i) check_received(self, st.ops[i], ops[i].take());
+        }
+        break;
+      }
+      case StepKind::fork: {
+        std::vector<Task<>> kids;
+        kids.reserve(static_cast<std::size_t>(st.count));
+        for (int c = 0; c < st.count; ++c) kids.push_back(run_strand(self, r, st.first + c));
+        co_await all_of(std::move(kids));
+        break;
+      }
+      case StepKind::start: {
+        if (r.requests.count(st.id) != 0)
+          throw std::runtime_error("trace replay: node " + std::to_string(self.id()) + " starts request " +
+                                   std::to_string(st.id) + " twice");
+        r.requests.emplace(st.id, std::make_pair(self.start(make_op(self, st.ops.front())), st.ops.front()));
+        break;
+      }
+      case StepKind::wait: {
+        auto it = r.requests.find(st.id);
+        if (it == r.requests.end())
+          throw std::runtime_error("trace replay: node " + std::to_string(self.id()) + " waits for request " +
+                                   std::to_string(st.id) + ", which was never started");
+        Buffer b = co_await it->second.first;
+        check_received(self, it->second.second, b);
+        r.requests.erase(it);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Task<> replay_process(Node& self, std::shared_ptr<const Trace> t) {
+  NodeReplay r{&t->nodes[static_cast<std::size_t>(self.id())], {}};
+  co_await run_strand(self, r, 0);
+  // Requests never waited for (MPI programs may leave isends to finalize): wait here, in order.
+  while (!r.requests.empty()) {
+    auto it = r.requests.begin();
+    Buffer b = co_await it->second.first;
+    check_received(self, it->second.second, b);
+    r.requests.erase(it);
+  }
+}
+
+}  // namespace cubesim::trace

@@ -1,0 +1,125 @@
+#pragma once
+/// Time-independent traces: the algorithm as data (docs/traces.md, "cubesim.trace/1").
+///
+/// A trace is, per node and per strand (the main process is strand 0; each child of an all_of of
+/// Tasks is a strand of its own), the sequence of what the process awaited: one operation, or
+/// several awaited together (an exchange); a fork of child strands; a non-blocking request
+/// started or waited for. Operations are send (destination node, elements, tag), recv (source
+/// node, elements, tag), compute (flops), copy (elements) and delay (picoseconds): exactly what
+/// the engine needs to re-time the run on any machine, without the algorithm's code.
+///
+/// Text format, one line per step, after a header line that echoes the run:
+///   cubesim.trace/1 {"algorithm": ..., "machine": {...}, "topology": {...}, ...}
+///   <node> <strand> send <dst> <elements> <tag> & recv <src> <elements> <tag>
+///   <node> <strand> fork <first-child-strand> <count>
+///   <node> <strand> start <request-id> <operation>
+///   <node> <strand> wait <request-id>
+/// Lines starting with '#' and blank lines are ignored.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/engine.hpp"
+#include "sim/observer.hpp"
+
+namespace cubesim::trace {
+
+using ojson = nlohmann::ordered_json;
+
+inline constexpr const char* kSchema = "cubesim.trace/1";
+
+enum class OpCode : std::uint8_t { send, recv, compute, copy, delay };
+
+struct TraceOp {
+  OpCode code = OpCode::compute;
+  NodeId peer = -1;         ///< send: destination; recv: source
+  std::int64_t amount = 0;  ///< elements (send, recv, copy), flops (compute), picoseconds (delay)
+  int tag = 0;
+  bool operator==(const TraceOp&) const = default;
+};
+
+enum class StepKind : std::uint8_t { await, fork, start, wait };
+
+struct Step {
+  StepKind kind = StepKind::await;
+  std::vector<TraceOp> ops;  ///< await: one or more; start: one
+  std::int64_t id = 0;       ///< start, wait: the request
+  int first = 0, count = 0;  ///< fork: the child strands
+  bool operator==(const Step&) const = default;
+};
+
+struct NodeTrace {
+  std::vector<std::vector<Step>> strands;  ///< strand id -> its steps, in program order
+  bool operator==(const NodeTrace&) const = default;
+};
+
+struct Trace {
+  ojson header;          ///< schema, algorithm, params, machine, topology, packet_elements, ...
+  Topology topology = Topology::hypercube(0);
+  std::int64_t packet_elements = 1;
+  bool packet_explicit = false;  ///< the algorithm's B was given (else the machine's B_m)
+  std::vector<NodeTrace> nodes;
+  [[nodiscard]] std::int64_t steps() const;
+  [[nodiscard]] bool has_forks() const;
+};
+
+/// Records a Trace while the engine runs (an EngineObserver). The header is filled by the caller.
+class Recorder : public EngineObserver {
+ public:
+  explicit Recorder(NodeId nodes);
+  void on_await(NodeId node, int strand, std::span<detail::OpState* const> ops) override;
+  void on_recv_matched(detail::OpState& op, std::int64_t elements) override;
+  void on_fork(NodeId node, int parent, int first, int count) override;
+  void on_start(NodeId node, int strand, std::int64_t id, detail::OpState& op) override;
+  void on_wait(NodeId node, int strand, std::int64_t id) override;
+  /// The trace so far (moved out).
+  std::vector<NodeTrace> take() { return std::move(nodes_); }
+
+ private:
+  std::vector<Step>& steps(NodeId node, int strand);
+  TraceOp convert(detail::OpState& op, NodeId node, int strand, std::size_t step, std::size_t index);
+  struct Slot {
+    NodeId node;
+    int strand;
+    std::size_t step, index;
+  };
+  std::vector<NodeTrace> nodes_;
+  std::vector<Slot> slots_;
+};
+
+/// Forwards every hook to several observers (a native trace and a timeline at once).
+class ObserverFan : public EngineObserver {
+ public:
+  void add(EngineObserver* o) { if (o != nullptr) list_.push_back(o); }
+  [[nodiscard]] bool empty() const { return list_.empty(); }
+  void on_await(NodeId n, int s, std::span<detail::OpState* const> ops) override;
+  void on_recv_matched(detail::OpState& op, std::int64_t e) override;
+  void on_fork(NodeId n, int p, int f, int c) override;
+  void on_start(NodeId n, int s, std::int64_t id, detail::OpState& op) override;
+  void on_wait(NodeId n, int s, std::int64_t id) override;
+  void on_message(std::uint64_t id, NodeId src, NodeId dst, int tag, std::int64_t e, Time t) override;
+  void on_transmission(const Transmission& t) override;
+  void on_delivered(std::uint64_t id, NodeId dst, Time t) override;
+  void on_activity(NodeId n, ActivityKind k, std::int64_t a, Time s, Time e) override;
+
+ private:
+  std::vector<EngineObserver*> list_;
+};
+
+/// Writes a trace in the native text format (deterministic: nodes, then strands, in order).
+std::string write_text(const Trace& t);
+/// Parses the native text format. Throws InputError naming the file and line.
+Trace read_text(const std::string& text, const std::string& file);
+/// Reads a trace file in the native format. Throws InputError.
+Trace read_file(const std::string& path);
+/// True when the text starts like a native trace.
+bool looks_native(const std::string& text);
+
+/// The process that replays node `self`'s part of `t`: the same awaits, forks and requests, with
+/// timing-only payloads. A receive that gets a size other than the recorded one is an error.
+Task<> replay_process(Node& self, std::shared_ptr<const Trace> t);
+
+}  // namespace cubesim::trace
