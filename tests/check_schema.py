@@ -16,7 +16,10 @@ passed = failed = 0
 for path in sorted(glob.glob(os.path.join(root, "configs", "**", "*.json"), recursive=True)):
     if os.path.basename(path) == "schema.json":
         continue
-    errors = list(validator.iter_errors(json.load(open(path))))
+    doc = json.load(open(path))
+    if isinstance(doc, dict) and doc.get("schema") in ("cubesim.suite/1", "cubesim.golden/1"):
+        continue  # regression suites and golden values: checked by cubesim regress itself
+    errors = list(validator.iter_errors(doc))
     if errors:
         failed += 1
         print(f"FAIL {os.path.relpath(path, root)}: {errors[0].json_path}: {errors[0].message}")

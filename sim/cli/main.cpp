@@ -12,6 +12,7 @@
 #include "machines/machine_loader.hpp"
 #include "sim/config.hpp"
 #include "sim/input_error.hpp"
+#include "sim/regress.hpp"
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
 #include "traces/replay.hpp"
@@ -126,6 +127,21 @@ int cmd_replay(const Registry& reg, const std::string& path, const trace::Replay
   return r.error.empty() ? 0 : 1;
 }
 
+int cmd_regress(const Registry& reg, const std::string& suite, const std::string& out_dir, bool json, bool update,
+                bool reproducible) {
+  const RegressOptions opt{update, reproducible};
+  const RegressSummary s = run_regress(suite, reg, opt);
+  const ojson j = regress_json(s, opt);
+  if (!out_dir.empty()) {
+    std::filesystem::create_directories(out_dir);
+    write_file_atomic((std::filesystem::path(out_dir) / "regress.json").string(), j.dump(2) + "\n");
+    write_file_atomic((std::filesystem::path(out_dir) / "regress.csv").string(), regress_csv(s));
+  }
+  if (json) std::cout << j.dump(2) << "\n";
+  else std::cout << regress_text(s);
+  return s.pass() ? 0 : 1;
+}
+
 int cmd_predict(const Registry& reg, const std::string& config, bool json) {
   Experiment ex = load_experiment(config, reg);
   ojson arr = ojson::array();
@@ -210,6 +226,14 @@ int main(int argc, char** argv) {
   rep->add_option("--trace", targs.formats, "write traces of the replay into OUT/traces: cubesim, chrome, simgrid");
   rep->add_option("--trace-nodes", targs.nodes, "chrome trace: only nodes A-B");
   rep->add_option("--trace-max-events", targs.max_events, "chrome trace: stop after this many events");
+  std::string suite;
+  bool update = false;
+  auto* reg_cmd = app.add_subcommand("regress", "check a suite of configs: simulated against predicted (and golden) times");
+  reg_cmd->add_option("suite", suite, "suite JSON (cubesim.suite/1) or a folder of configs")->required();
+  reg_cmd->add_option("--out", out_dir, "write regress.json and regress.csv into this folder");
+  reg_cmd->add_flag("--json", json, "print the JSON summary on stdout and nothing else");
+  reg_cmd->add_flag("--update", update, "rewrite the golden values with the current ones, listing what changed");
+  reg_cmd->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0");
   auto* pred = app.add_subcommand("predict", "print the analytic predictions of a config");
   pred->add_option("config", config, "experiment config (JSON)")->required();
   pred->add_flag("--json", json, "JSON on stdout");
@@ -229,6 +253,7 @@ int main(int argc, char** argv) {
   try {
     const Registry reg = make_registry();
     if (*run) return cmd_run(reg, config, out_dir, json, reproducible, engine, targs);
+    if (*reg_cmd) return cmd_regress(reg, suite, out_dir, json, update, reproducible);
     if (*rep) return cmd_replay(reg, trace_path, ropt, out_dir, json, reproducible, targs);
     if (*pred) return cmd_predict(reg, config, json);
     if (*val) return cmd_validate(reg, config);
