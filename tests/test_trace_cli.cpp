@@ -152,8 +152,11 @@ TEST(TraceCli, ChromeTraceHasSlicesTracksAndFlows) {
   Result r = run_cli("run configs/traces/quickstart-trace.json --trace chrome --trace-nodes 0-3 --out " + dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const json q = json::parse(read_all(dir + "/traces/quickstart.chrome.json"));
-  for (const json& e : q["traceEvents"])
-    if (e.contains("pid")) EXPECT_LE(e["pid"].get<int>(), 3);
+  for (const json& e : q["traceEvents"]) {
+    if (e.contains("pid")) {
+      EXPECT_LE(e["pid"].get<int>(), 3);
+    }
+  }
   r = run_cli("run configs/traces/quickstart-trace.json --trace chrome --trace-max-events 5 --out " + dir);
   ASSERT_EQ(r.code, 0);
   EXPECT_NE(r.err.find("dropped"), std::string::npos) << r.err;
