@@ -182,17 +182,15 @@ ojson parse_json_text(const std::string& text, const std::string& file) {
   }
 }
 
-namespace {
-std::string read_text(const std::string& path) {
+std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot read the file");
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-}  // namespace
 
-ojson read_json_file(const std::string& path) { return parse_json_text(read_text(path), path); }
+ojson read_json_file(const std::string& path) { return parse_json_text(read_text_file(path), path); }
 
 Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry) {
   const ojson j = parse_json_text(text, file);
@@ -279,7 +277,7 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
 }
 
 Experiment load_experiment(const std::string& path, const Registry& registry) {
-  return parse_experiment(read_text(path), path, registry);
+  return parse_experiment(read_text_file(path), path, registry);
 }
 
 }  // namespace cubesim

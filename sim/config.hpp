@@ -43,6 +43,8 @@ ResolvedMachine resolve_machine(const ojson& m, const std::string& file, const s
 Experiment load_experiment(const std::string& path, const Registry& registry);
 /// Parses a config already read; `file` names it in errors.
 Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry);
+/// Reads a whole file. Throws InputError ("cannot read the file").
+std::string read_text_file(const std::string& path);
 /// Reads a JSON file; syntax errors name the line and column. Throws InputError.
 ojson read_json_file(const std::string& path);
 ojson parse_json_text(const std::string& text, const std::string& file);

@@ -37,10 +37,8 @@ void ChromeRecorder::on_message(std::uint64_t id, NodeId src, NodeId dst, int ta
 }
 
 void ChromeRecorder::on_transmission(const Transmission& t) {
+  if (!want(t.from)) return;
   auto it = messages_.find(t.message);
-  if (!want(t.from)) {
-    return;
-  }
   const int tid = 1 + t.port;
   std::string args = "\"message\":" + std::to_string(t.message) + ",\"packet\":" + std::to_string(t.packet) +
                      ",\"elements\":" + std::to_string(t.elements) + ",\"to\":" + std::to_string(t.to);

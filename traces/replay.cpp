@@ -189,6 +189,17 @@ void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* obser
   }
 }
 
+ojson replay_header(const ReplayResult& r) {
+  ojson h = r.loaded.trace->header;
+  h["machine"] = machine_to_json(r.setup.machine);
+  h["topology"] = topology_to_json(r.setup.topology);
+  h["nodes"] = r.setup.topology.size();
+  h["packet_elements"] = r.setup.params.B;
+  h["packet_elements_explicit"] = r.setup.params.B != r.setup.machine.packet_elements;
+  h["replayed_from"] = r.loaded.path;
+  return h;
+}
+
 ojson replay_report(const ReplayResult& r, bool reproducible) {
   const ReportOptions opt{reproducible};
   const Trace& t = *r.loaded.trace;

@@ -46,6 +46,9 @@ Topology parse_topology_spec(const std::string& spec);
 ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt);
 /// Runs it; `observer` (optional) sees the replay. Simulation failures land in `error`.
 void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* observer);
+/// The header of a trace recorded during the replay: the original's, with the replay's machine,
+/// topology and packet size.
+ojson replay_header(const ReplayResult& r);
 /// The report ("cubesim.report/1" with a "replay" section).
 ojson replay_report(const ReplayResult& r, bool reproducible);
 

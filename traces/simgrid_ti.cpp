@@ -4,13 +4,14 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
 
+#include "sim/config.hpp"
 #include "sim/input_error.hpp"
+#include "sim/report.hpp"
 
 namespace cubesim::trace {
 
@@ -26,13 +27,6 @@ std::string g17(double x) {
 
 std::string host(NodeId n) { return "node-" + std::to_string(n); }
 std::string link_name(NodeId a, NodeId b) { return "link-" + std::to_string(std::min(a, b)) + "-" + std::to_string(std::max(a, b)); }
-
-void write_text_file(const fs::path& p, const std::string& s) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot write " + p.string());
-  f << s;
-  if (!f) throw std::runtime_error("cannot write " + p.string());
-}
 
 }  // namespace
 
@@ -164,18 +158,18 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m, const std::string
     if (!open.empty()) out += R + "waitall\n";
     out += R + "finalize\n";  // every file ends with a newline: SimGrid drops an unterminated last line
     const std::string name = "ranks/rank-" + std::to_string(r) + ".txt";
-    write_text_file(fs::path(dir) / name, out);
+    write_file_atomic((fs::path(dir) / name).string(), out);
     index += name + "\n";
   }
   SimgridExport e{"index.txt", "platform.xml", "hostfile.txt", ""};
-  write_text_file(fs::path(dir) / e.index, index);
-  write_text_file(fs::path(dir) / e.platform, platform_xml(m, t.topology));
+  write_file_atomic((fs::path(dir) / e.index).string(), index);
+  write_file_atomic((fs::path(dir) / e.platform).string(), platform_xml(m, t.topology));
   std::string hosts;
   for (NodeId r = 0; r < n; ++r) hosts += host(r) + "\n";
-  write_text_file(fs::path(dir) / e.hostfile, hosts);
+  write_file_atomic((fs::path(dir) / e.hostfile).string(), hosts);
   e.command = "smpirun -np " + std::to_string(n) + " -platform " + e.platform + " -hostfile " + e.hostfile + " -replay " +
               e.index + " " + simgrid_exact_flags();
-  write_text_file(fs::path(dir) / "replay.sh",
+  write_file_atomic((fs::path(dir) / "replay.sh").string(),
                   "#!/bin/sh\n# Replays this trace with SimGrid's own smpireplaymain (SimGrid 3.32).\ncd \"$(dirname \"$0\")\" && " +
                       e.command + " \"$@\"\n");
   return e;
@@ -190,14 +184,6 @@ struct Action {
   std::size_t line;
   std::vector<std::string> tok;
 };
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string> words(const std::string& s) {
   std::vector<std::string> w;
@@ -215,7 +201,7 @@ bool is_int(const std::string& s) {
 
 /// Reads actions of a TI file, appending them by rank.
 void read_actions(const std::string& path, std::map<NodeId, std::vector<Action>>& by_rank) {
-  const std::string text = read_all(path);
+  const std::string text = read_text_file(path);
   std::istringstream is(text);
   std::size_t line = 0;
   for (std::string ln; std::getline(is, ln);) {
@@ -233,7 +219,7 @@ void read_actions(const std::string& path, std::map<NodeId, std::vector<Action>>
 Trace import_simgrid(const std::string& path, int element_bytes) {
   std::map<NodeId, std::vector<Action>> by_rank;
   // An index file lists paths; an action file starts with "<rank> <action>".
-  const std::string text = read_all(path);
+  const std::string text = read_text_file(path);
   bool is_index = false;
   {
     std::istringstream is(text);

@@ -1,9 +1,7 @@
 #include "traces/ti_trace.hpp"
 
 #include <charconv>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 #include "sim/config.hpp"
@@ -260,7 +258,6 @@ Trace read_text(const std::string& text, const std::string& file) {
   std::size_t start = 0, line = 0;
   bool have_header = false;
   NodeId nodes = 0;
-  // For checking: every fork's children and every wait's request must exist.
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
@@ -339,13 +336,7 @@ Trace read_text(const std::string& text, const std::string& file) {
   return t;
 }
 
-Trace read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return read_text(ss.str(), path);
-}
+Trace read_file(const std::string& path) { return read_text(read_text_file(path), path); }
 
 // ---------------------------------------------------------------- replay
 

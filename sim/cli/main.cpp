@@ -97,15 +97,8 @@ int cmd_replay(const Registry& reg, const std::string& path, const trace::Replay
     std::filesystem::create_directories(out_dir);
     write_file_atomic((std::filesystem::path(out_dir) / "report.json").string(), report.dump(2) + "\n");
     if (formats.any() && r.error.empty()) {
-      ojson h = r.loaded.trace->header;
-      h["machine"] = machine_to_json(r.setup.machine);
-      h["topology"] = topology_to_json(r.setup.topology);
-      h["nodes"] = r.setup.topology.size();
-      h["packet_elements"] = r.setup.params.B;
-      h["packet_elements_explicit"] = r.setup.params.B != r.setup.machine.packet_elements;
-      h["replayed_from"] = path;
       const std::string stem = std::filesystem::path(path).stem().string() + "-replay";
-      session.write((std::filesystem::path(out_dir) / "traces").string(), stem, h, r.setup.machine);
+      session.write((std::filesystem::path(out_dir) / "traces").string(), stem, trace::replay_header(r), r.setup.machine);
     }
   }
   if (json) {
