@@ -29,23 +29,6 @@
 
 namespace cubesim {
 
-/// A failure inside a simulated process, or an engine invariant that broke.
-class SimulationError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// Processes wait for messages that never come. what() names the blocked nodes.
-class DeadlockError : public SimulationError {
- public:
-  using SimulationError::SimulationError;
-};
-
-struct EngineOptions {
-  std::int64_t packet_elements = 1;  ///< B in force (<= B_m)
-  bool data_mode = true;
-};
-
 struct RunStats {
   Time time;                 ///< simulated completion time (last event)
   PathCounts critical_path;  ///< the chain of the activity that ended last
@@ -67,7 +50,7 @@ struct RunStats {
   double wall_s = 0;
 };
 
-class Engine : private detail::StrandHooks {
+class Engine final : public detail::Backend, private detail::StrandHooks {
  public:
   using ProcessFactory = std::function<Task<>(Node&)>;
 
@@ -78,7 +61,7 @@ class Engine : private detail::StrandHooks {
 
   /// Reports what happens to `o` (traces); set before run(). Null: nothing is reported.
   void set_observer(EngineObserver* o) { observer_ = o; }
-  [[nodiscard]] EngineObserver* observer() const { return observer_; }
+  [[nodiscard]] EngineObserver* observer() const override { return observer_; }
 
   /// Runs one process per node to completion. Throws SimulationError (a process threw; the
   /// message names the node and the simulated time) or DeadlockError.
@@ -86,20 +69,18 @@ class Engine : private detail::StrandHooks {
   /// The data each node ended with (Node::set_result).
   [[nodiscard]] std::vector<Buffer>& results() { return results_; }
 
-  // ---- used by Node and Op (sim/node.cpp); not for algorithms ----
-  [[nodiscard]] const Machine& machine() const { return machine_; }
-  [[nodiscard]] const Topology& topology() const { return topology_; }
-  [[nodiscard]] const EngineOptions& options() const { return options_; }
-  [[nodiscard]] Time now() const { return now_; }
-  /// Starts an operation on behalf of the running coroutine; true if it completed at once.
-  bool begin(detail::OpState& op, detail::Waiter& w);
-  /// Starts a non-blocking request (Node::start); returns its id within the node.
-  std::int64_t start_request(detail::OpState& op, detail::Waiter& w);
-  void note_wait(NodeId node, std::int64_t id);
-  void prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int count);
-  void after_resume(const detail::Waiter& w) { current_path_ = w.path; }
-  void check_node(NodeId node, const char* what) const;
-  void set_result(NodeId node, Buffer b) { results_[static_cast<std::size_t>(node)] = std::move(b); }
+  // ---- detail::Backend: used by Node and Op (sim/node.cpp); not for algorithms ----
+  [[nodiscard]] const Machine& machine() const override { return machine_; }
+  [[nodiscard]] const Topology& topology() const override { return topology_; }
+  [[nodiscard]] const EngineOptions& options() const override { return options_; }
+  [[nodiscard]] Time now() const override { return now_; }
+  bool begin(detail::OpState& op, detail::Waiter& w) override;
+  std::int64_t start_request(detail::OpState& op, detail::Waiter& w) override;
+  void note_wait(NodeId node, std::int64_t id) override;
+  void prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int count) override;
+  void after_resume(const detail::Waiter& w) override { current_path_ = w.path; }
+  void check_node(NodeId node, const char* what) const override;
+  void set_result(NodeId node, Buffer b) override { results_[static_cast<std::size_t>(node)] = std::move(b); }
 
  private:
   struct Resource {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/engine.hpp"
+#include "sim/observer.hpp"
 
 namespace cubesim {
 

@@ -24,6 +24,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/backend.hpp"
 #include "sim/buffer.hpp"
 #include "sim/critical_path.hpp"
 #include "sim/machine.hpp"
@@ -32,8 +33,6 @@
 #include "sim/topology.hpp"
 
 namespace cubesim {
-
-class Engine;
 
 namespace detail {
 enum class OpKind : std::uint8_t { send, recv, compute, copy, delay };
@@ -69,7 +68,7 @@ struct OpState {
 class [[nodiscard]] Op {
  public:
   friend class Node;
-  Op(Engine* e, detail::OpState st) : engine_(e), st_(std::move(st)) {}
+  Op(detail::Backend* e, detail::OpState st) : engine_(e), st_(std::move(st)) {}
   Op(Op&&) = default;
   Op(const Op&) = delete;
   Op& operator=(const Op&) = delete;
@@ -82,7 +81,7 @@ class [[nodiscard]] Op {
 
  private:
   friend class OpGroup;
-  Engine* engine_;
+  detail::Backend* engine_;
   detail::OpState st_;
   detail::Waiter waiter_;
 };
@@ -91,13 +90,13 @@ class [[nodiscard]] Op {
 /// have completed. Results stay in the Op objects (Op::take()).
 class [[nodiscard]] OpGroup {
  public:
-  OpGroup(Engine* e, std::vector<Op*> ops) : engine_(e), ops_(std::move(ops)) {}
+  OpGroup(detail::Backend* e, std::vector<Op*> ops) : engine_(e), ops_(std::move(ops)) {}
   bool await_ready() const noexcept { return ops_.empty(); }
   bool await_suspend(std::coroutine_handle<> h);
   void await_resume();
 
  private:
-  Engine* engine_;
+  detail::Backend* engine_;
   std::vector<Op*> ops_;
   detail::Waiter waiter_;
 };
@@ -115,7 +114,7 @@ class [[nodiscard]] Request {
  private:
   friend class Node;
   struct State {
-    Engine* engine = nullptr;
+    detail::Backend* engine = nullptr;
     detail::OpState op;
     detail::Waiter waiter;
     std::int64_t id = 0;
@@ -126,7 +125,7 @@ class [[nodiscard]] Request {
 
 class Node {
  public:
-  Node(Engine* e, NodeId id) : engine_(e), id_(id) {}
+  Node(detail::Backend* e, NodeId id) : engine_(e), id_(id) {}
   [[nodiscard]] NodeId id() const { return id_; }
   [[nodiscard]] NodeId size() const;
   [[nodiscard]] const Topology& topology() const;
@@ -153,7 +152,7 @@ class Node {
   void set_result(Buffer b);
 
  private:
-  Engine* engine_;
+  detail::Backend* engine_;
   NodeId id_;
 };
 

@@ -1,0 +1,66 @@
+#pragma once
+/// What a simulated process's operations need from the engine that runs them (sim/node.hpp).
+///
+/// Two engines implement it: the cycle-accurate discrete-event Engine (sim/engine.hpp) and the
+/// SimGrid S4U backend (sim/simgrid/backend.hpp). Node, Op, OpGroup and Request talk only to this
+/// interface, so the same algorithm coroutines run unchanged under either (DESIGN.md "SimGrid
+/// backend"). One virtual call per operation, never per packet or per event.
+#include <coroutine>
+#include <cstdint>
+#include <stdexcept>
+
+#include "sim/buffer.hpp"
+#include "sim/machine.hpp"
+#include "sim/time.hpp"
+#include "sim/topology.hpp"
+
+namespace cubesim {
+
+class EngineObserver;
+
+/// A failure inside a simulated process, or an engine invariant that broke.
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Processes wait for messages that never come. what() names the blocked nodes.
+class DeadlockError : public SimulationError {
+ public:
+  using SimulationError::SimulationError;
+};
+
+
+struct EngineOptions {
+  std::int64_t packet_elements = 1;  ///< B in force (<= B_m)
+  bool data_mode = true;
+};
+
+namespace detail {
+struct OpState;
+struct Waiter;
+
+class Backend {
+ public:
+  [[nodiscard]] virtual const Machine& machine() const = 0;
+  [[nodiscard]] virtual const Topology& topology() const = 0;
+  [[nodiscard]] virtual const EngineOptions& options() const = 0;
+  [[nodiscard]] virtual Time now() const = 0;
+  /// A recording observer (traces), or null.
+  [[nodiscard]] virtual EngineObserver* observer() const = 0;
+  /// Starts an operation on behalf of the running coroutine; true if it completed at once.
+  virtual bool begin(OpState& op, Waiter& w) = 0;
+  /// Starts a non-blocking request (Node::start); returns its id within the node.
+  virtual std::int64_t start_request(OpState& op, Waiter& w) = 0;
+  virtual void note_wait(NodeId node, std::int64_t id) = 0;
+  virtual void prepare_waiter(Waiter& w, std::coroutine_handle<> h, int count) = 0;
+  virtual void after_resume(const Waiter& w) = 0;
+  virtual void check_node(NodeId node, const char* what) const = 0;
+  virtual void set_result(NodeId node, Buffer b) = 0;
+
+ protected:
+  ~Backend() = default;
+};
+}  // namespace detail
+
+}  // namespace cubesim
