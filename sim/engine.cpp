@@ -187,6 +187,7 @@ void Engine::start_send(detail::OpState& op) {
   m.send_op = &op;
   m.id = static_cast<std::uint64_t>(++stats_.messages);
   stats_.packets += m.packets;
+  if (topology_.port_to(m.src, m.dst) < 0) ++stats_.routed_messages;
   if (observer_ != nullptr) observer_->on_message(m.id, m.src, m.dst, m.tag, m.elements, now_);
 
   const std::uint32_t ti = new_transfer();
@@ -205,6 +206,7 @@ void Engine::start_send(detail::OpState& op) {
 }
 
 void Engine::enqueue(Resource& r, std::uint32_t ti) {
+  ++stats_.queued_transmissions;
   transfers_[ti].next = kNone;
   if (r.tail == kNone) r.head = ti;
   else transfers_[r.tail].next = ti;

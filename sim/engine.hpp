@@ -47,6 +47,10 @@ struct RunStats {
   Time max_node_compute_busy;  ///< compute + copy time of a node, the largest
   double mean_node_compute_busy_s = 0;
   std::int64_t unreceived_messages = 0;
+  /// Times a packet had to queue for an outgoing slot, a link or an incoming slot. Zero, with no
+  /// routed message, makes a run contention-free: every transmission started the moment it could.
+  std::int64_t queued_transmissions = 0;
+  std::int64_t routed_messages = 0;  ///< messages to a node that is not a neighbour
   double wall_s = 0;
 };
 

@@ -98,7 +98,48 @@ ojson simulated_json(const RunStats& st, const ReportOptions& opt) {
                        {"max_compute_s", sec(st.max_node_compute_busy)},
                        {"mean_compute_s", st.mean_node_compute_busy_s}};
   sim["unreceived_messages"] = st.unreceived_messages;
+  sim["queued_transmissions"] = st.queued_transmissions;
+  sim["routed_messages"] = st.routed_messages;
   return sim;
+}
+
+ojson simgrid_json(const RunOutcome& o, const ReportOptions& opt) {
+  ojson j;
+  const SimGridOutcome& g = *o.simgrid;
+  if (!g.error.empty()) {
+    j["error"] = g.error;
+    j["verified"] = false;
+    return j;
+  }
+  const SimGridStats& st = g.stats;
+  const bool wall = !opt.reproducible;
+  j["time_s"] = st.time_s;
+  const double pred = o.prediction.time.seconds();
+  j["ratio_to_predicted"] = pred > 0 ? ojson(st.time_s / pred) : (st.time_s == 0 ? ojson(1.0) : ojson(nullptr));
+  j["relation_holds"] = relation_holds(o.prediction, st.time_s);
+  if (o.cycle_ran && o.error.empty()) {
+    const double d = relative_difference(st.time_s, o.stats.time);
+    j["relative_difference"] = std::isfinite(d) ? ojson(d) : ojson(nullptr);
+    j["agrees"] = std::fabs(d) <= kSimGridAgreement;
+    j["wall_ratio"] = wall && o.stats.wall_s > 0 ? st.wall_s / o.stats.wall_s : 0.0;
+  }
+  j["messages"] = st.messages;
+  j["packets"] = st.packets;
+  j["activities"] = st.activities;
+  j["activities_per_s"] = wall && st.wall_s > 0 ? static_cast<double>(st.activities) / st.wall_s : 0.0;
+  j["resumes"] = st.resumes;
+  j["worker_actors"] = st.workers;
+  j["inline_ops"] = st.inline_ops;
+  j["unreceived_messages"] = st.unreceived_messages;
+  j["platform_s"] = wall ? st.platform_s : 0.0;
+  j["wall_s"] = wall ? st.wall_s : 0.0;
+  j["process_wall_s"] = wall ? g.process_wall_s : 0.0;
+  j["max_rss_bytes"] = wall ? static_cast<std::int64_t>(g.max_rss_kib) * 1024 : 0;
+  j["verified"] = g.verified;
+  if (!g.verify_ran) j["verification"] = "skipped";
+  else j["verification"] = o.point->setup.data_mode ? "data" : "sizes";
+  if (!g.verify_message.empty()) j["verify_error"] = g.verify_message;
+  return j;
 }
 
 ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt) {
@@ -107,7 +148,7 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
   r["name"] = ex.name;
   r["algorithm"] = ex.algorithm;
   r["config"] = ex.file;
-  r["engine"] = "cycle";
+  r["engine"] = engine_name(opt.engine);
   r["machine"] = runs.empty() ? ojson::object() : machine_json(runs.front().point->setup.machine);
   ojson arr = ojson::array();
   for (const RunOutcome& o : runs) {
@@ -122,18 +163,33 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
     run["mode"] = s.data_mode ? "data" : "timing";
     // A sweep over machine or machine_overrides: each run carries the machine it ran on.
     if (ojson mj = machine_json(s.machine); mj != r["machine"]) run["machine"] = std::move(mj);
+    if (!o.cycle_ran) {  // --engine simgrid: SimGrid's run is the run
+      run["predicted"] = prediction_json(o.prediction);
+      run["simgrid"] = simgrid_json(o, opt);
+      if (o.simgrid->error.empty()) {
+        run["ratio"] = run["simgrid"]["ratio_to_predicted"];
+        run["relation_holds"] = run["simgrid"]["relation_holds"];
+      } else {
+        run["error"] = o.simgrid->error;
+      }
+      run["verified"] = o.simgrid->verified;
+      arr.push_back(run);
+      continue;
+    }
     if (!o.error.empty()) {
       run["error"] = o.error;
       run["verified"] = false;
+      if (o.simgrid) run["simgrid"] = simgrid_json(o, opt);
       arr.push_back(run);
       continue;
     }
     run["simulated"] = simulated_json(o.stats, opt);
+    if (o.simgrid) run["simgrid"] = simgrid_json(o, opt);
     run["predicted"] = prediction_json(o.prediction);
     run["ratio"] = std::isfinite(o.ratio) ? ojson(o.ratio) : ojson(nullptr);
     run["relation_holds"] = o.relation_holds;
     run["terms_match"] = o.terms_match;
-    run["verified"] = o.verified;
+    run["verified"] = o.verified && (!o.simgrid || o.simgrid->verified || !o.simgrid->verify_ran);
     if (!o.verify_ran) run["verification"] = "skipped";
     else run["verification"] = s.data_mode ? "data" : "sizes";
     if (!o.verify_message.empty()) run["verify_error"] = o.verify_message;
@@ -151,52 +207,124 @@ std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs
   for (const auto& k : keys) o << csv_escape(k) << ",";
   o << "nodes,M,B,simulated_s,simulated_ps,predicted_s,predicted_ps,ratio,relation,relation_holds,cp_startups,"
        "cp_element_transfers,pred_startups,pred_element_transfers,terms_match,messages,packets,element_hops,events,"
-       "wall_s,verified,error\n";
+       "wall_s,verified,error";
+  const bool sg = opt.engine != EngineKind::cycle;
+  if (sg) o << ",simgrid_s,simgrid_relative_difference,simgrid_wall_s,wall_ratio,simgrid_max_rss_bytes,simgrid_verified,simgrid_error";
+  o << "\n";
   for (const RunOutcome& r : runs) {
     const Setup& s = r.point->setup;
     for (const auto& [k, v] : r.point->point) o << csv_escape(v.is_string() ? v.get<std::string>() : v.dump()) << ",";
     o << s.topology.size() << "," << s.params.M << "," << s.params.B << ",";
-    o << num(r.stats.time.seconds()) << "," << r.stats.time.count() << "," << num(r.prediction.time.seconds()) << ","
-      << r.prediction.time.count() << "," << (std::isfinite(r.ratio) ? num(r.ratio) : "") << ","
-      << relation_name(r.prediction.relation) << "," << (r.relation_holds ? "true" : "false") << ","
-      << r.stats.critical_path.startups << "," << r.stats.critical_path.element_transfers << ","
-      << r.prediction.startups << "," << r.prediction.element_transfers << "," << (r.terms_match ? "true" : "false")
-      << "," << r.stats.messages << "," << r.stats.packets << "," << r.stats.element_hops << "," << r.stats.events << ","
-      << num(opt.reproducible ? 0.0 : r.stats.wall_s) << "," << (r.verified ? "true" : "false") << ","
-      << csv_escape(r.error) << "\n";
+    if (r.cycle_ran) {
+      o << num(r.stats.time.seconds()) << "," << r.stats.time.count() << ",";
+    } else {
+      o << ",,";
+    }
+    o << num(r.prediction.time.seconds()) << "," << r.prediction.time.count() << ",";
+    if (r.cycle_ran) {
+      o << (std::isfinite(r.ratio) ? num(r.ratio) : "") << "," << relation_name(r.prediction.relation) << ","
+        << (r.relation_holds ? "true" : "false") << "," << r.stats.critical_path.startups << ","
+        << r.stats.critical_path.element_transfers << ",";
+    } else {
+      o << "," << relation_name(r.prediction.relation) << ",,,,";
+    }
+    o << r.prediction.startups << "," << r.prediction.element_transfers << ",";
+    if (r.cycle_ran) {
+      o << (r.terms_match ? "true" : "false") << "," << r.stats.messages << "," << r.stats.packets << ","
+        << r.stats.element_hops << "," << r.stats.events << "," << num(opt.reproducible ? 0.0 : r.stats.wall_s) << ","
+        << (r.verified ? "true" : "false") << "," << csv_escape(r.error);
+    } else {
+      o << ",,,,,,,";
+    }
+    if (sg && r.simgrid) {
+      const SimGridOutcome& g = *r.simgrid;
+      const bool wall = !opt.reproducible;
+      const double d = r.cycle_ran && r.error.empty() ? relative_difference(g.stats.time_s, r.stats.time) : NAN;
+      o << "," << (g.error.empty() ? num(g.stats.time_s) : "") << "," << (std::isfinite(d) ? num(d) : "") << ","
+        << num(wall ? g.stats.wall_s : 0.0) << ","
+        << num(wall && r.cycle_ran && r.stats.wall_s > 0 ? g.stats.wall_s / r.stats.wall_s : 0.0) << ","
+        << (wall ? static_cast<std::int64_t>(g.max_rss_kib) * 1024 : 0) << "," << (g.verified ? "true" : "false") << ","
+        << csv_escape(g.error);
+    }
+    o << "\n";
   }
   return o.str();
 }
 
-std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& runs) {
+std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt) {
   std::ostringstream o;
   const Setup* first = runs.empty() ? nullptr : &runs.front().point->setup;
   o << ex.name << ": " << ex.algorithm;
   if (first) o << " on " << first->machine.name << " (ports " << first->machine.ports.name() << ")";
+  if (opt.engine != EngineKind::cycle) o << ", engine " << engine_name(opt.engine);
   o << "\n";
-  char line[512];
-  std::snprintf(line, sizeof line, "%-28s %16s %16s %9s %-11s %10s %12s %s\n", "point", "simulated", "predicted",
-                "ratio", "relation", "startups", "elements", "verified");
-  o << line;
+  const bool cycle = opt.engine != EngineKind::simgrid, sg = opt.engine != EngineKind::cycle;
+  char line[640];
+  std::string head;
+  std::snprintf(line, sizeof line, "%-28s %16s", "point", cycle ? "simulated" : "simgrid");
+  head += line;
+  if (cycle && sg) {
+    std::snprintf(line, sizeof line, " %16s %10s", "simgrid", "sg/cycle-1");
+    head += line;
+  }
+  std::snprintf(line, sizeof line, " %16s %9s %-11s %10s %12s %s\n", "predicted", "ratio", "relation", "startups",
+                "elements", "verified");
+  o << head << line;
+  auto verdict = [](bool ran, bool ok, const std::string& msg) {
+    return !ran ? std::string("skipped") : ok ? std::string("yes") : "NO: " + msg;
+  };
   for (const RunOutcome& r : runs) {
-    if (!r.error.empty()) {
-      o << point_label(*r.point) << "  ERROR: " << r.error << "\n";
+    const std::string& err = r.cycle_ran ? r.error : r.simgrid->error;
+    if (!err.empty()) {
+      o << point_label(*r.point) << "  ERROR: " << err << "\n";
       continue;
     }
-    std::string rel = relation_name(r.prediction.relation) + (r.relation_holds ? "" : "!");
-    std::string terms = std::to_string(r.stats.critical_path.startups) + (r.terms_match ? "" : "*");
-    std::snprintf(line, sizeof line, "%-28s %16s %16s %9.6f %-11s %10s %12lld %s\n", point_label(*r.point).c_str(),
-                  format_time(r.stats.time).c_str(), format_time(r.prediction.time).c_str(), r.ratio, rel.c_str(),
-                  terms.c_str(), static_cast<long long>(r.stats.critical_path.element_transfers),
-                  !r.verify_ran ? "skipped" : r.verified ? "yes" : ("NO: " + r.verify_message).c_str());
-    o << line;
+    std::string row;
+    if (cycle) {
+      std::snprintf(line, sizeof line, "%-28s %16s", point_label(*r.point).c_str(), format_time(r.stats.time).c_str());
+      row += line;
+      if (sg) {
+        const SimGridOutcome& g = *r.simgrid;
+        if (g.error.empty()) {
+          const double d = relative_difference(g.stats.time_s, r.stats.time);
+          std::snprintf(line, sizeof line, " %16s %10.1e", format_time(time_from_seconds(g.stats.time_s)).c_str(), d);
+        } else {
+          std::snprintf(line, sizeof line, " %16s %10s", "ERROR", "-");
+        }
+        row += line;
+      }
+      std::string rel = relation_name(r.prediction.relation) + (r.relation_holds ? "" : "!");
+      std::string terms = std::to_string(r.stats.critical_path.startups) + (r.terms_match ? "" : "*");
+      std::string ver = verdict(r.verify_ran, r.verified, r.verify_message);
+      if (sg && !r.simgrid->error.empty()) ver += "; simgrid ERROR: " + r.simgrid->error;
+      else if (sg && r.simgrid->verify_ran && !r.simgrid->verified) ver += "; simgrid NO: " + r.simgrid->verify_message;
+      std::snprintf(line, sizeof line, " %16s %9.6f %-11s %10s %12lld %s\n", format_time(r.prediction.time).c_str(),
+                    r.ratio, rel.c_str(), terms.c_str(), static_cast<long long>(r.stats.critical_path.element_transfers),
+                    ver.c_str());
+      row += line;
+    } else {
+      const SimGridOutcome& g = *r.simgrid;
+      const double pred = r.prediction.time.seconds();
+      std::string rel = relation_name(r.prediction.relation) + (relation_holds(r.prediction, g.stats.time_s) ? "" : "!");
+      std::snprintf(line, sizeof line, "%-28s %16s %16s %9.6f %-11s %10s %12s %s\n", point_label(*r.point).c_str(),
+                    format_time(time_from_seconds(g.stats.time_s)).c_str(), format_time(r.prediction.time).c_str(),
+                    pred > 0 ? g.stats.time_s / pred : 1.0, rel.c_str(), "-", "-",
+                    verdict(g.verify_ran, g.verified, g.verify_message).c_str());
+      row += line;
+    }
+    o << row;
   }
   std::vector<std::string> sources;  // each distinct table row, in the order the runs use them
   for (const RunOutcome& r : runs)
-    if (r.error.empty() && std::find(sources.begin(), sources.end(), r.prediction.source) == sources.end())
+    if (std::find(sources.begin(), sources.end(), r.prediction.source) == sources.end())
       sources.push_back(r.prediction.source);
   for (const std::string& src : sources) o << "prediction: " << src << "\n";
-  o << "('!' after the relation: it does not hold; '*' after start-ups: the critical path differs from the table's terms)\n";
+  if (cycle)
+    o << "('!' after the relation: it does not hold; '*' after start-ups: the critical path differs from the table's terms)\n";
+  else
+    o << "('!' after the relation: it does not hold within 1e-9 relative; SimGrid reports no critical path)\n";
+  if (sg)
+    o << "(SimGrid's time is compared, not judged: routed sends and shared links differ by design, docs/simgrid.md)\n";
   return o.str();
 }
 

@@ -13,15 +13,18 @@ struct ReportOptions {
   /// Leave out wall-clock fields (wall_s, events_per_s), the only ones that differ between two
   /// runs of the same config: the report is then bit-identical run after run.
   bool reproducible = false;
+  EngineKind engine = EngineKind::cycle;
 };
 
 ojson machine_json(const Machine& m);
 ojson prediction_json(const Prediction& p);
 /// The "simulated" object of a run: time, critical path, counts, links, busy times.
 ojson simulated_json(const RunStats& st, const ReportOptions& opt);
+/// The "simgrid" object of a run (--engine simgrid|both, docs/simgrid.md).
+ojson simgrid_json(const RunOutcome& o, const ReportOptions& opt);
 ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt);
 std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt);
-std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& runs);
+std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt = {});
 
 /// Writes `content` to `path` atomically: a temporary file in the same folder, then a rename.
 void write_file_atomic(const std::string& path, const std::string& content);

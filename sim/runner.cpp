@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "machines/machine_loader.hpp"
+#include "sim/simgrid/isolate.hpp"
 
 namespace cubesim {
 
@@ -17,6 +18,26 @@ bool relation_holds(const Prediction& p, Time simulated) {
     }
   }
   return false;
+}
+
+bool relation_holds(const Prediction& p, double sim) {
+  const double pred = p.time.seconds();
+  const double slack = kSimGridAgreement * std::max(std::fabs(pred), std::fabs(sim));
+  switch (p.relation) {
+    case Relation::exact: return std::fabs(sim - pred) <= slack;
+    case Relation::upper_bound: return sim <= pred + slack;
+    case Relation::approx: {
+      if (pred == 0) return std::fabs(sim) <= slack;
+      return std::fabs(sim / pred - 1.0) <= p.tolerance + kSimGridAgreement;
+    }
+  }
+  return false;
+}
+
+double relative_difference(double simgrid_s, Time cycle) {
+  const double c = cycle.seconds();
+  if (c == 0) return simgrid_s == 0 ? 0.0 : INFINITY;
+  return (simgrid_s - c) / c;
 }
 
 RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer) {
@@ -46,6 +67,87 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
     out.verified = v.ok;
     out.verify_message = v.message;
   }
+  return out;
+}
+
+std::string engine_name(EngineKind k) {
+  switch (k) {
+    case EngineKind::cycle: return "cycle";
+    case EngineKind::simgrid: return "simgrid";
+    case EngineKind::both: return "both";
+  }
+  return "?";
+}
+
+SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verify, SimGridOptions opt) {
+  SimGridOutcome out;
+  const IsolatedResult r = run_isolated([&]() -> std::string {
+    SimGridEngine engine(s.machine, s.topology, EngineOptions{s.params.B, s.data_mode}, opt);
+    const Params params = s.params;
+    ojson j;
+    try {
+      const SimGridStats st = engine.run([&](Node& node) { return info.process(node, params); });
+      j["time_s"] = st.time_s;
+      j["messages"] = st.messages;
+      j["packets"] = st.packets;
+      j["activities"] = st.activities;
+      j["resumes"] = st.resumes;
+      j["workers"] = st.workers;
+      j["inline_ops"] = st.inline_ops;
+      j["unreceived_messages"] = st.unreceived_messages;
+      j["platform_s"] = st.platform_s;
+      j["wall_s"] = st.wall_s;
+      if (verify) {
+        const Verdict v = info.verify(s, engine.results());
+        j["verified"] = v.ok;
+        j["verify_message"] = v.message;
+      }
+    } catch (const SimulationError& e) {
+      j["error"] = e.what();
+    }
+    return j.dump();
+  });
+  out.max_rss_kib = r.max_rss_kib;
+  out.process_wall_s = r.wall_s;
+  if (!r.ok) {
+    out.error = r.error;
+    return out;
+  }
+  const ojson j = ojson::parse(r.output);
+  if (j.contains("error")) {
+    out.error = j["error"].get<std::string>();
+    return out;
+  }
+  SimGridStats& st = out.stats;
+  st.time_s = j["time_s"].get<double>();
+  st.messages = j["messages"].get<std::int64_t>();
+  st.packets = j["packets"].get<std::int64_t>();
+  st.activities = j["activities"].get<std::int64_t>();
+  st.resumes = j["resumes"].get<std::int64_t>();
+  st.workers = j["workers"].get<std::int64_t>();
+  st.inline_ops = j["inline_ops"].get<std::int64_t>();
+  st.unreceived_messages = j["unreceived_messages"].get<std::int64_t>();
+  st.platform_s = j["platform_s"].get<double>();
+  st.wall_s = j["wall_s"].get<double>();
+  if (j.contains("verified")) {
+    out.verify_ran = true;
+    out.verified = j["verified"].get<bool>();
+    out.verify_message = j["verify_message"].get<std::string>();
+  }
+  return out;
+}
+
+RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineKind engines,
+                     EngineObserver* observer) {
+  RunOutcome out;
+  if (engines != EngineKind::simgrid) {
+    out = run_point(point, info, verify, observer);
+  } else {
+    out.point = &point;
+    out.prediction = info.predict(point.setup);
+    out.cycle_ran = false;
+  }
+  if (engines != EngineKind::cycle) out.simgrid = run_simgrid(point.setup, info, verify);
   return out;
 }
 

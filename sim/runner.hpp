@@ -6,8 +6,27 @@
 #include "sim/config.hpp"
 #include "sim/engine.hpp"
 #include "sim/observer.hpp"
+#include "sim/simgrid/backend.hpp"
 
 namespace cubesim {
+
+/// Which engine(s) run a point: the cycle engine, the SimGrid backend, or both side by side.
+enum class EngineKind { cycle, simgrid, both };
+std::string engine_name(EngineKind k);
+
+/// One run of a point under SimGrid (sim/simgrid/backend.hpp), in a process of its own.
+struct SimGridOutcome {
+  SimGridStats stats;
+  bool verified = false;
+  bool verify_ran = false;
+  std::string verify_message;
+  std::string error;      ///< the run failed (a process threw, a deadlock, SimGrid died)
+  long max_rss_kib = 0;   ///< the SimGrid process's peak resident memory
+  double process_wall_s = 0;  ///< fork to exit: what the SimGrid run cost, all in
+};
+
+/// Runs the point's processes under SimGrid in a forked child; verifies the data there.
+SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verify, SimGridOptions opt = {});
 
 struct RunOutcome {
   const RunPoint* point = nullptr;
@@ -20,13 +39,24 @@ struct RunOutcome {
   bool terms_match = false;    ///< critical-path start-ups and element transfers equal the table's
   double ratio = 0;            ///< simulated / predicted (1 when both are 0)
   std::string error;           ///< a process failed or deadlocked: the run has no result
-  [[nodiscard]] bool ok() const { return error.empty() && (!verify_ran || verified) && relation_holds; }
+  bool cycle_ran = true;       ///< false under --engine simgrid: stats and ratio are empty
+  std::optional<SimGridOutcome> simgrid;  ///< under --engine simgrid or both
+  /// Success: the cycle engine's run verified and its relation held; SimGrid's run (when asked
+  /// for) finished and verified. SimGrid's time is compared, never judged (docs/simgrid.md).
+  [[nodiscard]] bool ok() const {
+    const bool cycle_ok = !cycle_ran || (error.empty() && (!verify_ran || verified) && relation_holds);
+    const bool sg_ok = !simgrid || (simgrid->error.empty() && (!simgrid->verify_ran || simgrid->verified));
+    return cycle_ok && sg_ok;
+  }
 };
 
 /// Simulates one point (engine "cycle"). Never throws for simulation failures: they land in
 /// `error`. `verify` false skips the data check (then verified=false, verify_ran=false).
 /// `observer`, when given, sees the run (traces).
 RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer = nullptr);
+/// Runs one point on the engine(s) asked for. `observer` sees the cycle engine's run only.
+RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineKind engines,
+                     EngineObserver* observer = nullptr);
 
 /// The header of a time-independent trace of this run (traces/ti_trace.hpp): what was run, on
 /// which machine (as an inline machine object), and what it took there.
@@ -34,5 +64,12 @@ ojson trace_header(const std::string& name, const std::string& algorithm, const 
 
 /// Checks the relation a prediction promises.
 bool relation_holds(const Prediction& p, Time simulated);
+/// The same for a time in seconds (SimGrid's clock is a double): "exact" and the bounds hold
+/// within kSimGridAgreement relative, the rounding of SimGrid's floating-point time.
+bool relation_holds(const Prediction& p, double simulated_s);
+/// Two engines agree when their times differ by at most this, relative (issue 4).
+inline constexpr double kSimGridAgreement = 1e-9;
+/// (simgrid - cycle) / cycle; 0 when both are 0.
+double relative_difference(double simgrid_s, Time cycle);
 
 }  // namespace cubesim

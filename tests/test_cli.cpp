@@ -85,7 +85,7 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
 
   EXPECT_EQ(run_cli("run /nonexistent/config.json").code, 2);
-  EXPECT_EQ(run_cli("run configs/quickstart.json --engine simgrid").code, 2);
+  EXPECT_EQ(run_cli("run configs/quickstart.json --engine turbo").code, 2);
   EXPECT_EQ(run_cli("frobnicate").code, 2);
   EXPECT_EQ(run_cli("list gadgets").code, 2);
 }

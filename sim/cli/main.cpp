@@ -15,6 +15,7 @@
 #include "sim/regress.hpp"
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
+#include "sim/simgrid/platform.hpp"
 #include "traces/replay.hpp"
 #include "traces/trace_files.hpp"
 
@@ -48,18 +49,35 @@ std::string run_stem(const std::string& name, std::size_t index, std::size_t cou
   return name + buf;
 }
 
+EngineKind parse_engine(const std::string& e) {
+  if (e == "cycle") return EngineKind::cycle;
+  if (e == "simgrid") return EngineKind::simgrid;
+  if (e == "both") return EngineKind::both;
+  throw InputError("", "--engine", "unknown engine \"" + e + "\": cycle, simgrid or both");
+}
+
+/// Every point must be one SimGrid can model, before anything runs.
+void check_simgrid(const Experiment& ex) {
+  for (const RunPoint& p : ex.runs)
+    if (auto why = sgplat::unsupported(p.setup.machine, p.setup.topology))
+      throw InputError(ex.file, p.point.empty() ? (why->machine ? "/machine" : "/topology") : "/sweep",
+                       "--engine simgrid: " + why->message);
+}
+
 int cmd_run(const Registry& reg, const std::string& config, const std::string& out_dir, bool json, bool reproducible,
-            const std::string& engine, const TraceArgs& targs) {
-  if (engine != "cycle")
-    throw InputError("", "--engine", "engine \"" + engine + "\" is not available yet (the SimGrid backend is a later issue); use --engine cycle");
+            const std::string& engine_arg, const TraceArgs& targs) {
+  const EngineKind engine = parse_engine(engine_arg);
   const trace::TraceFormats formats = trace_formats(targs, out_dir);
+  if (engine == EngineKind::simgrid && formats.any())
+    throw InputError("", "--trace", "traces are recorded by the cycle engine: use --engine both (or cycle)");
   Experiment ex = load_experiment(config, reg);
+  if (engine != EngineKind::cycle) check_simgrid(ex);
   auto log = spdlog::get("cubesim");
   std::vector<RunOutcome> outcomes;
   outcomes.reserve(ex.runs.size());
   for (const RunPoint& p : ex.runs) {
     trace::TraceSession session(formats, p.setup.topology);
-    outcomes.push_back(run_point(p, *ex.info, ex.verify, session.observer()));
+    outcomes.push_back(run_point(p, *ex.info, ex.verify, engine, session.observer()));
     const RunOutcome& o = outcomes.back();
     if (formats.any() && o.error.empty()) {
       const std::string stem = run_stem(ex.name, outcomes.size() - 1, ex.runs.size());
@@ -67,12 +85,16 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
                                                 trace_header(ex.name, ex.algorithm, p.setup, o.stats), p.setup.machine))
         log->info("wrote {}", f);
     }
-    if (!o.error.empty()) log->error("{}: {}", ex.name, o.error);
-    else
+    if (o.cycle_ran && !o.error.empty()) log->error("{}: {}", ex.name, o.error);
+    else if (o.cycle_ran)
       log->info("{} point {}: simulated {} predicted {} ({} events, {:.3f} s wall)", ex.name, outcomes.size(),
                 format_time(o.stats.time), format_time(o.prediction.time), o.stats.events, o.stats.wall_s);
+    if (o.simgrid && !o.simgrid->error.empty()) log->error("{}: SimGrid: {}", ex.name, o.simgrid->error);
+    else if (o.simgrid)
+      log->info("{} point {}: SimGrid {:.12g} s ({} activities, {:.3f} s wall, {} MiB)", ex.name, outcomes.size(),
+                o.simgrid->stats.time_s, o.simgrid->stats.activities, o.simgrid->stats.wall_s, o.simgrid->max_rss_kib / 1024);
   }
-  ReportOptions opt{reproducible};
+  ReportOptions opt{reproducible, engine};
   const ojson report = report_json(ex, outcomes, opt);
   if (!out_dir.empty()) {
     std::filesystem::create_directories(out_dir);
@@ -80,7 +102,7 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
     write_file_atomic((std::filesystem::path(out_dir) / "runs.csv").string(), report_csv(ex, outcomes, opt));
   }
   if (json) std::cout << report.dump(2) << "\n";
-  else std::cout << report_text(ex, outcomes);
+  else std::cout << report_text(ex, outcomes, opt);
   bool ok = true;
   for (const RunOutcome& o : outcomes) ok = ok && o.ok();
   return ok ? 0 : 1;
@@ -133,6 +155,28 @@ int cmd_regress(const Registry& reg, const std::string& suite, const std::string
   if (json) std::cout << j.dump(2) << "\n";
   else std::cout << regress_text(s);
   return s.pass() ? 0 : 1;
+}
+
+int cmd_export_platform(const Registry& reg, const std::string& config, const std::string& out, std::size_t point) {
+  Experiment ex = load_experiment(config, reg);
+  if (point < 1 || point > ex.runs.size())
+    throw InputError("", "--point", "the config has " + std::to_string(ex.runs.size()) + " point(s); " +
+                                        std::to_string(point) + " is not one of them");
+  const Setup& s = ex.runs[point - 1].setup;
+  if (auto why = sgplat::unsupported(s.machine, s.topology))
+    throw InputError(ex.file, why->machine ? "/machine" : "/topology", why->message);
+  const std::string xml = sgplat::platform_xml(s.machine, s.topology, s.machine.tau);
+  if (out.empty()) {
+    std::cout << xml;
+    return 0;
+  }
+  try {
+    write_file_atomic(out, xml);
+  } catch (const std::exception& e) {
+    throw InputError(out, "", std::string("cannot write the platform: ") + e.what());
+  }
+  spdlog::get("cubesim")->info("wrote {} ({}, {})", out, s.machine.name, s.topology.describe());
+  return 0;
 }
 
 int cmd_predict(const Registry& reg, const std::string& config, bool json) {
@@ -200,7 +244,7 @@ int main(int argc, char** argv) {
   run->add_option("config", config, "experiment config (JSON)")->required();
   run->add_option("--out", out_dir, "write report.json and runs.csv into this folder (atomically)");
   run->add_flag("--json", json, "print the JSON report on stdout and nothing else");
-  run->add_option("--engine", engine, "cycle (the discrete-event engine)");
+  run->add_option("--engine", engine, "cycle (the discrete-event engine, default), simgrid (SimGrid S4U), or both side by side");
   run->add_option("--trace", targs.formats, "write traces into OUT/traces: cubesim, chrome, simgrid (comma-separated)");
   run->add_option("--trace-nodes", targs.nodes, "chrome trace: only nodes A-B");
   run->add_option("--trace-max-events", targs.max_events, "chrome trace: stop after this many events (default 2000000)");
@@ -227,6 +271,11 @@ int main(int argc, char** argv) {
   reg_cmd->add_flag("--json", json, "print the JSON summary on stdout and nothing else");
   reg_cmd->add_flag("--update", update, "rewrite the golden values with the current ones, listing what changed");
   reg_cmd->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0");
+  std::size_t point = 1;
+  auto* expl = app.add_subcommand("export-platform", "write the SimGrid platform (XML) of a config's machine and topology");
+  expl->add_option("config", config, "experiment config (JSON)")->required();
+  expl->add_option("--out", out_dir, "the XML file to write (default: standard output)");
+  expl->add_option("--point", point, "which point of a sweep (1-based, default 1)");
   auto* pred = app.add_subcommand("predict", "print the analytic predictions of a config");
   pred->add_option("config", config, "experiment config (JSON)")->required();
   pred->add_flag("--json", json, "JSON on stdout");
@@ -248,6 +297,7 @@ int main(int argc, char** argv) {
     if (*run) return cmd_run(reg, config, out_dir, json, reproducible, engine, targs);
     if (*reg_cmd) return cmd_regress(reg, suite, out_dir, json, update, reproducible);
     if (*rep) return cmd_replay(reg, trace_path, ropt, out_dir, json, reproducible, targs);
+    if (*expl) return cmd_export_platform(reg, config, out_dir, point);
     if (*pred) return cmd_predict(reg, config, json);
     if (*val) return cmd_validate(reg, config);
     if (*list) return cmd_list(reg, what);
