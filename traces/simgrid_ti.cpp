@@ -12,69 +12,27 @@
 #include "sim/config.hpp"
 #include "sim/input_error.hpp"
 #include "sim/report.hpp"
+#include "sim/simgrid/platform.hpp"
 
 namespace cubesim::trace {
 
 namespace fs = std::filesystem;
 
 namespace {
-
 std::string g17(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", x);
   return buf;
 }
-
-std::string host(NodeId n) { return "node-" + std::to_string(n); }
-std::string link_name(NodeId a, NodeId b) { return "link-" + std::to_string(std::min(a, b)) + "-" + std::to_string(std::max(a, b)); }
-
 }  // namespace
 
 std::string simgrid_exact_flags() {
   // CM02 with no cross-traffic and an unbounded TCP window: latency + bytes / bandwidth for one
   // uncontended transfer (shared/SIMGRID.md). Sends are detached (eager) at every size, as in
   // cubesim, where receivers buffer without limit.
-  return "--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:1e18 "
-         "--cfg=smpi/send-is-detached-thresh:2000000000";
-}
-
-std::string platform_xml(const Machine& m, const Topology& topo) {
-  const NodeId n = topo.size();
-  std::ostringstream o;
-  o << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-    << "<!-- cubesim platform: machine " << m.name << ", " << topo.describe() << ".\n"
-    << "     Hosts compute 1/t_a flop/s; each edge is a split-duplex link with latency tau + tau_msg and\n"
-    << "     bandwidth element_bytes / t_c; routes follow cubesim's dimension-order routes. -->\n"
-    << "<platform version=\"4.1\">\n<zone id=\"cubesim\" routing=\"Full\">\n";
-  const double speed = m.t_a.count() > 0 ? 1.0 / m.t_a.seconds() : 1e30;
-  for (NodeId i = 0; i < n; ++i) o << "  <host id=\"" << host(i) << "\" speed=\"" << g17(speed) << "f\"/>\n";
-  const double bw = m.t_c.count() > 0 ? static_cast<double>(m.element_bytes) / m.t_c.seconds() : 1e30;
-  const double lat = (m.tau + m.tau_msg).seconds();
-  std::set<std::pair<NodeId, NodeId>> edges;
-  for (NodeId a = 0; a < n; ++a)
-    for (int p = 0; p < topo.num_ports(); ++p) {
-      const NodeId b = topo.neighbor(a, p);
-      if (b >= 0 && b != a) edges.emplace(std::min(a, b), std::max(a, b));
-    }
-  for (const auto& [a, b] : edges)
-    o << "  <link id=\"" << link_name(a, b) << "\" bandwidth=\"" << g17(bw) << "Bps\" latency=\"" << g17(lat)
-      << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-  o << "  <link id=\"loopback\" bandwidth=\"1e30Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n";
-  for (NodeId s = 0; s < n; ++s) {
-    o << "  <route src=\"" << host(s) << "\" dst=\"" << host(s) << "\"><link_ctn id=\"loopback\"/></route>\n";
-    for (NodeId d = 0; d < n; ++d) {
-      if (d == s) continue;
-      o << "  <route src=\"" << host(s) << "\" dst=\"" << host(d) << "\" symmetrical=\"NO\">";
-      for (NodeId cur = s; cur != d;) {
-        const NodeId next = topo.neighbor(cur, topo.next_hop(cur, d));
-        o << "<link_ctn id=\"" << link_name(cur, next) << "\" direction=\"" << (cur < next ? "UP" : "DOWN") << "\"/>";
-        cur = next;
-      }
-      o << "</route>\n";
-    }
-  }
-  o << "</zone>\n</platform>\n";
-  return o.str();
+  std::string flags;
+  for (const std::string& f : sgplat::exact_flags()) flags += f + " ";
+  return flags + "--cfg=smpi/send-is-detached-thresh:2000000000";
 }
 
 SimgridExport export_simgrid(const Trace& t, const Machine& m, const std::string& dir) {
@@ -82,9 +40,7 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m, const std::string
   if (t.has_forks())
     throw InputError("", "--trace simgrid",
                      "this trace has concurrent strands (all_of of Tasks), which SimGrid TI traces cannot express");
-  if (n > 1024)
-    throw InputError("", "--trace simgrid", "the platform of " + std::to_string(n) +
-                                                " nodes is too large for full routing (at most 1024 nodes)");
+  if (auto why = sgplat::unsupported(m, t.topology)) throw InputError("", "--trace simgrid", why->message);
   fs::create_directories(fs::path(dir) / "ranks");
   const auto bytes = [&](std::int64_t elements) { return std::to_string(elements * m.element_bytes); };
   std::string index;
@@ -163,9 +119,9 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m, const std::string
   }
   SimgridExport e{"index.txt", "platform.xml", "hostfile.txt", ""};
   write_file_atomic((fs::path(dir) / e.index).string(), index);
-  write_file_atomic((fs::path(dir) / e.platform).string(), platform_xml(m, t.topology));
+  write_file_atomic((fs::path(dir) / e.platform).string(), sgplat::platform_xml(m, t.topology, m.tau + m.tau_msg));
   std::string hosts;
-  for (NodeId r = 0; r < n; ++r) hosts += host(r) + "\n";
+  for (NodeId r = 0; r < n; ++r) hosts += sgplat::host_name(r) + "\n";
   write_file_atomic((fs::path(dir) / e.hostfile).string(), hosts);
   e.command = "smpirun -np " + std::to_string(n) + " -platform " + e.platform + " -hostfile " + e.hostfile + " -replay " +
               e.index + " " + simgrid_exact_flags();

@@ -27,7 +27,9 @@ struct SimgridExport {
 };
 
 /// Writes the trace of a run on `machine` into `dir` (created). Throws InputError when the trace
-/// cannot be expressed (concurrent strands) or the platform would be too large (> 1024 nodes).
+/// cannot be expressed (concurrent strands) or SimGrid cannot model the platform
+/// (sim/simgrid/platform.hpp: a mesh of more than 1024 nodes, t_c = 0). The platform is that of
+/// `cubesim export-platform` with links of latency tau + tau_msg: each TI action is a message.
 SimgridExport export_simgrid(const Trace& t, const Machine& machine, const std::string& dir);
 
 /// The SimGrid options that make one uncontended transfer take latency + bytes/bandwidth.
@@ -37,8 +39,5 @@ std::string simgrid_exact_flags();
 /// The result has no topology yet (nodes = ranks); the caller sets it. Throws InputError naming
 /// the file and line.
 Trace import_simgrid(const std::string& path, int element_bytes);
-
-/// The platform file alone (also for `cubesim export-platform`).
-std::string platform_xml(const Machine& machine, const Topology& topology);
 
 }  // namespace cubesim::trace
