@@ -84,6 +84,8 @@ struct Case {
   PortModel ports;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.algorithm << " ports " << c.ports.name(); }
+
 std::string case_name(const ::testing::TestParamInfo<Case>& i) {
   std::string s = i.param.algorithm + "_" + i.param.ports.name();
   for (char& c : s)
@@ -457,4 +459,22 @@ TEST(SimGridCli, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(r.err.rfind("/nonexistent/dir/p.xml: ", 0), 0u) << r.err;
 }
 
+}  // namespace
+
+namespace {
+// Issue 4: the SimGrid backend runs 2^16-node configs (about 20 s and 5.7 GB here).
+TEST(SimGridScale, SixtyFiveThousandNodesAgreeWithTheCycleEngine) {
+  Result r = run_cli("run configs/simgrid/broadcast-2e16.json --engine both --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& run = j["runs"][0];
+  EXPECT_EQ(run["nodes"], 65536);
+  EXPECT_EQ(run["simgrid"]["agrees"], true) << run["simgrid"].dump();
+  EXPECT_EQ(run["simgrid"]["verified"], true);
+  EXPECT_EQ(run["simgrid"]["verification"], "sizes");
+  EXPECT_EQ(run["simulated"]["time_ps"], 160'000'000'000);  // n (ceil(M/B) tau + M t_c) = 16 x 10 ms (TR-530 Table 1 SBT-b(1,1))
+  std::printf("[ 2^16 ] SimGrid %.2f s wall (%.2f s platform), %.0f MB; cycle %.3f s\n",
+              run["simgrid"]["wall_s"].get<double>(), run["simgrid"]["platform_s"].get<double>(),
+              run["simgrid"]["max_rss_bytes"].get<double>() / 1e6, run["simulated"]["wall_s"].get<double>());
+}
 }  // namespace
