@@ -45,9 +45,9 @@ std::string platform_xml(const Machine& m, const Topology& topo, Time latency) {
   o << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
     << "<!-- cubesim platform: machine " << m.name << ", " << topo.describe() << ".\n"
     << "     Hosts compute 1/t_a flop/s; each edge is a split-duplex link of bandwidth element_bytes/t_c\n"
-    << "     and latency " << lat << "; routes are dimension-order. Exact times need the options\n"
-    << "     --cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:1e18 -->\n"
-    << "<platform version=\"4.1\">\n";
+    << "     and latency " << lat << "; routes are dimension-order. Exact times need the options\n    ";
+  for (const std::string& f : exact_flags()) o << " " << f;
+  o << " -->\n<platform version=\"4.1\">\n";
   const bool cluster = (topo.kind() == Topology::Kind::hypercube && topo.dim() >= 1) ||
                        topo.kind() == Topology::Kind::torus;
   if (cluster) {
@@ -93,7 +93,8 @@ std::string platform_xml(const Machine& m, const Topology& topo, Time latency) {
 }
 
 std::vector<std::string> exact_flags() {
-  return {"--cfg=network/model:CM02", "--cfg=network/crosstraffic:0", "--cfg=network/TCP-gamma:1e18"};
+  return {"--cfg=network/model:CM02",           "--cfg=network/latency-factor:1", "--cfg=network/bandwidth-factor:1",
+          "--cfg=network/crosstraffic:0",       "--cfg=network/TCP-gamma:1e18"};
 }
 
 }  // namespace cubesim::sgplat

@@ -42,7 +42,8 @@ std::string platform_xml(const Machine& machine, const Topology& topology, Time 
 
 /// The options that make one uncontended transfer of S bytes over a route of h links take exactly
 /// h x latency + S / bandwidth (shared/SIMGRID.md, checked against SimGrid 3.32):
-/// CM02, no cross-traffic, an unbounded TCP window. Latency and bandwidth factors are 1 in CM02.
+/// CM02 with latency and bandwidth factors of 1 (CM02's defaults, set anyway), no cross-traffic,
+/// an unbounded TCP window.
 std::vector<std::string> exact_flags();
 
 }  // namespace cubesim::sgplat
