@@ -40,6 +40,7 @@ struct Prediction {
   std::int64_t startups = 0;           ///< the table's "start-ups" column
   std::int64_t msg_startups = 0;       ///< tau_msg terms (our extension: none in the tables)
   std::int64_t element_transfers = 0;  ///< the table's "element transfers" column
+  std::int64_t flops = 0;              ///< arithmetic on the critical path (reductions: the additions)
   Relation relation = Relation::exact;
   double tolerance = 0.0;              ///< for approx: |sim/pred - 1| <= tolerance
   std::string source;                  ///< paper, table, row
@@ -72,7 +73,7 @@ struct AlgorithmInfo {
 
 // Helpers for predictions: table terms with overflow checks.
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
-/// time = startups*tau + msg_startups*tau_msg + element_transfers*t_c, overflow-checked.
+/// time = startups*tau + msg_startups*tau_msg + element_transfers*t_c + flops*t_a, overflow-checked.
 Time prediction_time(const Machine& m, const Prediction& p);
 /// The row TR-530 Table 2 SBT-b(1,N) and Table 3 SBT-p(1,1) share: element transfers (N-1)M,
 /// start-ups sum_{i<n} ceil(2^i M / B), one message per dimension, B_opt = NM/2, min start-ups n.

@@ -22,6 +22,7 @@ Time prediction_time(const Machine& m, const Prediction& p) {
   std::int64_t t = checked_mul(p.startups, m.tau.count(), w);
   t = checked_add(t, checked_mul(p.msg_startups, m.tau_msg.count(), w), w);
   t = checked_add(t, checked_mul(p.element_transfers, m.t_c.count(), w), w);
+  t = checked_add(t, checked_mul(p.flops, m.t_a.count(), w), w);
   return Time::ps(t);
 }
 
@@ -72,6 +73,7 @@ Registry make_registry() {
   register_broadcast(r);
   register_allgather(r);
   register_personalized(r);
+  register_reduction(r);
   return r;
 }
 

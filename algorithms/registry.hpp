@@ -26,5 +26,6 @@ Registry make_registry();
 void register_broadcast(Registry& r);
 void register_allgather(Registry& r);
 void register_personalized(Registry& r);
+void register_reduction(Registry& r);
 
 }  // namespace cubesim

@@ -66,6 +66,7 @@ ojson prediction_json(const Prediction& p) {
   j["startups"] = p.startups;
   j["element_transfers"] = p.element_transfers;
   j["msg_startups"] = p.msg_startups;
+  j["flops"] = p.flops;
   j["relation"] = relation_name(p.relation);
   if (p.relation == Relation::approx) j["tolerance"] = p.tolerance;
   j["source"] = p.source;

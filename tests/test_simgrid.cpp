@@ -163,14 +163,18 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"allgather.cra", kAll}, Case{"allgather.gcea", kOne}, Case{"allgather.gcea", kAll},
                       Case{"allgather.sbt", kOne}, Case{"allgather.sbt", kAll}, Case{"allgather.sbt", kThree},
                       Case{"scatter.sbt", kOne}, Case{"scatter.sbt", kAll}, Case{"alltoall.sbt", kOne},
-                      Case{"alltoall.sbt", kAll}, Case{"alltoall.sbt", kThree}),
+                      Case{"alltoall.sbt", kAll}, Case{"alltoall.sbt", kThree}, Case{"reduce.sbt", kOne},
+                      Case{"reduce.sbt", kAll}, Case{"allreduce.sbt", kOne}, Case{"allreduce.sbt", kAll},
+                      Case{"reduce_scatter.sbt", kOne}, Case{"reduce_scatter.sbt", kAll}),
     case_name);
 
 TEST(EnginesAgree, EveryRegisteredAlgorithmIsInTheGrid) {
   // A new algorithm must join the agreement grid above (or say here why it cannot).
   const std::set<std::string> covered = {"broadcast.sbt", "broadcast.gc", "allgather.cra", "allgather.gcea",
-                                         "allgather.sbt", "scatter.sbt", "alltoall.sbt"};
-  for (const AlgorithmInfo* info : make_registry().all()) EXPECT_TRUE(covered.count(info->name)) << info->name;
+                                         "allgather.sbt", "scatter.sbt", "alltoall.sbt", "reduce.sbt",
+                                         "allreduce.sbt", "reduce_scatter.sbt"};
+  const Registry reg = make_registry();
+  for (const AlgorithmInfo* info : reg.all()) EXPECT_TRUE(covered.count(info->name)) << info->name;
 }
 
 TEST(EnginesAgree, AtFourThousandNodes) {
