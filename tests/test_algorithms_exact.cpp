@@ -65,6 +65,11 @@ TEST_P(ExactFormula, SimulationEqualsTableToThePicosecond) {
         const RunOutcome o = run_point(rp, *info, true);
         ASSERT_TRUE(o.error.empty()) << o.error;
         EXPECT_TRUE(o.verified) << o.verify_message;
+        EXPECT_TRUE(o.relation_holds);
+        if (pred.relation != Relation::exact) {  // a departure the algorithm's file documents
+          ++runs;
+          continue;
+        }
         EXPECT_EQ(o.stats.time, pred.time) << pred.source;
         EXPECT_EQ(o.stats.critical_path.startups, pred.startups);
         EXPECT_EQ(o.stats.critical_path.element_transfers, pred.element_transfers);
@@ -88,7 +93,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"broadcast.gc", kOne}, Case{"broadcast.gc", kAll}, Case{"allgather.cra", kOne},
                       Case{"allgather.gcea", kOne}, Case{"allgather.sbt", kOne}, Case{"allgather.sbt", kAll},
                       Case{"scatter.sbt", kOne}, Case{"scatter.sbt", kAll}, Case{"alltoall.sbt", kOne},
-                      Case{"alltoall.sbt", kAll}, Case{"reduce.sbt", kOne}, Case{"reduce.sbt", kAll},
+                      Case{"alltoall.sbt", kAll}, Case{"broadcast.nesbt", kOne}, Case{"broadcast.nesbt", kAll},
+                      Case{"broadcast.nesbt", kThree}, Case{"reduce.sbt", kOne}, Case{"reduce.sbt", kAll},
                       Case{"reduce.sbt", kThree}, Case{"allreduce.sbt", kOne}, Case{"allreduce.sbt", kAll},
                       Case{"reduce_scatter.sbt", kOne}, Case{"reduce_scatter.sbt", kAll}),
     case_name);

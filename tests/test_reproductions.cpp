@@ -1,6 +1,10 @@
 // Paper items reproduced by simulation, with their expected outcome.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "sim/runner.hpp"
 
 using namespace cubesim;
@@ -60,4 +64,38 @@ TEST(Reproduction, Tr530CrossoverConfigsAtN4) {
   const Machine m = ipsc_nx();
   EXPECT_GT(simulate(reg, "broadcast.gc", 4, 4 * 256, m), simulate(reg, "broadcast.sbt", 4, 4 * 256, m));
   EXPECT_LT(simulate(reg, "broadcast.gc", 4, 5 * 256, m), simulate(reg, "broadcast.sbt", 4, 5 * 256, m));
+}
+
+// TR-530 Fig. 3: SBT and nESBT broadcast of 60 KB in 1 KB packets on the one-port iPSC, n = 1..7,
+// and the speed-up, against the paper's dashed line "speed-up = log N". configs/tr530/fig3-*.json
+// run the same points; configs/tr530/fig3.csv holds the curve for plotting and must match.
+TEST(Reproduction, Tr530Fig3NesbtSpeedUpOverSbtGrowsTowardsLogN) {
+  const Registry reg = make_registry();
+  const Machine m = ipsc_nx();
+  const std::int64_t M = 15360, P = 60;  // 60 packets of 256 elements
+  std::string csv = "n,nodes,sbt_s,nesbt_s,speedup,log2_N\n";
+  double previous = 0;
+  for (int n = 1; n <= 7; ++n) {
+    const Time sbt = simulate(reg, "broadcast.sbt", n, M, m);
+    const Time nesbt = simulate(reg, "broadcast.nesbt", n, M, m);
+    const double speedup = static_cast<double>(sbt.count()) / static_cast<double>(nesbt.count());
+    SCOPED_TRACE("n=" + std::to_string(n));
+    // The shape: growing with n, below log N = n, and n P / (P + n) once the trees are disjoint
+    // from the source's half (n >= 2; on a 1-cube both are the same single path).
+    EXPECT_GT(speedup, previous);
+    if (n == 1) EXPECT_DOUBLE_EQ(speedup, 1.0);
+    else {
+      EXPECT_LT(speedup, n);
+      EXPECT_NEAR(speedup, static_cast<double>(n * P) / static_cast<double>(P + n), 1e-12);
+    }
+    previous = speedup;
+    char line[160];
+    std::snprintf(line, sizeof line, "%d,%d,%.9f,%.9f,%.6f,%d\n", n, 1 << n, sbt.seconds(), nesbt.seconds(), speedup, n);
+    csv += line;
+  }
+  std::ifstream f("configs/tr530/fig3.csv");
+  std::stringstream have;
+  have << f.rdbuf();
+  if (std::getenv("CUBESIM_UPDATE_FIG3") != nullptr) std::ofstream("configs/tr530/fig3.csv") << csv;
+  else EXPECT_EQ(have.str(), csv) << "regenerate with CUBESIM_UPDATE_FIG3=1 ./build/cubesim_tests --gtest_filter='*Fig3*'";
 }

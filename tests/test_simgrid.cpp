@@ -159,7 +159,8 @@ const PortModel kOne{PortKind::one, 1}, kAll{PortKind::all, 0}, kThree{PortKind:
 INSTANTIATE_TEST_SUITE_P(
     ExactFamily, EnginesAgree,
     ::testing::Values(Case{"broadcast.sbt", kOne}, Case{"broadcast.sbt", kAll}, Case{"broadcast.sbt", kThree},
-                      Case{"broadcast.gc", kOne}, Case{"broadcast.gc", kAll}, Case{"allgather.cra", kOne},
+                      Case{"broadcast.gc", kOne}, Case{"broadcast.gc", kAll}, Case{"broadcast.nesbt", kOne},
+                      Case{"broadcast.nesbt", kAll}, Case{"allgather.cra", kOne},
                       Case{"allgather.cra", kAll}, Case{"allgather.gcea", kOne}, Case{"allgather.gcea", kAll},
                       Case{"allgather.sbt", kOne}, Case{"allgather.sbt", kAll}, Case{"allgather.sbt", kThree},
                       Case{"scatter.sbt", kOne}, Case{"scatter.sbt", kAll}, Case{"alltoall.sbt", kOne},
@@ -170,7 +171,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(EnginesAgree, EveryRegisteredAlgorithmIsInTheGrid) {
   // A new algorithm must join the agreement grid above (or say here why it cannot).
-  const std::set<std::string> covered = {"broadcast.sbt", "broadcast.gc", "allgather.cra", "allgather.gcea",
+  const std::set<std::string> covered = {"broadcast.sbt", "broadcast.gc", "broadcast.nesbt", "allgather.cra", "allgather.gcea",
                                          "allgather.sbt", "scatter.sbt", "alltoall.sbt", "reduce.sbt",
                                          "allreduce.sbt", "reduce_scatter.sbt"};
   const Registry reg = make_registry();
