@@ -81,24 +81,18 @@ std::string engine_name(EngineKind k) {
   return "?";
 }
 
+// What the SimGrid child sends back: its statistics, field by field, in both directions.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SimGridStats, time_s, messages, packets, activities, resumes, workers, inline_ops,
+                                   unreceived_messages, platform_s, wall_s)
+
 SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verify, SimGridOptions opt) {
   SimGridOutcome out;
   const IsolatedResult r = run_isolated([&]() -> std::string {
     SimGridEngine engine(s.machine, s.topology, EngineOptions{s.params.B, s.data_mode}, opt);
     const Params params = s.params;
-    ojson j;
+    nlohmann::json j;
     try {
-      const SimGridStats st = engine.run([&](Node& node) { return info.process(node, params); });
-      j["time_s"] = st.time_s;
-      j["messages"] = st.messages;
-      j["packets"] = st.packets;
-      j["activities"] = st.activities;
-      j["resumes"] = st.resumes;
-      j["workers"] = st.workers;
-      j["inline_ops"] = st.inline_ops;
-      j["unreceived_messages"] = st.unreceived_messages;
-      j["platform_s"] = st.platform_s;
-      j["wall_s"] = st.wall_s;
+      j["stats"] = engine.run([&](Node& node) { return info.process(node, params); });
       if (verify) {
         const Verdict v = info.verify(s, engine.results());
         j["verified"] = v.ok;
@@ -115,22 +109,12 @@ SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verif
     out.error = r.error;
     return out;
   }
-  const ojson j = ojson::parse(r.output);
+  const nlohmann::json j = nlohmann::json::parse(r.output);
   if (j.contains("error")) {
     out.error = j["error"].get<std::string>();
     return out;
   }
-  SimGridStats& st = out.stats;
-  st.time_s = j["time_s"].get<double>();
-  st.messages = j["messages"].get<std::int64_t>();
-  st.packets = j["packets"].get<std::int64_t>();
-  st.activities = j["activities"].get<std::int64_t>();
-  st.resumes = j["resumes"].get<std::int64_t>();
-  st.workers = j["workers"].get<std::int64_t>();
-  st.inline_ops = j["inline_ops"].get<std::int64_t>();
-  st.unreceived_messages = j["unreceived_messages"].get<std::int64_t>();
-  st.platform_s = j["platform_s"].get<double>();
-  st.wall_s = j["wall_s"].get<double>();
+  out.stats = j["stats"].get<SimGridStats>();
   if (j.contains("verified")) {
     out.verify_ran = true;
     out.verified = j["verified"].get<bool>();
