@@ -113,6 +113,20 @@ Prediction predict_sbt(const Setup& s) {
   return pr;
 }
 
+/// The rows of a pipeline of P = ceil(M/B) packets through k further stages (GC(1,1): k = N - 2;
+/// nESBT-b(1,1): k = n): start-ups P + k, element transfers M + k min(B, M), every packet its own
+/// message; B_opt = sqrt(M tau / (k t_c)) and min start-ups k + 2 sqrt(k M t_c / tau) for k > 0.
+void pipeline_row(Prediction& pr, const Setup& s, std::int64_t k) {
+  const std::int64_t M = s.params.M, B = s.params.B;
+  pr.startups = ceil_div(M, B) + k;
+  pr.msg_startups = pr.startups;
+  pr.element_transfers = M + k * std::min(B, M);
+  if (k <= 0) return;
+  const double tc = static_cast<double>(s.machine.t_c.count()), tau = static_cast<double>(s.machine.tau.count());
+  pr.b_opt = std::sqrt(static_cast<double>(M) * tau / (static_cast<double>(k) * tc));
+  pr.min_startups = static_cast<double>(k) + 2 * std::sqrt(static_cast<double>(k * M) * tc / tau);
+}
+
 /// GC(1,1): a pipeline down the Gray-code path that starts at the root.
 Task<> broadcast_gc(Node& self, Params p) {
   const NodeId N = self.size();
@@ -134,19 +148,10 @@ Task<> broadcast_gc(Node& self, Params p) {
 }
 
 Prediction predict_gc(const Setup& s) {
-  const std::int64_t N = s.topology.size(), M = s.params.M, B = s.params.B;
+  const std::int64_t N = s.topology.size();
   Prediction pr;
   pr.source = "TR-530 Table 1, GC(1,1)";
-  if (N > 1) {
-    pr.startups = ceil_div(M, B) + N - 2;
-    pr.msg_startups = pr.startups;
-    pr.element_transfers = M + (N - 2) * std::min(B, M);
-  }
-  if (N > 2) {
-    const double tc = static_cast<double>(s.machine.t_c.count()), tau = static_cast<double>(s.machine.tau.count());
-    pr.b_opt = std::sqrt(static_cast<double>(M) * tau / (static_cast<double>(N - 2) * tc));
-    pr.min_startups = static_cast<double>(N - 2) + 2 * std::sqrt(static_cast<double>((N - 2) * M) * tc / tau);
-  }
+  if (N > 1) pipeline_row(pr, s, N - 2);
   pr.time = prediction_time(s.machine, pr);
   return pr;
 }
@@ -242,14 +247,7 @@ Prediction predict_nesbt(const Setup& s) {
   const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = "TR-530 Table 1, nESBT-b(1,1)";
-  if (n > 0) {
-    pr.startups = ceil_div(M, B) + n;
-    pr.msg_startups = pr.startups;  // every packet is its own message
-    pr.element_transfers = M + n * std::min(B, M);
-    const double tc = static_cast<double>(s.machine.t_c.count()), tau = static_cast<double>(s.machine.tau.count());
-    pr.b_opt = std::sqrt(static_cast<double>(M) * tau / (static_cast<double>(n) * tc));
-    pr.min_startups = static_cast<double>(n) + 2 * std::sqrt(static_cast<double>(n * M) * tc / tau);
-  }
+  if (n > 0) pipeline_row(pr, s, n);
   // Measured departure: on a 1-cube the row's "+ n" counts a last hop, over dimension i into the
   // half of the cube that holds the source, that has no node to reach; the broadcast ends one
   // cycle (tau + min(B,M) t_c) earlier. For n >= 2 the row is exact (tests/test_algorithms_exact).
