@@ -1,4 +1,9 @@
 #pragma once
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+
 #include "algorithms/registry.hpp"
 #include "sim/engine.hpp"
 
@@ -16,5 +21,22 @@ inline Machine simple_machine(PortModel ports = {PortKind::one, 1}, std::int64_t
   m.ports = ports;
   return m;
 }
+
+/// One case of a parameterized test over algorithms: a name and the port model it runs on.
+struct AlgorithmCase {
+  std::string algorithm;
+  PortModel ports;
+};
+inline void PrintTo(const AlgorithmCase& c, std::ostream* os) { *os << c.algorithm << " ports " << c.ports.name(); }
+/// "broadcast_sbt_one": a test name gtest accepts.
+inline std::string case_label(const AlgorithmCase& c) {
+  std::string s = c.algorithm + "_" + c.ports.name();
+  for (char& ch : s)
+    if (ch == '.') ch = '_';
+  return s;
+}
+inline std::string case_name(const ::testing::TestParamInfo<AlgorithmCase>& i) { return case_label(i.param); }
+
+inline const PortModel kOne{PortKind::one, 1}, kAll{PortKind::all, 0}, kThree{PortKind::k, 3};
 
 }  // namespace cubesim::test

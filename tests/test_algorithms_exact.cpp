@@ -3,23 +3,18 @@
 // of n, M, B, tau, t_c and tau_msg; every run's data verified.
 #include <gtest/gtest.h>
 
+#include "helpers.hpp"
 #include "sim/runner.hpp"
 
 using namespace cubesim;
 
 namespace {
 
-struct Case {
-  std::string algorithm;
-  PortModel ports;
-};
-
-std::string case_name(const ::testing::TestParamInfo<Case>& i) {
-  std::string s = i.param.algorithm + "_" + i.param.ports.name();
-  for (char& c : s)
-    if (c == '.') c = '_';
-  return s;
-}
+using Case = cubesim::test::AlgorithmCase;
+using cubesim::test::case_name;
+using cubesim::test::kAll;
+using cubesim::test::kOne;
+using cubesim::test::kThree;
 
 class ExactFormula : public ::testing::TestWithParam<Case> {};
 
@@ -84,8 +79,6 @@ TEST_P(ExactFormula, SimulationEqualsTableToThePicosecond) {
   }
   EXPECT_GT(runs, 150) << "the grid must really run (" << skipped << " skipped)";
 }
-
-const PortModel kOne{PortKind::one, 1}, kAll{PortKind::all, 0}, kThree{PortKind::k, 3};
 
 INSTANTIATE_TEST_SUITE_P(
     Tr530Tables, ExactFormula,

@@ -79,19 +79,11 @@ void expect_close(double got, double want, const std::string& what) {
 // ---------------------------------------------------------------------------------------------
 // Every algorithm, both engines, a grid of parameters.
 
-struct Case {
-  std::string algorithm;
-  PortModel ports;
-};
-
-void PrintTo(const Case& c, std::ostream* os) { *os << c.algorithm << " ports " << c.ports.name(); }
-
-std::string case_name(const ::testing::TestParamInfo<Case>& i) {
-  std::string s = i.param.algorithm + "_" + i.param.ports.name();
-  for (char& c : s)
-    if (c == '.') c = '_';
-  return s;
-}
+using Case = cubesim::test::AlgorithmCase;
+using cubesim::test::case_name;
+using cubesim::test::kAll;
+using cubesim::test::kOne;
+using cubesim::test::kThree;
 
 class EnginesAgree : public ::testing::TestWithParam<Case> {};
 
@@ -151,10 +143,8 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
   EXPECT_GE(contention_free, 10) << "the grid must hold contention-free configs";
   EXPECT_GT(runs, 30);
   std::printf("[ %s ] %d runs (%d contention-free, %d with queueing), worst |relative difference| %.2e\n",
-              case_name({GetParam(), 0}).c_str(), runs, contention_free, queued, worst);
+              cubesim::test::case_label(GetParam()).c_str(), runs, contention_free, queued, worst);
 }
-
-const PortModel kOne{PortKind::one, 1}, kAll{PortKind::all, 0}, kThree{PortKind::k, 3};
 
 INSTANTIATE_TEST_SUITE_P(
     ExactFamily, EnginesAgree,
