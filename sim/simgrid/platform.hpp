@@ -32,7 +32,6 @@ std::string host_name(NodeId node);
 struct Unsupported {
   bool machine = false;  ///< the machine is at fault (else the topology)
   std::string message;
-  [[nodiscard]] const std::string& operator*() const { return message; }
 };
 std::optional<Unsupported> unsupported(const Machine& machine, const Topology& topology);
 
