@@ -8,16 +8,31 @@
 //                 all-port: SBT-b(n,1). The message is cut into packets of B elements; every
 //                 node forwards each packet to all its children at once, as soon as it has it.
 //                 Table 1: element transfers M + (n-1)B, start-ups ceil(M/B) + n - 1.
-//  broadcast.nesbt  n edge-disjoint spanning binomial trees (§4.1.3), nESBT-b(1,1): packet k goes
-//                 down tree k mod n; in cycle t every node uses dimension t mod n only, which is
-//                 one-port and contention-free. Table 1: element transfers M + nB, start-ups
-//                 ceil(M/B) + n. Exact for n >= 2 when B divides M (any tau, t_c, tau_msg);
-//                 within 10 % with a remainder packet (measured worst +7.6 %, see
-//                 predict_nesbt); on a 1-cube one cycle shorter (an upper bound there). The one-port schedule runs unchanged on
-//                 all-port machines; nESBT-b(n,1) is not implemented yet.
-//  broadcast.gc   Hamiltonian path of the binary-reflected Gray code (§4.1.1), GC(1,1): the
-//                 message travels down the path in packets of B elements, pipelined.
-//                 Table 1: element transfers M + (N-2)B, start-ups ceil(M/B) + N - 2.
+//  broadcast.nesbt  n edge-disjoint spanning binomial trees (§4.1.3).
+//                 one-port: nESBT-b(1,1): packet k goes down tree k mod n; in cycle t every node
+//                 uses dimension t mod n only, which is one-port and contention-free. Table 1:
+//                 element transfers M + nB, start-ups ceil(M/B) + n. Exact for n >= 2 when B
+//                 divides M (any tau, t_c, tau_msg); within 10 % with a remainder packet
+//                 (measured worst +7.6 %, see predict_nesbt); on a 1-cube one cycle shorter (an
+//                 upper bound there).
+//                 all-port: nESBT-b(n,1): part i of the message (M/n elements) pipelined down
+//                 tree i, the n trees at once. Table 1: M/n + nB, ceil(M/(nB)) + n. Exact for
+//                 n >= 2 with the largest part, ceil(M/n), for M/n; an upper bound on a 1-cube.
+//  broadcast.gc   Hamiltonian path of the binary-reflected Gray code (§4.1.1).
+//                 one-port: GC(1,1): the message travels down the path in packets of B
+//                 elements, pipelined. Table 1: M + (N-2)B, ceil(M/B) + N - 2. Exact.
+//                 all-port: GC(n,1): part i goes whole down the path rotated by i, one hop per
+//                 step. Table 1: (M/n)(N-1), ceil(M/(nB))(N-1). Exact with ceil(M/n) for M/n.
+//  broadcast.nrsbt  n rotated spanning binomial trees (§4.1.4), part j on the SBT rotated by j,
+//                 whole parts per edge (algorithms/collectives/tree_routing).
+//                 one-port: nRSBT-b(1,1), steps of dimensions n-1, ..., 0, n-1, ..., 1. Table 1:
+//                 M n, 2 sum_{i<n} ceil(M i/(n B)) + ceil(M/B). Exact when n divides M.
+//                 all-port: nRSBT-b(n,1), n steps of one part per port. Table 1: M,
+//                 ceil(M/(nB)) n. Exact (ceil(M/n) for M/n).
+//  broadcast.sbnt The spanning balanced n-tree (§4.1.5, algorithms/embedding/trees.hpp). TR-530
+//                 gives no Table 1 row ("of higher complexity than the nESBT routing"); we
+//                 predict all-port (pipelined, height n) with the SBT-b(n,1) terms, exact, and
+//                 one-port (2n-1 whole-message steps) as an upper bound.
 //
 // Reading of the tables (docs/formulas.md): "B" in the pipelined rows is the size of a packet
 // actually sent, min(B, M) — a message shorter than B travels as one packet of M elements, and
@@ -28,8 +43,10 @@
 #include <bit>
 #include <cmath>
 
+#include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/collectives/verify.hpp"
 #include "algorithms/embedding/gray.hpp"
+#include "algorithms/embedding/trees.hpp"
 #include "algorithms/registry.hpp"
 
 namespace cubesim {
@@ -58,29 +75,39 @@ Task<> sbt_one_port(Node& self, Params p) {
   self.set_result(std::move(data));
 }
 
-/// SBT-b(n,1): packets of B elements, each forwarded to every child at once.
-Task<> sbt_all_port(Node& self, Params p) {
-  const NodeId r = self.id() ^ p.root;
+/// A pipelined broadcast down one spanning tree, all-port: the message (or, with several trees,
+/// this tree's part of it, elements [offset, offset + len)) cut into packets of B elements; every
+/// node forwards each packet to all its children at once, as soon as it has it. Returns the part.
+Task<Buffer> pipelined_tree(Node& self, bool root, Buffer part, std::int64_t len, int parent_dim,
+                            std::vector<int> child_dims, int tag) {
   const std::int64_t B = self.packet_elements();
-  const std::int64_t packets = ceil_div(p.M, B);
-  const bool root = r == 0;
-  const int parent = root ? -1 : std::countr_zero(static_cast<std::uint64_t>(r));
-  const int children = root ? cube_dim(self) : parent;  // dimensions children-1 .. 0
-  Buffer all = root ? root_message(self, p.M) : Buffer{};
+  const std::int64_t packets = ceil_div(len, B);
+  Buffer got;
   for (std::int64_t k = 0; k < packets; ++k) {
     // (No co_await inside ?: — GCC 12 miscompiles it, destroying the temporary twice.)
     Buffer chunk;
-    if (root) chunk = all.slice(k * B, std::min(B, p.M - k * B));
-    else chunk = co_await self.recv(parent);
-    if (children > 0) {
+    if (root) chunk = part.slice(k * B, std::min(B, len - k * B));
+    else chunk = co_await self.recv(parent_dim, tag);
+    if (!child_dims.empty()) {
       std::vector<Op> sends;
-      sends.reserve(static_cast<std::size_t>(children));
-      for (int d = children - 1; d >= 0; --d) sends.push_back(self.send(d, chunk));
+      sends.reserve(child_dims.size());
+      for (int d : child_dims) sends.push_back(self.send(d, chunk, tag));
       co_await all_of(sends);
     }
-    if (!root) all.append(chunk);
+    if (!root) got.append(chunk);
   }
-  self.set_result(std::move(all));
+  co_return root ? std::move(part) : std::move(got);
+}
+
+/// SBT-b(n,1): the SBT (children of r: dimensions below its lowest 1-bit), pipelined.
+Task<> sbt_all_port(Node& self, Params p) {
+  const NodeId r = self.id() ^ p.root;
+  const bool root = r == 0;
+  const int parent = root ? -1 : std::countr_zero(static_cast<std::uint64_t>(r));
+  std::vector<int> children;
+  for (int d = (root ? cube_dim(self) : parent) - 1; d >= 0; --d) children.push_back(d);
+  Buffer all = root ? root_message(self, p.M) : Buffer{};
+  self.set_result(co_await pipelined_tree(self, root, std::move(all), p.M, parent, std::move(children), 0));
 }
 
 Task<> broadcast_sbt(Node& self, Params p) {
@@ -266,6 +293,217 @@ Prediction predict_nesbt(const Setup& s) {
   return pr;
 }
 
+/// Part i of n of the message: sizes differ by at most one element, larger parts first.
+std::int64_t part_size(std::int64_t M, int n, int i) { return M / n + (i < M % n ? 1 : 0); }
+std::int64_t part_offset(std::int64_t M, int n, int i) { return i * (M / n) + std::min<std::int64_t>(i, M % n); }
+
+/// nESBT-b(n,1), all-port: part i of the message (ceil or floor of M/n elements) goes down tree i
+/// pipelined in packets of B; the n trees run at once. They are edge-disjoint, so no two trees
+/// ever want the same port in the same direction.
+Task<> nesbt_all_port(Node& self, Params p) {
+  const int n = cube_dim(self);
+  const NodeId x = self.id() ^ p.root;
+  Buffer msg = x == 0 ? root_message(self, p.M) : Buffer{};
+  std::vector<Buffer> parts(static_cast<std::size_t>(n));
+  std::vector<Task<>> trees;
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t len = part_size(p.M, n, i);
+    if (len == 0) continue;
+    const int parent = x == 0 ? -1 : std::countr_zero(static_cast<std::uint64_t>(esbt_in(x, i, n).parent ^ x));
+    std::vector<int> children;
+    for (int e = 0; e < n; ++e) {
+      const NodeId c = x ^ (NodeId{1} << e);
+      if (c != 0 && esbt_in(c, i, n).parent == x) children.push_back(e);
+    }
+    Buffer mine = x == 0 ? msg.slice(part_offset(p.M, n, i), len) : Buffer{};
+    trees.push_back([](Node& self, bool root, Buffer part, std::int64_t len, int parent, std::vector<int> children,
+                       int tag, Buffer* out) -> Task<> {
+      *out = co_await pipelined_tree(self, root, std::move(part), len, parent, std::move(children), tag);
+    }(self, x == 0, std::move(mine), len, parent, std::move(children), i, &parts[static_cast<std::size_t>(i)]));
+  }
+  co_await all_of(std::move(trees));
+  if (x == 0) {
+    self.set_result(std::move(msg));
+  } else {
+    Buffer all;
+    for (Buffer& b : parts) all.append(b);
+    self.set_result(std::move(all));
+  }
+}
+
+Task<> broadcast_nesbt_any(Node& self, Params p) {
+  if (self.machine().ports.kind == PortKind::all) return nesbt_all_port(self, p);
+  return broadcast_nesbt(self, p);
+}
+
+/// Path i of GC(n,1) (TR-530 §4.1.1): the Gray-code path with dimension k turned into
+/// (i + k) mod n, i.e. the code rotated left by i.
+NodeId rotated_gray(std::int64_t pos, int i, int n) {
+  return static_cast<NodeId>(trees::rotate_right(gray::encode(static_cast<std::uint64_t>(pos)), n, (n - i) % n));
+}
+
+/// GC(n,1), all-port: part i of the message goes, whole, down rotated path i, one hop per step;
+/// the n paths run at once. In step q path i crosses dimension (i + t_q) mod n, so the paths never
+/// want the same port in the same step (TR-530 Table 1 GC(n,1): no pipelining along a path).
+Task<> gc_all_port(Node& self, Params p) {
+  const int n = cube_dim(self);
+  const NodeId N = self.size();
+  const NodeId x = self.id() ^ p.root;
+  Buffer msg = x == 0 ? root_message(self, p.M) : Buffer{};
+  std::vector<Buffer> parts(static_cast<std::size_t>(n));
+  std::vector<Task<>> paths;
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t len = part_size(p.M, n, i);
+    if (len == 0) continue;
+    const auto pos = static_cast<std::int64_t>(gray::decode(trees::rotate_right(static_cast<std::uint64_t>(x), n, i)));
+    const int in = pos > 0 ? std::countr_zero(static_cast<std::uint64_t>(rotated_gray(pos - 1, i, n) ^ x)) : -1;
+    const int out = pos + 1 < N ? std::countr_zero(static_cast<std::uint64_t>(rotated_gray(pos + 1, i, n) ^ x)) : -1;
+    Buffer mine = x == 0 ? msg.slice(part_offset(p.M, n, i), len) : Buffer{};
+    paths.push_back([](Node& self, Buffer part, int in, int out, int tag, Buffer* keep) -> Task<> {
+      if (in >= 0) part = co_await self.recv(in, tag);
+      if (out >= 0) co_await self.send(out, part, tag);
+      *keep = std::move(part);
+    }(self, std::move(mine), in, out, i, &parts[static_cast<std::size_t>(i)]));
+  }
+  co_await all_of(std::move(paths));
+  Buffer all;
+  for (Buffer& b : parts) all.append(b);
+  self.set_result(std::move(all));
+}
+
+Task<> broadcast_gc_any(Node& self, Params p) {
+  if (self.machine().ports.kind == PortKind::all && cube_dim(self) > 0) return gc_all_port(self, p);
+  return broadcast_gc(self, p);
+}
+
+Prediction predict_gc_any(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all) return predict_gc(s);
+  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
+  Prediction pr;
+  pr.source = "TR-530 Table 1, GC(n,1)";
+  if (n > 0) {
+    const std::int64_t part = ceil_div(M, n);  // the largest part sets every step
+    pr.element_transfers = part * (N - 1);
+    pr.startups = ceil_div(part, B) * (N - 1);
+    pr.msg_startups = N - 1;
+    pr.b_opt = static_cast<double>(M) / static_cast<double>(n);
+    pr.min_startups = static_cast<double>(N - 1);
+  }
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+Prediction predict_nesbt_any(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all) return predict_nesbt(s);
+  const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
+  Prediction pr;
+  pr.source = "TR-530 Table 1, nESBT-b(n,1)";
+  if (n > 0) {
+    // A pipeline of ceil(part/B) packets through n + 1 stages; the largest part, ceil(M/n), sets the time.
+    const std::int64_t part = ceil_div(M, n);
+    pr.startups = ceil_div(part, B) + n;
+    pr.msg_startups = pr.startups;
+    pr.element_transfers = part + n * std::min(B, part);
+    const double tc = static_cast<double>(s.machine.t_c.count()), tau = static_cast<double>(s.machine.tau.count());
+    pr.b_opt = std::sqrt(static_cast<double>(M) * tau / tc) / static_cast<double>(n);
+    pr.min_startups = static_cast<double>(n) + 2 * std::sqrt(static_cast<double>(M) * tc / tau);
+  }
+  // Measured departure: on a 1-cube tree 0 is the single edge to node 1, one stage, not n + 1 = 2.
+  if (n == 1) pr.relation = Relation::upper_bound;
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+/// nRSBT (TR-530 §4.1.4): the message in n parts, part j down the SBT rotated by j, each tree
+/// edge carrying its whole part (no pipelining). One-port: every node communicates across
+/// dimension n-1, n-2, ..., 0, n-1, ..., 1 in steps 0 .. 2n-2, sending all parts due on that edge
+/// at once (step s carries min(s+1, 2n-1-s) parts). All-port: tree j uses dimension
+/// (n-1-s+j) mod n in step s, n steps of one part on every port.
+Task<> broadcast_nrsbt(Node& self, Params p) {
+  const bool all_port = self.machine().ports.kind == PortKind::all;
+  auto plan = routing::plan(routing::Family::nrsbt, all_port ? routing::Schedule::phased : routing::Schedule::cyclic,
+                            cube_dim(self));
+  Buffer msg = (self.id() ^ p.root) == 0 ? root_message(self, p.M) : Buffer{};
+  self.set_result(co_await routing::broadcast(self, p.root, p.M, std::move(msg), plan));
+}
+
+Prediction predict_nrsbt(const Setup& s) {
+  const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
+  Prediction pr;
+  if (s.machine.ports.kind == PortKind::all) {
+    pr.source = "TR-530 Table 1, nRSBT-b(n,1)";
+    pr.element_transfers = ceil_div(M, std::max<std::int64_t>(n, 1)) * n;
+    pr.startups = ceil_div(M, std::max<std::int64_t>(n, 1) * B) * n;
+    pr.msg_startups = n;
+    pr.b_opt = static_cast<double>(M) / static_cast<double>(std::max<std::int64_t>(n, 1));
+    pr.min_startups = static_cast<double>(n);
+  } else {
+    pr.source = "TR-530 Table 1, nRSBT-b(1,1)";
+    pr.element_transfers = M * n;
+    if (n > 0) {
+      pr.startups = ceil_div(M, B);
+      for (std::int64_t i = 1; i < n; ++i) pr.startups += 2 * ceil_div(M * i, n * B);
+      pr.msg_startups = 2 * n - 1;
+    }
+    pr.b_opt = static_cast<double>(M);
+    pr.min_startups = static_cast<double>(std::max<std::int64_t>(2 * n - 1, 0));
+  }
+  // Measured departures (tests/test_algorithms_exact): the table assumes M mod n = 0 (§4.1.4, "the
+  // load on the edges from the source is perfectly balanced if M mod n = 0"), and is exact then.
+  // With M < n some parts are empty and fewer trees run: the row is an upper bound (lowest
+  // simulated/predicted seen 0.54, n = 7, M = 1). Otherwise the parts differ by one element and a
+  // step's packets and elements come from its parts, not from M i / n: within 15 % over the test
+  // grid (worst |sim/pred - 1| = 0.142 at n = 2, M = 7, B = 3; n = 6, M = 256, B = 16 is one
+  // start-up above the row).
+  if (n > 0 && M < n) {
+    pr.relation = Relation::upper_bound;
+  } else if (n > 0 && M % n != 0) {
+    pr.relation = Relation::approx;
+    pr.tolerance = 0.15;
+  }
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+/// SBnT (TR-530 §4.1.5, the tree of trees::sbnt_parent_dim). All-port: pipelined in packets of B
+/// like SBT-b(n,1); the SBnT is a shortest-path tree of height n, so the pipeline has n stages and
+/// the terms are those of SBT-b(n,1). One-port: the whole message down each edge, every node
+/// communicating across dimension 0, 1, ..., n-1, 0, ... in steps 0 .. 2n-2 (an SBnT path from
+/// the root sets bits cyclically upwards from its base).
+Task<> broadcast_sbnt(Node& self, Params p) {
+  const int n = cube_dim(self);
+  const NodeId r = self.id() ^ p.root;
+  Buffer msg = r == 0 ? root_message(self, p.M) : Buffer{};
+  if (self.machine().ports.kind == PortKind::all) {
+    const auto q = static_cast<std::uint64_t>(r);
+    self.set_result(co_await pipelined_tree(self, r == 0, std::move(msg), p.M, trees::sbnt_parent_dim(q, n),
+                                            trees::sbnt_children_dims(q, n), 0));
+  } else {
+    auto plan = routing::plan(routing::Family::sbnt, routing::Schedule::cyclic, n);
+    self.set_result(co_await routing::broadcast(self, p.root, p.M, std::move(msg), plan));
+  }
+}
+
+Prediction predict_sbnt(const Setup& s) {
+  const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
+  Prediction pr;
+  if (s.machine.ports.kind == PortKind::all) {
+    pr = predict_sbt(s);
+    pr.source = "TR-530 §4.1.5 (no Table 1 row): SBnT height n, pipelined, terms of SBT-b(n,1)";
+    return pr;
+  }
+  // No Table 1 row either: the one-port schedule has 2n - 1 steps of one whole message each; a
+  // node that has nothing to do in a step does not wait for it, so this is an upper bound.
+  pr.source = "TR-530 §4.1.5 (no Table 1 row): 2n-1 one-port steps of the whole message";
+  pr.relation = Relation::upper_bound;
+  const std::int64_t steps = n > 0 ? 2 * n - 1 : 0;
+  pr.element_transfers = M * steps;
+  pr.startups = ceil_div(M, B) * steps;
+  pr.msg_startups = steps;
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
 Verdict verify_broadcast(const Setup& s, const std::vector<Buffer>& results) {
   return verify_each(
       s, results, [&](NodeId) { return s.params.M; }, [](NodeId, std::int64_t i) { return message_value(i); });
@@ -280,11 +518,17 @@ void register_broadcast(Registry& r) {
          "TR-530 §4.1.2, Table 1 SBT-b(1,1) and SBT-b(n,1)", {"root", "M", "B"}, {"M"}, check, broadcast_sbt,
          predict_sbt, verify_broadcast});
   r.add({"broadcast.nesbt", "one-to-all broadcast on n edge-disjoint spanning binomial trees, one packet per tree in turn",
-         "TR-530 §4.1.3, Table 1 nESBT-b(1,1)", {"root", "M", "B"}, {"M"}, check, broadcast_nesbt, predict_nesbt,
-         verify_broadcast});
+         "TR-530 §4.1.3, Table 1 nESBT-b(1,1) and nESBT-b(n,1)", {"root", "M", "B"}, {"M"}, check,
+         broadcast_nesbt_any, predict_nesbt_any, verify_broadcast});
   r.add({"broadcast.gc", "one-to-all broadcast pipelined along the binary-reflected Gray-code Hamiltonian path",
-         "TR-530 §4.1.1, Table 1 GC(1,1)", {"root", "M", "B"}, {"M"}, check, broadcast_gc, predict_gc,
-         verify_broadcast});
+         "TR-530 §4.1.1, Table 1 GC(1,1) and GC(n,1)", {"root", "M", "B"}, {"M"}, check, broadcast_gc_any,
+         predict_gc_any, verify_broadcast});
+  r.add({"broadcast.nrsbt", "one-to-all broadcast on n rotated spanning binomial trees, one part of the message each",
+         "TR-530 §4.1.4, Table 1 nRSBT-b(1,1) and nRSBT-b(n,1)", {"root", "M", "B"}, {"M"}, check, broadcast_nrsbt,
+         predict_nrsbt, verify_broadcast});
+  r.add({"broadcast.sbnt", "one-to-all broadcast on the spanning balanced n-tree",
+         "TR-530 §4.1.5 (base, children, parent; no Table 1 row)", {"root", "M", "B"}, {"M"}, check, broadcast_sbnt,
+         predict_sbnt, verify_broadcast});
 }
 
 }  // namespace cubesim

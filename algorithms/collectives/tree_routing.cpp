@@ -1,0 +1,350 @@
+#include "algorithms/collectives/tree_routing.hpp"
+
+#include <bit>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "algorithms/embedding/trees.hpp"
+
+namespace cubesim::routing {
+namespace {
+
+std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_subtrees) {
+  auto p = std::make_shared<Plan>();
+  p->n = n;
+  p->N = std::int64_t{1} << n;
+  p->trees = f == Family::nrsbt && n > 0 ? n : 1;
+  const std::int64_t N = p->N;
+  const int t = p->trees;
+  p->pdim.assign(static_cast<std::size_t>(t * N), -1);
+  p->step.assign(static_cast<std::size_t>(t * N), -1);
+  // Nodes by depth, so that a parent's step is known before its children's.
+  std::vector<std::uint32_t> order(static_cast<std::size_t>(N));
+  for (std::int64_t q = 0; q < N; ++q) order[static_cast<std::size_t>(q)] = static_cast<std::uint32_t>(q);
+  std::stable_sort(order.begin(), order.end(),
+                   [](std::uint32_t a, std::uint32_t b) { return std::popcount(a) < std::popcount(b); });
+  int max_step = -1;
+  for (int j = 0; j < t; ++j) {
+    for (std::uint32_t q : order) {
+      if (q == 0) continue;
+      const int k = f == Family::sbnt ? trees::sbnt_parent_dim(q, n) : trees::rsbt_parent_dim(q, n, f == Family::nrsbt ? j : 0);
+      const std::uint32_t par = q ^ (std::uint32_t{1} << k);
+      const auto at = static_cast<std::size_t>(j * N + q);
+      p->pdim[at] = static_cast<std::int8_t>(k);
+      int s = 0;
+      if (sched == Schedule::depth) {
+        s = std::popcount(q) - 1;
+      } else if (f != Family::sbnt) {
+        // SBT rotated by j, one-port SBT schedule in its own terms: the root sends across its
+        // dimensions in the order (j-1), (j-2), ..., j (cyclically), one per step, and a node
+        // forwards across the dimensions below the one it received on, so the edge across k is
+        // used at local step n-1-((k-j) mod n). Phased trees start at once; on one port, tree j
+        // starts when the common sequence n-1, n-2, ... first reaches its top dimension.
+        const int start = sched == Schedule::phased ? 0 : (n - j) % n;
+        s = start + (n - 1) - ((k - j) % n + n) % n;
+      } else {
+        // SBnT on one port: the first step of dimension k (in the sequence 0, 1, ..., n-1, 0, ...)
+        // after the edge into the parent.
+        const int prev_step = par == 0 ? -1 : p->step[static_cast<std::size_t>(j * N + par)];
+        const int prev_dim = par == 0 ? n - 1 : p->pdim[static_cast<std::size_t>(j * N + par)];
+        int gap = ((k - prev_dim) % n + n) % n;
+        if (gap == 0) gap = n;
+        s = prev_step + gap;
+      }
+      p->step[at] = s;
+      max_step = std::max(max_step, s);
+    }
+  }
+  p->steps = max_step + 1;
+  p->edges.resize(static_cast<std::size_t>(p->steps) * static_cast<std::size_t>(std::max(n, 1)));
+  for (int j = 0; j < t; ++j)
+    for (std::int64_t q = 1; q < N; ++q) {
+      const auto at = static_cast<std::size_t>(j * N + q);
+      p->edges[static_cast<std::size_t>(p->step[at] * n + p->pdim[at])].push_back(
+          {static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(j)});
+    }
+  if (with_subtrees) {
+    p->subtree.resize(static_cast<std::size_t>(t * N));
+    for (int j = 0; j < t; ++j)
+      for (std::int64_t w = 0; w < N; ++w) {  // ascending w: every list comes out sorted
+        std::int64_t a = w;
+        while (true) {
+          p->subtree[static_cast<std::size_t>(j * N + a)].push_back(static_cast<std::uint32_t>(w));
+          if (a == 0) break;
+          a ^= std::int64_t{1} << p->pdim[static_cast<std::size_t>(j * N + a)];
+        }
+      }
+  }
+  return p;
+}
+
+/// The rank of w in a sorted subtree list.
+std::int64_t rank_in(const std::vector<std::uint32_t>& list, std::int64_t w) {
+  auto it = std::lower_bound(list.begin(), list.end(), static_cast<std::uint32_t>(w));
+  return it - list.begin();
+}
+
+/// Elements in one step-form message (the same at every node: the schedule is translated).
+std::int64_t elements(const Plan& P, std::int64_t M, const std::vector<Entry>& list) {
+  std::int64_t e = 0;
+  for (const Entry& x : list) e += P.part_size(M, static_cast<int>(x.tree));
+  return e;
+}
+
+/// One step's operations at a node: a message out and/or in across each dimension.
+struct StepOps {
+  std::vector<Op> ops;
+  std::vector<std::pair<std::size_t, int>> recvs;  // (index into ops, dimension)
+};
+
+}  // namespace
+
+std::int64_t binomial(int n, int k) {
+  if (k < 0 || k > n) return 0;
+  std::int64_t c = 1;
+  for (int i = 1; i <= k; ++i) c = c * (n - k + i) / i;
+  return c;
+}
+
+std::shared_ptr<const Plan> plan(Family f, Schedule s, int n, bool with_subtrees) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, int, int, bool>, std::shared_ptr<const Plan>> cache;
+  const std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_tuple(static_cast<int>(f), static_cast<int>(s), n, with_subtrees);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  auto p = build(f, s, n, with_subtrees);
+  cache.emplace(key, p);
+  return p;
+}
+
+Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer message, std::shared_ptr<const Plan> pl) {
+  const Plan& P = *pl;
+  const std::int64_t r = self.id() ^ root;
+  Buffer all = r == 0 ? std::move(message) : Buffer::make(M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
+  struct Ev { int step, dim; bool send; int tree; };
+  std::vector<Ev> evs;
+  for (int j = 0; j < P.trees; ++j) {
+    if (P.part_size(M, j) == 0) continue;  // M < trees: an empty part is not sent at all
+    if (r != 0) evs.push_back({P.step_of(j, r), P.parent_dim(j, r), false, j});
+    for (int d = 0; d < P.n; ++d) {
+      const std::int64_t c = r ^ (std::int64_t{1} << d);
+      if (c != 0 && P.parent_dim(j, c) == d) evs.push_back({P.step_of(j, c), d, true, j});
+    }
+  }
+  std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
+    return std::tie(a.step, a.dim, a.send, a.tree) < std::tie(b.step, b.dim, b.send, b.tree);
+  });
+  for (std::size_t i = 0; i < evs.size();) {
+    StepOps st;
+    std::vector<std::vector<int>> in_trees;
+    const int s = evs[i].step;
+    while (i < evs.size() && evs[i].step == s) {
+      const int d = evs[i].dim;
+      Buffer out;
+      bool sends = false;
+      std::vector<int> in;
+      for (; i < evs.size() && evs[i].step == s && evs[i].dim == d; ++i) {
+        const int j = evs[i].tree;
+        if (evs[i].send) {
+          out.append(all.slice(P.part_offset(M, j), P.part_size(M, j)));
+          sends = true;
+        } else {
+          in.push_back(j);
+        }
+      }
+      if (!in.empty()) {
+        st.recvs.emplace_back(st.ops.size(), d);
+        st.ops.push_back(self.recv(d));
+        in_trees.push_back(std::move(in));
+      }
+      if (sends) st.ops.push_back(self.send(d, std::move(out)));
+    }
+    co_await all_of(st.ops);
+    for (std::size_t k = 0; k < st.recvs.size(); ++k) {
+      const Buffer got = st.ops[st.recvs[k].first].take();
+      std::int64_t off = 0;
+      for (int j : in_trees[k]) {
+        all.write(P.part_offset(M, j), got.slice(off, P.part_size(M, j)));
+        off += P.part_size(M, j);
+      }
+    }
+  }
+  co_return all;
+}
+
+Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl) {
+  const Plan& P = *pl;
+  const NodeId x = self.id();
+  Buffer all = Buffer::make(P.N * M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
+  all.write(x * M, own);
+  auto where = [&](std::int64_t src, int j) { return src * M + P.part_offset(M, j); };
+  for (int s = 0; s < P.steps; ++s) {
+    StepOps st;
+    for (int d = 0; d < P.n; ++d) {
+      const auto& list = P.at(s, d);
+      if (list.empty() || elements(P, M, list) == 0) continue;
+      const NodeId bit = NodeId{1} << d;
+      Buffer out;
+      for (const Entry& e : list) {
+        const std::int64_t src = x ^ bit ^ e.q;
+        out.append(all.slice(where(src, static_cast<int>(e.tree)), P.part_size(M, static_cast<int>(e.tree))));
+      }
+      st.ops.push_back(self.send(d, std::move(out)));
+      st.recvs.emplace_back(st.ops.size(), d);
+      st.ops.push_back(self.recv(d));
+    }
+    if (st.ops.empty()) continue;
+    co_await all_of(st.ops);
+    for (auto [k, d] : st.recvs) {
+      const Buffer got = st.ops[k].take();
+      std::int64_t off = 0;
+      for (const Entry& e : P.at(s, d)) {
+        const int j = static_cast<int>(e.tree);
+        if (P.part_size(M, j) == 0) continue;
+        all.write(where(x ^ e.q, j), got.slice(off, P.part_size(M, j)));
+        off += P.part_size(M, j);
+      }
+    }
+  }
+  co_return all;
+}
+
+Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl) {
+  const Plan& P = *pl;
+  const NodeId x = self.id();
+  const std::int64_t N = P.N;
+  // Every node holds, for each source src and tree j, the parts (of the blocks src sends) for the
+  // subtree of tree j below this node (relative address q = x ^ src), ascending: a segment of
+  // |subtree| items. Segments lie in one buffer, tree by tree, then by q.
+  std::vector<std::int64_t> seg(static_cast<std::size_t>(P.trees * N + 1));
+  {
+    std::int64_t off = 0;
+    for (int j = 0; j < P.trees; ++j)
+      for (std::int64_t q = 0; q < N; ++q) {
+        seg[static_cast<std::size_t>(j * N + q)] = off;
+        off += static_cast<std::int64_t>(P.below(j, q).size()) * P.part_size(M, j);
+      }
+    seg.back() = off;
+  }
+  auto item = [&](int j, std::int64_t q, std::int64_t rank) {
+    return seg[static_cast<std::size_t>(j * N + q)] + rank * P.part_size(M, j);
+  };
+  Buffer hold = Buffer::make(seg.back(), self.data_mode(), [](std::int64_t) { return Element{-1}; });
+  for (int j = 0; j < P.trees; ++j) {  // own blocks: subtree of 0 is every node, rank w
+    for (std::int64_t w = 0; w < N; ++w)
+      hold.write(item(j, 0, w), own.slice((x ^ w) * M + P.part_offset(M, j), P.part_size(M, j)));
+  }
+  for (int s = 0; s < P.steps; ++s) {
+    StepOps st;
+    for (int d = 0; d < P.n; ++d) {
+      const auto& list = P.at(s, d);
+      if (list.empty() || elements(P, M, list) == 0) continue;
+      Buffer out;
+      for (const Entry& e : list) {
+        const int j = static_cast<int>(e.tree);
+        const std::int64_t par = e.q ^ (std::int64_t{1} << d);  // this node, relative to the source
+        const auto& mine = P.below(j, par);
+        for (std::uint32_t w : P.below(j, e.q))
+          out.append(hold.slice(item(j, par, rank_in(mine, w)), P.part_size(M, j)));
+      }
+      st.ops.push_back(self.send(d, std::move(out)));
+      st.recvs.emplace_back(st.ops.size(), d);
+      st.ops.push_back(self.recv(d));
+    }
+    if (st.ops.empty()) continue;
+    co_await all_of(st.ops);
+    for (auto [k, d] : st.recvs) {
+      const Buffer got = st.ops[k].take();
+      std::int64_t off = 0;
+      for (const Entry& e : P.at(s, d)) {
+        const int j = static_cast<int>(e.tree);
+        const std::int64_t len = static_cast<std::int64_t>(P.below(j, e.q).size()) * P.part_size(M, j);
+        hold.write(item(j, e.q, 0), got.slice(off, len));
+        off += len;
+      }
+    }
+  }
+  // The block from src for this node: item of rank 0 (w = q itself) in segment (j, x ^ src).
+  Buffer result = Buffer::make(N * M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
+  for (std::int64_t src = 0; src < N; ++src)
+    for (int j = 0; j < P.trees; ++j)
+      result.write(src * M + P.part_offset(M, j), hold.slice(item(j, x ^ src, 0), P.part_size(M, j)));
+  co_return result;
+}
+
+Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer all, std::shared_ptr<const Plan> pl) {
+  const Plan& P = *pl;
+  const std::int64_t q = self.id() ^ root;
+  const int depth = std::popcount(static_cast<std::uint64_t>(q));
+  // This node's segment of each tree: the parts for its subtree, ascending.
+  std::vector<std::int64_t> seg(static_cast<std::size_t>(P.trees + 1));
+  for (int j = 0; j < P.trees; ++j)
+    seg[static_cast<std::size_t>(j + 1)] =
+        seg[static_cast<std::size_t>(j)] + static_cast<std::int64_t>(P.below(j, q).size()) * P.part_size(M, j);
+  auto item = [&](int j, std::int64_t rank) { return seg[static_cast<std::size_t>(j)] + rank * P.part_size(M, j); };
+  Buffer hold = Buffer::make(seg.back(), self.data_mode(), [](std::int64_t) { return Element{-1}; });
+  if (q == 0)
+    for (int j = 0; j < P.trees; ++j)
+      for (std::int64_t w = 0; w < P.N; ++w)
+        hold.write(item(j, w), all.slice((w ^ root) * M + P.part_offset(M, j), P.part_size(M, j)));
+  for (int L = P.n; L >= depth; --L) {
+    // Receive this level's items from each dimension that is a parent edge in some tree.
+    StepOps st;
+    std::vector<int> in_dims;
+    if (q != 0)
+      for (int j = 0; j < P.trees; ++j) {
+        const int d = P.parent_dim(j, q);
+        if (std::find(in_dims.begin(), in_dims.end(), d) != in_dims.end()) continue;
+        bool any = false;  // does any tree with this parent dimension have level-L nodes below?
+        for (int j2 = 0; j2 < P.trees && !any; ++j2)
+          if (P.parent_dim(j2, q) == d && P.part_size(M, j2) > 0)
+            for (std::uint32_t w : P.below(j2, q))
+              if (std::popcount(w) == L) { any = true; break; }
+        if (!any) continue;
+        in_dims.push_back(d);
+        st.recvs.emplace_back(st.ops.size(), d);
+        st.ops.push_back(self.recv(d));
+      }
+    if (!st.ops.empty()) co_await all_of(st.ops);
+    for (auto [k, d] : st.recvs) {
+      const Buffer got = st.ops[k].take();
+      std::int64_t off = 0;
+      for (int j = 0; j < P.trees; ++j) {
+        if (P.parent_dim(j, q) != d) continue;
+        const auto& mine = P.below(j, q);
+        for (std::size_t rk = 0; rk < mine.size(); ++rk)
+          if (std::popcount(mine[rk]) == L) {
+            hold.write(item(j, static_cast<std::int64_t>(rk)), got.slice(off, P.part_size(M, j)));
+            off += P.part_size(M, j);
+          }
+      }
+    }
+    if (L == depth) break;
+    // Forward the level-L items of each child's subtree, one message per child dimension.
+    std::vector<Op> sends;
+    for (int e = 0; e < P.n; ++e) {
+      const std::int64_t c = q ^ (std::int64_t{1} << e);
+      if (c == 0) continue;
+      Buffer out;
+      bool any = false;
+      for (int j = 0; j < P.trees; ++j) {
+        if (P.parent_dim(j, c) != e || P.part_size(M, j) == 0) continue;
+        const auto& mine = P.below(j, q);
+        for (std::uint32_t w : P.below(j, c))
+          if (std::popcount(w) == L) {
+            out.append(hold.slice(item(j, rank_in(mine, w)), P.part_size(M, j)));
+            any = true;
+          }
+      }
+      if (any) sends.push_back(self.send(e, std::move(out)));
+    }
+    if (!sends.empty()) co_await all_of(sends);
+  }
+  Buffer mine = Buffer::make(M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
+  for (int j = 0; j < P.trees; ++j) mine.write(P.part_offset(M, j), hold.slice(item(j, 0), P.part_size(M, j)));
+  co_return mine;
+}
+
+}  // namespace cubesim::routing

@@ -1,0 +1,80 @@
+#pragma once
+/// Routing on families of spanning trees of the Boolean n-cube (TR-530 §4.1.2-4.1.5, §4.2.2-4.2.3,
+/// §4.3-4.4; TR-572 §3.1-3.2): the SBT, the n rotated SBTs (nRSBT) and the spanning balanced
+/// n-tree (SBnT), each translated to every source (x XOR s), with a schedule that fixes at which
+/// step each tree edge is used. A family of t trees splits every block into t parts; part j
+/// travels on tree j. The collectives here move real data (or sizes only in timing mode); the
+/// time emerges from the engine, the schedule fixes only the order of each node's operations.
+///
+/// Schedules:
+///  - cyclic (one-port): in step s every node communicates across one dimension, the same for all
+///    nodes, cycling n-1, n-2, ..., 0, n-1, ... for the SBT and nRSBT, whose paths from the root
+///    set bits cyclically downwards, and 0, 1, ..., n-1, 0, ... for the SBnT, whose paths set bits
+///    cyclically upwards from the base. An edge is used at the first step of its dimension after
+///    the edge into its tail. Every path then fits in 2n - 1 steps.
+///  - phased (all-port): tree j runs the one-port SBT schedule of its own rotation, dimension
+///    (n - 1 - s + j) mod n in step s, so in every step the n trees use n different dimensions.
+///  - depth (all-port): the edge into a node of depth l is used in step l - 1 (all ports at once).
+///
+/// Step-form collectives send, in each step and across each dimension, one message holding every
+/// item scheduled on that edge then (a block part for broadcasts; the parts for a whole subtree
+/// for personalized communication, "scheduling all data for a subtree at once"). The
+/// reverse-breadth-first scatter (TR-572 §3.1) instead sends, over each edge, one message per
+/// level of the subtree below it, deepest level first, and forwards each as it arrives.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+
+namespace cubesim::routing {
+
+enum class Family { sbt, nrsbt, sbnt };
+enum class Schedule { cyclic, phased, depth };
+
+struct Entry {
+  std::uint32_t q;    ///< the tree node (relative address) the edge leads into
+  std::uint32_t tree;
+};
+
+/// The trees and the step of each edge for one (family, schedule, n). Shared by all nodes.
+struct Plan {
+  int n = 0, trees = 1, steps = 0;
+  std::int64_t N = 1;
+  std::vector<std::int8_t> pdim;   ///< [tree * N + q]: the dimension to q's parent (-1 at 0)
+  std::vector<std::int32_t> step;  ///< [tree * N + q]: the step of the edge into q
+  std::vector<std::vector<Entry>> edges;  ///< [step * n + dim]: edges used then, by tree, then q
+  std::vector<std::vector<std::uint32_t>> subtree;  ///< [tree * N + q]: q's subtree, ascending
+
+  [[nodiscard]] int parent_dim(int tree, std::int64_t q) const { return pdim[static_cast<std::size_t>(tree * N + q)]; }
+  [[nodiscard]] int step_of(int tree, std::int64_t q) const { return step[static_cast<std::size_t>(tree * N + q)]; }
+  [[nodiscard]] const std::vector<Entry>& at(int s, int d) const { return edges[static_cast<std::size_t>(s * n + d)]; }
+  [[nodiscard]] const std::vector<std::uint32_t>& below(int tree, std::int64_t q) const {
+    return subtree[static_cast<std::size_t>(tree * N + q)];
+  }
+  /// Elements of part j of a block of M elements: parts differ by at most one, larger first.
+  [[nodiscard]] std::int64_t part_size(std::int64_t M, int j) const { return M / trees + (j < M % trees ? 1 : 0); }
+  [[nodiscard]] std::int64_t part_offset(std::int64_t M, int j) const {
+    return j * (M / trees) + std::min<std::int64_t>(j, M % trees);
+  }
+};
+
+/// The plan, built once per (family, schedule, n) and cached; subtrees only when asked for.
+std::shared_ptr<const Plan> plan(Family f, Schedule s, int n, bool with_subtrees = false);
+
+/// One-to-all broadcast in step form: the root's `message` (M elements) reaches every node.
+Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer message, std::shared_ptr<const Plan> plan);
+/// All-to-all broadcast in step form: returns all N blocks (M elements each) in node order.
+Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan);
+/// All-to-all personalized in step form: `own` holds N blocks of M by destination; returns N
+/// blocks by source.
+Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan);
+/// One-to-all personalized, reverse breadth-first (TR-572 §3.1): the root's `all` holds N blocks
+/// of M by destination node; returns this node's block.
+Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer all, std::shared_ptr<const Plan> plan);
+
+/// C(n, k), 0 outside 0 <= k <= n (the tables' binomial coefficients).
+std::int64_t binomial(int n, int k);
+
+}  // namespace cubesim::routing
