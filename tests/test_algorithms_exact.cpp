@@ -120,7 +120,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"broadcast.gc", kThree}, Case{"broadcast.nrsbt", kOne}, Case{"broadcast.nrsbt", kAll},
                       Case{"broadcast.sbnt", kOne}, Case{"broadcast.sbnt", kAll}, Case{"allgather.gcea", kAll},
                       Case{"allgather.cra", kAll}, Case{"allgather.sbnt", kOne}, Case{"allgather.sbnt", kAll},
-                      Case{"allgather.nrsbt", kOne}, Case{"allgather.nrsbt", kAll}),
+                      Case{"allgather.nrsbt", kOne}, Case{"allgather.nrsbt", kAll}, Case{"scatter.sbnt", kOne},
+                      Case{"scatter.sbnt", kAll}, Case{"scatter.nrsbt", kOne}, Case{"scatter.nrsbt", kAll},
+                      Case{"alltoall.sbnt", kOne}, Case{"alltoall.sbnt", kAll}, Case{"alltoall.nrsbt", kOne},
+                      Case{"alltoall.nrsbt", kAll}),
     case_name);
 
 TEST(ExactFormula, TimingOnlyModeGivesTheSameTimes) {

@@ -1,20 +1,43 @@
 // Personalized communication on the Boolean n-cube — Johnsson & Ho, TR-530 §4.3–4.5,
-// Tables 3 and 4 (one-port); TR-572 §3.
+// Tables 3 and 4; TR-572 §3.1–3.2.
 //
-//  scatter.sbt    One-to-all personalized on the SBT, "scheduling all data for a subtree at once"
-//                 (TR-572 §3): the root sends the 2^d blocks of its subtree over dimension d, for
-//                 d = n-1 down to 0; a node reached over dimension l forwards the blocks of its
-//                 subtrees over l-1, ..., 0. Every destination gets M elements. Table 3, SBT-p(1,1):
-//                 element transfers (N-1)M, start-ups sum_{i<n} ceil(2^i M / B). Exact: every
+//  scatter.sbt    One-to-all personalized on the SBT.
+//                 one-port: "scheduling all data for a subtree at once" (TR-572 §3): the root
+//                 sends the 2^d blocks of its subtree over dimension d, for d = n-1 down to 0; a
+//                 node reached over dimension l forwards the blocks of its subtrees over l-1,
+//                 ..., 0. Table 3, SBT-p(1,1): (N-1)M, sum_{i<n} ceil(2^i M / B). Exact: every
 //                 subtree finishes exactly when the root finishes its last send.
+//                 all-port: SBT-p(n,1), reverse breadth-first (TR-572 §3.1): over each port the
+//                 root sends one message per level of the subtree below, deepest first, and
+//                 every node forwards each as it arrives. Table 3: NM/2,
+//                 sum_{i<n} ceil(C(n-1,i) M / B). Exact.
+//  scatter.sbnt, scatter.nrsbt  The same reverse breadth-first schedule on the SBnT and on n
+//                 rotated SBTs (part j of every block on tree j). all-port: Table 3 SBnT-p(n,1),
+//                 nRSBT-p(n,1): (1/n)(N-1)M, sum_{i=1}^{n} ceil(C(n,i) M / (nB)). nRSBT is exact
+//                 when n divides M; SBnT's levels cannot split evenly over n ports, up to 1/3 above
+//                 the row (n = 2); nRSBT with parts differing by one element within 0.40
+//                 (n = 5, M = 7, B = 16), and with M < n (only M trees carry data) up to 2.37
+//                 above (n = 7, M = 1). one-port: no table row; predicted as the root's messages
+//                 back to back (every block leaves the root once), exact.
 //  alltoall.sbt   All-to-all personalized by the standard exchange (§4.4): for each dimension d
 //                 (n-1 down to 0) every node exchanges, with its neighbour across d, the N/2
 //                 blocks whose destination lies on the other side, as one message. Table 4,
 //                 SBT-p(1,N): element transfers (1/2) n N M, start-ups ceil(NM / 2B) n. Exact.
 //                 No local copy time is charged (the paper leaves it out "for reasons of clarity";
 //                 buffering with t_copy is the TR-572 §8.1 1-D transpose, a separate algorithm).
+//  alltoall.sbnt, alltoall.nrsbt  N translated SBnTs / sets of n rotated SBTs, the edge into a
+//                 node carrying the parts for its whole subtree (TR-572 §3.2). all-port: SBnT by
+//                 depth, nRSBT with tree j on dimension (n-1-s+j) mod n in step s. Table 4:
+//                 SBnT-p(n,N): NM/2, sum_{i=1}^{n} ceil(sum_{j>=i} C(n,j) M/(nB)), within 0.54
+//                 of the row (n = 2, where the two subtrees hold 2 and 1 nodes); nRSBT-p(n,N):
+//                 NM/2, ceil(NM/(2nB)) n, exact when n divides M, within 0.69 when the parts
+//                 differ by one element (n = 6, M = 7, B = 3), and up to 5.4 above with M < n
+//                 (n = 7, M = 1: one tree carries everything). one-port: no table row; predicted
+//                 as the cyclic schedule's steps in lockstep, exact.
 #include <bit>
+#include <cmath>
 
+#include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/collectives/verify.hpp"
 #include "algorithms/registry.hpp"
 
@@ -43,6 +66,70 @@ Task<> scatter_sbt(Node& self, Params p) {
 }
 
 Prediction predict_scatter(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 3, SBT-p(1,1)"); }
+
+/// The root's N blocks of M elements, by destination node.
+Buffer scatter_input(const Node& self, std::int64_t root, std::int64_t M) {
+  return Buffer::make(self.size() * M, self.data_mode(), [&](std::int64_t k) { return scatter_value(k / M, M, k % M); });
+}
+
+/// Reverse-breadth-first scatter on a tree family (TR-572 §3.1, tree_routing.hpp).
+Task<> scatter_trees(Node& self, Params p, routing::Family f) {
+  auto plan = routing::plan(f, routing::Schedule::depth, self.topology().dim(), true);
+  Buffer all = (self.id() ^ p.root) == 0 ? scatter_input(self, p.root, p.M) : Buffer{};
+  self.set_result(co_await routing::scatter_rbfs(self, p.root, p.M, std::move(all), plan));
+}
+
+Task<> scatter_sbt_any(Node& self, Params p) {
+  if (self.machine().ports.kind == PortKind::all) return scatter_trees(self, p, routing::Family::sbt);
+  return scatter_sbt(self, p);
+}
+Task<> scatter_sbnt(Node& self, Params p) { return scatter_trees(self, p, routing::Family::sbnt); }
+Task<> scatter_nrsbt(Node& self, Params p) { return scatter_trees(self, p, routing::Family::nrsbt); }
+
+Prediction predict_scatter_any(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all) return predict_scatter(s);
+  // SBT-p(n,1): the root's port n-1 carries the N/2 blocks of its largest subtree, level by
+  // level, deepest first: C(n-1, i) blocks for level i+1. Exact.
+  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
+  Prediction pr;
+  pr.source = "TR-530 Table 3, SBT-p(n,1)";
+  pr.element_transfers = N * M / 2;
+  for (int i = 0; i < n; ++i) pr.startups += ceil_div(routing::binomial(static_cast<int>(n) - 1, i) * M, B);
+  pr.msg_startups = n;
+  if (n > 1) pr.b_opt = static_cast<double>(N * M) / std::sqrt(2 * M_PI * static_cast<double>(n - 1));
+  pr.min_startups = static_cast<double>(n);
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+/// Table 3, SBnT-p(n,1) and nRSBT-p(n,1): (1/n)(N-1)M, sum_{i=1}^{n} ceil(C(n,i) M / (nB)). On
+/// one port TR-530 gives no row for these trees: every block leaves the root once, one message
+/// per level and subtree, so we predict the root's messages back to back.
+Prediction predict_scatter_trees(const Setup& s, routing::Family f, const char* name) {
+  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
+  Prediction pr;
+  if (s.machine.ports.kind != PortKind::all) {
+    const auto plan = routing::plan(f, routing::Schedule::depth, static_cast<int>(n), true);
+    const routing::Terms t = routing::root_messages_rbfs(*plan, M, B);
+    pr.source = std::string("TR-572 §3.1 ") + name + " reverse breadth-first on one port (no table row): the root's messages";
+    pr.element_transfers = t.elements;
+    pr.startups = t.startups;
+    pr.msg_startups = t.messages;
+  } else {
+    pr.source = std::string("TR-530 Table 3, ") + name + "-p(n,1)";
+    pr.element_transfers = n > 0 ? ceil_div((N - 1) * M, n) : 0;
+    for (int i = 1; i <= n; ++i) pr.startups += ceil_div(routing::binomial(static_cast<int>(n), i) * M, n * B);
+    pr.msg_startups = n;
+    pr.b_opt = std::sqrt(2 / M_PI) * static_cast<double>(N * M) / std::pow(static_cast<double>(std::max<std::int64_t>(n, 1)), 1.5);
+    pr.min_startups = static_cast<double>(n);
+    if (n > 0 && !(f == routing::Family::nrsbt && M % n == 0)) {
+      pr.relation = Relation::approx;
+      pr.tolerance = f == routing::Family::sbnt ? 0.35 : (M < n ? 2.5 : 0.45);
+    }
+  }
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
 
 Verdict verify_scatter(const Setup& s, const std::vector<Buffer>& results) {
   const std::int64_t M = s.params.M;
@@ -84,6 +171,63 @@ Task<> alltoall_sbt(Node& self, Params p) {
   self.set_result(std::move(slots));
 }
 
+/// Step-form all-to-all personalized on a tree family: the edge into q carries the parts for
+/// q's whole subtree (TR-572 §3.2). all-port: SBnT by depth, nRSBT phased (tree j one dimension
+/// per step, the n trees on n ports); one-port: the cyclic schedule.
+Task<> alltoall_trees(Node& self, Params p, routing::Family f) {
+  const bool all_port = self.machine().ports.kind == PortKind::all;
+  routing::Schedule sch = routing::Schedule::cyclic;
+  if (all_port) sch = f == routing::Family::sbnt ? routing::Schedule::depth : routing::Schedule::phased;
+  auto plan = routing::plan(f, sch, self.topology().dim(), true);
+  const NodeId N = self.size(), x = self.id();
+  Buffer own = Buffer::make(N * p.M, self.data_mode(),
+                            [&](std::int64_t j) { return alltoall_value(x, j / p.M, N, p.M, j % p.M); });
+  self.set_result(co_await routing::alltoall(self, p.M, std::move(own), plan));
+}
+Task<> alltoall_sbnt(Node& self, Params p) { return alltoall_trees(self, p, routing::Family::sbnt); }
+Task<> alltoall_nrsbt(Node& self, Params p) { return alltoall_trees(self, p, routing::Family::nrsbt); }
+
+/// Table 4: SBnT-p(n,N): NM/2, sum_{i=1}^{n} ceil(sum_{j>=i} C(n,j) M/(nB)); nRSBT-p(n,N): NM/2,
+/// ceil(NM/(2nB)) n. One port: no row; the cyclic schedule's steps in lockstep.
+Prediction predict_alltoall_trees(const Setup& s, routing::Family f, const char* name) {
+  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
+  Prediction pr;
+  if (s.machine.ports.kind != PortKind::all) {
+    const auto plan = routing::plan(f, routing::Schedule::cyclic, static_cast<int>(n), true);
+    const routing::Terms t = routing::lockstep_alltoall(*plan, M, B);
+    pr.source = std::string("TR-572 §3.2 ") + name + " on one port (no table row): the cyclic schedule's steps in lockstep";
+    pr.element_transfers = t.elements;
+    pr.startups = t.startups;
+    pr.msg_startups = t.messages;
+  } else if (f == routing::Family::sbnt) {
+    pr.source = "TR-530 Table 4, SBnT-p(n,N)";
+    pr.element_transfers = N * M / 2;
+    for (int i = 1; i <= n; ++i) {
+      std::int64_t c = 0;
+      for (int j = i; j <= n; ++j) c += routing::binomial(static_cast<int>(n), j);
+      pr.startups += ceil_div(c * M, n * B);
+    }
+    pr.msg_startups = n;
+    pr.b_opt = static_cast<double>((N - 1) * M) / static_cast<double>(std::max<std::int64_t>(n, 1));
+    pr.min_startups = static_cast<double>(n);
+    pr.relation = Relation::approx;
+    pr.tolerance = 0.6;
+  } else {
+    pr.source = "TR-530 Table 4, nRSBT-p(n,N)";
+    pr.element_transfers = N * M / 2;
+    pr.startups = n > 0 ? ceil_div(N * M, 2 * n * B) * n : 0;
+    pr.msg_startups = n;
+    pr.b_opt = static_cast<double>(N * M) / static_cast<double>(2 * std::max<std::int64_t>(n, 1));
+    pr.min_startups = static_cast<double>(n);
+    if (n > 0 && M % n != 0) {
+      pr.relation = Relation::approx;
+      pr.tolerance = M < n ? 6.0 : 0.75;
+    }
+  }
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
 Prediction predict_alltoall(const Setup& s) {
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
@@ -108,10 +252,23 @@ Verdict verify_alltoall(const Setup& s, const std::vector<Buffer>& results) {
 }  // namespace
 
 void register_personalized(Registry& r) {
-  r.add({"scatter.sbt", "one-to-all personalized communication on the SBT, all data for a subtree at once",
-         "TR-530 §4.3, Table 3 SBT-p(1,1); TR-572 §3", {"root", "M", "B"}, {"M"},
-         [](const Setup& s) { return check_cube_collective(s, true); }, scatter_sbt, predict_scatter,
-         verify_scatter});
+  auto rooted = [](const Setup& s) { return check_cube_collective(s, true); };
+  auto all = [](const Setup& s) { return check_cube_collective(s, false); };
+  r.add({"scatter.sbt", "one-to-all personalized on the SBT: all data for a subtree at once (one-port), deepest level first (all-port)",
+         "TR-530 §4.3, Table 3 SBT-p(1,1) and SBT-p(n,1); TR-572 §3.1", {"root", "M", "B"}, {"M"}, rooted,
+         scatter_sbt_any, predict_scatter_any, verify_scatter});
+  r.add({"scatter.sbnt", "one-to-all personalized on the spanning balanced n-tree, reverse breadth-first",
+         "TR-530 §4.3, Table 3 SBnT-p(n,1); TR-572 §3.1", {"root", "M", "B"}, {"M"}, rooted, scatter_sbnt,
+         [](const Setup& s) { return predict_scatter_trees(s, routing::Family::sbnt, "SBnT"); }, verify_scatter});
+  r.add({"scatter.nrsbt", "one-to-all personalized on n rotated SBTs, reverse breadth-first",
+         "TR-530 §4.3, Table 3 nRSBT-p(n,1); TR-572 §3.1", {"root", "M", "B"}, {"M"}, rooted, scatter_nrsbt,
+         [](const Setup& s) { return predict_scatter_trees(s, routing::Family::nrsbt, "nRSBT"); }, verify_scatter});
+  r.add({"alltoall.sbnt", "all-to-all personalized on N translated spanning balanced n-trees",
+         "TR-530 §4.4, Table 4 SBnT-p(n,N); TR-572 §3.2", {"M", "B"}, {"M"}, all, alltoall_sbnt,
+         [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::sbnt, "SBnT"); }, verify_alltoall});
+  r.add({"alltoall.nrsbt", "all-to-all personalized on N translated sets of n rotated SBTs",
+         "TR-530 §4.4, Table 4 nRSBT-p(n,N); TR-572 §3.2", {"M", "B"}, {"M"}, all, alltoall_nrsbt,
+         [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::nrsbt, "nRSBT"); }, verify_alltoall});
   r.add({"alltoall.sbt", "all-to-all personalized communication by the standard exchange",
          "TR-530 §4.4, Table 4 SBT-p(1,N)", {"M", "B"}, {"M"},
          [](const Setup& s) { return check_cube_collective(s, false); }, alltoall_sbt, predict_alltoall,

@@ -107,6 +107,43 @@ std::int64_t binomial(int n, int k) {
   return c;
 }
 
+Terms lockstep_alltoall(const Plan& P, std::int64_t M, std::int64_t B) {
+  Terms t;
+  for (int s = 0; s < P.steps; ++s) {
+    std::int64_t most = 0;
+    for (int d = 0; d < P.n; ++d) {
+      std::int64_t e = 0;
+      for (const Entry& x : P.at(s, d))
+        e += static_cast<std::int64_t>(P.below(static_cast<int>(x.tree), x.q).size()) * P.part_size(M, static_cast<int>(x.tree));
+      most = std::max(most, e);
+    }
+    if (most == 0) continue;
+    t.elements += most;
+    t.startups += ceil_div(most, B);
+    ++t.messages;
+  }
+  return t;
+}
+
+Terms root_messages_rbfs(const Plan& P, std::int64_t M, std::int64_t B) {
+  Terms t;
+  for (int L = P.n; L >= 1; --L)
+    for (int d = 0; d < P.n; ++d) {
+      const std::int64_t c = std::int64_t{1} << d;
+      std::int64_t e = 0;
+      for (int j = 0; j < P.trees; ++j) {
+        if (P.parent_dim(j, c) != d) continue;
+        for (std::uint32_t w : P.below(j, c))
+          if (std::popcount(w) == L) e += P.part_size(M, j);
+      }
+      if (e == 0) continue;
+      t.elements += e;
+      t.startups += ceil_div(e, B);
+      ++t.messages;
+    }
+  return t;
+}
+
 std::shared_ptr<const Plan> plan(Family f, Schedule s, int n, bool with_subtrees) {
   static std::mutex mu;
   static std::map<std::tuple<int, int, int, bool>, std::shared_ptr<const Plan>> cache;

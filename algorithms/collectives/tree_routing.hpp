@@ -74,6 +74,17 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<co
 /// of M by destination node; returns this node's block.
 Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer all, std::shared_ptr<const Plan> plan);
 
+/// The terms of a schedule run in lockstep, for the rows TR-530 does not give: start-ups,
+/// element transfers and messages summed over the steps (or messages) named below.
+struct Terms {
+  std::int64_t startups = 0, elements = 0, messages = 0;
+};
+/// Step-form all-to-all personalized: every step takes as long as its largest message.
+Terms lockstep_alltoall(const Plan& plan, std::int64_t M, std::int64_t B);
+/// Reverse-breadth-first scatter on one port: the root sends each of its messages (one per
+/// level and child) one after the other; every block leaves the root once.
+Terms root_messages_rbfs(const Plan& plan, std::int64_t M, std::int64_t B);
+
 /// C(n, k), 0 outside 0 <= k <= n (the tables' binomial coefficients).
 std::int64_t binomial(int n, int k);
 
