@@ -156,14 +156,22 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"scatter.sbt", kOne}, Case{"scatter.sbt", kAll}, Case{"alltoall.sbt", kOne},
                       Case{"alltoall.sbt", kAll}, Case{"alltoall.sbt", kThree}, Case{"reduce.sbt", kOne},
                       Case{"reduce.sbt", kAll}, Case{"allreduce.sbt", kOne}, Case{"allreduce.sbt", kAll},
-                      Case{"reduce_scatter.sbt", kOne}, Case{"reduce_scatter.sbt", kAll}),
+                      Case{"reduce_scatter.sbt", kOne}, Case{"reduce_scatter.sbt", kAll},
+                      Case{"broadcast.nrsbt", kOne}, Case{"broadcast.nrsbt", kAll}, Case{"broadcast.sbnt", kOne},
+                      Case{"broadcast.sbnt", kAll}, Case{"allgather.sbnt", kOne}, Case{"allgather.sbnt", kAll},
+                      Case{"allgather.nrsbt", kOne}, Case{"allgather.nrsbt", kAll}, Case{"scatter.sbnt", kOne},
+                      Case{"scatter.sbnt", kAll}, Case{"scatter.nrsbt", kOne}, Case{"scatter.nrsbt", kAll},
+                      Case{"alltoall.sbnt", kOne}, Case{"alltoall.sbnt", kAll}, Case{"alltoall.nrsbt", kOne},
+                      Case{"alltoall.nrsbt", kAll}),
     case_name);
 
 TEST(EnginesAgree, EveryRegisteredAlgorithmIsInTheGrid) {
   // A new algorithm must join the agreement grid above (or say here why it cannot).
   const std::set<std::string> covered = {"broadcast.sbt", "broadcast.gc", "broadcast.nesbt", "allgather.cra", "allgather.gcea",
                                          "allgather.sbt", "scatter.sbt", "alltoall.sbt", "reduce.sbt",
-                                         "allreduce.sbt", "reduce_scatter.sbt"};
+                                         "allreduce.sbt", "reduce_scatter.sbt", "broadcast.nrsbt", "broadcast.sbnt",
+                                         "allgather.sbnt", "allgather.nrsbt", "scatter.sbnt", "scatter.nrsbt",
+                                         "alltoall.sbnt", "alltoall.nrsbt"};
   const Registry reg = make_registry();
   for (const AlgorithmInfo* info : reg.all()) EXPECT_TRUE(covered.count(info->name)) << info->name;
 }
