@@ -1,0 +1,151 @@
+// The spanning trees of TR-530 §4.1.2-4.1.5 (algorithms/embedding/trees.hpp) and the schedules
+// built on them (algorithms/collectives/tree_routing): shapes, the paper's children function, the
+// SBnT's balance, and the one-port property of the cyclic schedules; then every registered
+// algorithm verifying its data on a 10-cube.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <set>
+
+#include "algorithms/collectives/tree_routing.hpp"
+#include "algorithms/embedding/trees.hpp"
+#include "helpers.hpp"
+#include "sim/runner.hpp"
+
+using namespace cubesim;
+using trees::Address;
+
+namespace {
+
+/// Follows parent dimensions from q to the root; returns the number of hops, or -1 on a loop or
+/// an edge that does not clear a 1-bit.
+template <class ParentDim>
+int hops_to_root(Address q, int n, ParentDim parent_dim) {
+  int hops = 0;
+  while (q != 0) {
+    const int k = parent_dim(q);
+    if (k < 0 || k >= n || ((q >> k) & 1) == 0 || hops > n) return -1;
+    q ^= Address{1} << k;
+    ++hops;
+  }
+  return hops;
+}
+
+TEST(Trees, BaseIsTheLeastRightRotationGivingTheSmallestValue) {
+  EXPECT_EQ(trees::rotate_right(0b011, 3), 0b101u);  // R(a2 a1 a0) = (a0 a2 a1)
+  EXPECT_EQ(trees::sbnt_base(0, 5), -1);
+  EXPECT_EQ(trees::sbnt_base(0b00100, 5), 2);
+  EXPECT_EQ(trees::sbnt_base(0b01010, 5), 1);  // R^1 = 00101 = 5 is the least rotation
+  EXPECT_EQ(trees::sbnt_base(0b0101, 4), 0);   // J = {0, 2}: base is j_0 = 0
+  for (int n = 1; n <= 10; ++n)
+    for (Address i = 1; i < (Address{1} << n); ++i) {
+      const int j = trees::sbnt_base(i, n);
+      ASSERT_EQ(trees::rotate_right(i, n, j) & 1, 1u) << "the least rotation is odd";
+      ASSERT_EQ((i >> j) & 1, 1u);
+    }
+}
+
+TEST(Trees, SbntIsAShortestPathSpanningTreeWhoseChildrenAreThePapersFunction) {
+  for (int n = 1; n <= 10; ++n) {
+    const Address N = Address{1} << n;
+    for (Address i = 0; i < N; ++i) {
+      ASSERT_EQ(hops_to_root(i, n, [&](Address q) { return trees::sbnt_parent_dim(q, n); }), std::popcount(i))
+          << "n=" << n << " i=" << i;
+      // children_SBnT(i, 0) of §4.1.5 are exactly the nodes whose parent is i.
+      std::vector<int> want;
+      for (int m = 0; m < n; ++m) {
+        const Address c = i ^ (Address{1} << m);
+        if (c != 0 && trees::sbnt_parent_dim(c, n) == m) want.push_back(m);
+      }
+      ASSERT_EQ(trees::sbnt_children_dims(i, n), want) << "n=" << n << " i=" << i;
+      if (i != 0) {  // every node lies in the subtree of the root's child across base(i)
+        Address a = i;
+        while (std::popcount(a) > 1) a ^= Address{1} << trees::sbnt_parent_dim(a, n);
+        ASSERT_EQ(a, Address{1} << trees::sbnt_base(i, n));
+      }
+    }
+  }
+}
+
+TEST(Trees, SbntSplitsTheNodesIntoNearlyEqualSubtrees) {
+  for (int n = 2; n <= 12; ++n) {
+    std::vector<std::int64_t> size(static_cast<std::size_t>(n));
+    for (Address i = 1; i < (Address{1} << n); ++i) ++size[static_cast<std::size_t>(trees::sbnt_base(i, n))];
+    const auto [lo, hi] = std::minmax_element(size.begin(), size.end());
+    const double even = static_cast<double>((std::int64_t{1} << n) - 1) / n;  // (N-1)/n
+    EXPECT_LE(static_cast<double>(*hi), even * (1 + 2.0 / n)) << "n=" << n;
+    EXPECT_GE(static_cast<double>(*lo), even * (1 - 2.0 / n)) << "n=" << n;
+    const bool prime = n == 2 || n == 3 || n == 5 || n == 7 || n == 11;
+    if (prime) EXPECT_LE(*hi - *lo, 1) << "n=" << n << ": every necklace but 1..1 has n rotations";
+  }
+}
+
+TEST(Trees, RotatedSbtIsTheSbtWithDimensionsTurned) {
+  for (int n = 1; n <= 8; ++n)
+    for (int rho = 0; rho < n; ++rho)
+      for (Address i = 1; i < (Address{1} << n); ++i) {
+        if (rho == 0) ASSERT_EQ(trees::rsbt_parent_dim(i, n, 0), std::countr_zero(i));
+        // Tree rho maps tree 0 by rotating addresses left by rho.
+        const Address back = trees::rotate_right(i, n, rho);
+        ASSERT_EQ(trees::rsbt_parent_dim(i, n, rho), (trees::rsbt_parent_dim(back, n, 0) + rho) % n);
+      }
+}
+
+TEST(Trees, CyclicSchedulesUseOneDimensionPerStepIn2nMinus1Steps) {
+  using routing::Family;
+  using routing::Schedule;
+  for (Family f : {Family::sbt, Family::nrsbt, Family::sbnt}) {
+    for (int n = 1; n <= 9; ++n) {
+      const auto plan = routing::plan(f, Schedule::cyclic, n);
+      EXPECT_LE(plan->steps, 2 * n - 1);
+      for (int s = 0; s < plan->steps; ++s) {
+        std::set<int> dims;
+        for (int d = 0; d < n; ++d)
+          if (!plan->at(s, d).empty()) dims.insert(d);
+        EXPECT_LE(dims.size(), 1u) << "one-port: step " << s;
+      }
+      for (int j = 0; j < plan->trees; ++j)  // an edge comes after the edge into its tail
+        for (std::int64_t q = 1; q < plan->N; ++q) {
+          const std::int64_t par = q ^ (std::int64_t{1} << plan->parent_dim(j, q));
+          if (par != 0) ASSERT_GT(plan->step_of(j, q), plan->step_of(j, par));
+        }
+      const auto depth = routing::plan(f, Schedule::depth, n);
+      EXPECT_EQ(depth->steps, n);
+    }
+  }
+  // nRSBT on one port: the step volumes of TR-530 Table 1 nRSBT-b(1,1), 1, 2, ..., n, ..., 2, 1
+  // parts leaving the root.
+  const int n = 5;
+  const auto plan = routing::plan(Family::nrsbt, Schedule::cyclic, n);
+  ASSERT_EQ(plan->steps, 2 * n - 1);
+  for (int s = 0; s < plan->steps; ++s) {
+    int from_root = 0;
+    for (int d = 0; d < n; ++d)
+      for (const routing::Entry& e : plan->at(s, d))
+        if (std::popcount(e.q) == 1) ++from_root;
+    EXPECT_EQ(from_root, std::min(s + 1, 2 * n - 1 - s)) << "step " << s;
+  }
+}
+
+/// Every algorithm moves and verifies real data on a 10-cube, one-port and all-port.
+TEST(Trees, EveryAlgorithmVerifiesItsDataOnATenCube) {
+  const Registry reg = make_registry();
+  for (const AlgorithmInfo* info : reg.all()) {
+    for (const PortModel& ports : {test::kOne, test::kAll}) {
+      RunPoint rp;
+      rp.setup.machine = test::simple_machine(ports, 64);
+      rp.setup.topology = Topology::hypercube(10);
+      rp.setup.params.M = 20;  // two elements a part for the n-part algorithms
+      rp.setup.params.B = 16;
+      rp.setup.params.root = 777;
+      if (info->check(rp.setup).has_value()) continue;
+      const RunOutcome o = run_point(rp, *info, true);
+      EXPECT_TRUE(o.error.empty()) << info->name << ": " << o.error;
+      EXPECT_TRUE(o.verified) << info->name << " " << ports.name() << ": " << o.verify_message;
+      EXPECT_TRUE(o.relation_holds) << info->name << " " << ports.name();
+    }
+  }
+}
+
+}  // namespace
