@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "algorithms/embedding/trees.hpp"
 #include "helpers.hpp"
 #include "sim/runner.hpp"
 
@@ -136,4 +137,155 @@ TEST(Claims, Tr530S416NesbtAllPortFastestExceptForShortMessages) {
       }
     }
   }
+}
+
+namespace {
+/// A lower bound of TR-530 §4.2-4.4: max(elements t_c, n tau).
+Time lower_bound(const Machine& m, double elements, int n) {
+  return std::max(Time::ps(static_cast<std::int64_t>(std::ceil(elements * static_cast<double>(m.t_c.count())))),
+                  m.tau * n);
+}
+std::int64_t ceil_to(double x) { return static_cast<std::int64_t>(std::ceil(x - 1e-9)); }
+/// The SBnT's largest subtree of the root over the even share (N-1)/n.
+double sbnt_imbalance(int n) {
+  std::vector<std::int64_t> size(static_cast<std::size_t>(n));
+  for (trees::Address i = 1; i < (trees::Address{1} << n); ++i) ++size[static_cast<std::size_t>(trees::sbnt_base(i, n))];
+  return static_cast<double>(*std::max_element(size.begin(), size.end())) * n /
+         static_cast<double>((std::int64_t{1} << n) - 1);
+}
+}  // namespace
+
+// "Optimal within a factor of 2" (TR-530 §4.2.4, §4.3, §4.4; TR-572 §3.1-3.2): with the packet
+// size each claim names, the simulated time is at most twice the lower bound it names. Checked for
+// n = 2..7, M = n and 12n elements (n | M, as the n-part routings assume), two cost ratios.
+TEST(Claims, Tr530OptimalWithinTwoOfTheLowerBounds) {
+  const Sim sim;
+  struct Claim {
+    const char* algo;
+    PortModel ports;
+    std::function<std::int64_t(double N, double n, double M)> packet;  // the B_m the claim needs
+    std::function<double(double N, double n, double M)> elements;      // the bound's t_c term
+  };
+  const std::vector<Claim> claims = {
+      // §4.2.4: SBT-b(1,N) for B_m >= NM/2; lower bound max((N-1) M t_c, n tau).
+      {"allgather.sbt", test::kOne, [](double N, double, double M) { return ceil_to(N * M / 2); },
+       [](double N, double, double M) { return (N - 1) * M; }},
+      // §4.2.4: nRSBT-b(n,N), SBnT-b(n,N) for B_m >= sqrt(2/pi) N M / n^1.5; bound (N-1) M / n.
+      {"allgather.nrsbt", test::kAll,
+       [](double N, double n, double M) { return ceil_to(std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5)); },
+       [](double N, double n, double M) { return (N - 1) * M / n; }},
+      {"allgather.sbnt", test::kAll,
+       [](double N, double n, double M) { return ceil_to(std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5)); },
+       [](double N, double n, double M) { return (N - 1) * M / n; }},
+      // §4.3: SBT-p(1,1) for B_m >= NM/2; bound (N-1) M.
+      {"scatter.sbt", test::kOne, [](double N, double, double M) { return ceil_to(N * M / 2); },
+       [](double N, double, double M) { return (N - 1) * M; }},
+      // §4.3: nRSBT-p(n,1), SBnT-p(n,1) for B_m >= sqrt(2/pi) N M / n^1.5; bound (N-1) M / n.
+      {"scatter.nrsbt", test::kAll,
+       [](double N, double n, double M) { return ceil_to(std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5)); },
+       [](double N, double n, double M) { return (N - 1) * M / n; }},
+      {"scatter.sbnt", test::kAll,
+       [](double N, double n, double M) { return ceil_to(std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5)); },
+       [](double N, double n, double M) { return (N - 1) * M / n; }},
+      // §4.4: SBT-p(1,N) for B >= NM/2; one-port bound: n N M / 2 element-hops per node.
+      {"alltoall.sbt", test::kOne, [](double N, double, double M) { return ceil_to(N * M / 2); },
+       [](double N, double n, double M) { return n * N * M / 2; }},
+      // §4.4: nRSBT-p(n,N) for B_m >= NM/(2n), SBnT-p(n,N) for B_m >= (N-1)M/n; bound NM/2.
+      {"alltoall.nrsbt", test::kAll, [](double N, double n, double M) { return ceil_to(N * M / (2 * n)); },
+       [](double N, double, double M) { return N * M / 2; }},
+      {"alltoall.sbnt", test::kAll, [](double N, double n, double M) { return ceil_to((N - 1) * M / n); },
+       [](double N, double, double M) { return N * M / 2; }},
+  };
+  for (const Claim& c : claims) {
+    double worst = 0;
+    for (std::int64_t tau : {1'500'000'000, 40'000'000}) {  // tau / t_c = 375 and 10
+      for (int n = 2; n <= 7; ++n) {
+        for (std::int64_t M : {std::int64_t{n}, std::int64_t{12} * n}) {
+          const double N = std::ldexp(1.0, n);
+          Machine m = ipsc(c.ports);
+          m.tau = Time::ps(tau);
+          const bool sbnt = std::string(c.algo).ends_with(".sbnt");
+          double packet = c.packet(N, n, static_cast<double>(M));
+          if (sbnt) packet *= sbnt_imbalance(n);  // the busiest subtree's share, not (N-1)/n
+          m.packet_elements = std::max<std::int64_t>(1, ceil_to(packet));
+          const Time t = sim.time(c.algo, m, n, M, m.packet_elements);
+          const Time lb = lower_bound(m, c.elements(N, n, static_cast<double>(M)), n);
+          // The SBnT claims assume n equal subtrees; the SBnT's are only nearly equal (n = 6:
+          // 13, 12, 11, 9, 9, 9 nodes against 10.5), and its busiest subtree sets the time. So
+          // for the SBnT the packet size and the factor 2 are scaled by that imbalance (the
+          // largest subtree over (N-1)/n: 4/3 at n = 2 and 4, 1.24 at n = 6, 1.05 at n = 7).
+          double factor = 2;
+          if (sbnt) factor *= sbnt_imbalance(n);
+          worst = std::max(worst, ratio(t, lb) * 2 / factor);
+          EXPECT_LE(static_cast<double>(t.count()), factor * static_cast<double>(lb.count()))
+              << c.algo << " n=" << n << " M=" << M << " tau=" << tau;
+        }
+      }
+    }
+    std::printf("[ within 2 ] %s %s: worst T / T_lb = %.3f%s\n", c.algo, c.ports.name().c_str(), worst,
+                std::string(c.algo).ends_with(".sbnt") ? " (divided by the SBnT imbalance)" : "");
+  }
+}
+
+// §4.2.4: "For B_m <= M the routing complexity of all algorithms presented here are approximately
+// equal" (one-port), and "for B_m <= (N-1)M/n the routing complexity of SBT-b(1,N), SBnT-b(1,N)
+// and nRSBT-b(1,N) are approximately equal". Simulated spreads (slowest / fastest), n = 2..6:
+// within 1.33 for all five (the widest at n = 2, M = B = 12) and 1.24 for the three trees.
+TEST(Claims, Tr530S424AllToAllBroadcastsAboutEqualForSmallPackets) {
+  const Sim sim;
+  const Machine base = ipsc(test::kOne);
+  double worst_all = 1, worst_trees = 1;
+  for (int n = 2; n <= 6; ++n) {
+    for (std::int64_t M : {std::int64_t{6} * n, std::int64_t{60} * n}) {
+      const std::int64_t N = std::int64_t{1} << n;
+      for (std::int64_t B : {M, M / 2, M / 3}) {  // B_m <= M
+        Machine m = base;
+        m.packet_elements = B;
+        std::vector<Time> t;
+        for (const char* a : {"allgather.cra", "allgather.gcea", "allgather.sbt", "allgather.sbnt", "allgather.nrsbt"})
+          t.push_back(sim.time(a, m, n, M, B));
+        const auto [lo, hi] = std::minmax_element(t.begin(), t.end());
+        worst_all = std::max(worst_all, ratio(*hi, *lo));
+        EXPECT_LE(ratio(*hi, *lo), 1.35) << "n=" << n << " M=" << M << " B=" << B;
+      }
+      const std::int64_t B = (N - 1) * M / n;  // B_m <= (N-1)M/n: the three tree routings
+      Machine m = base;
+      m.packet_elements = B;
+      std::vector<Time> t;
+      for (const char* a : {"allgather.sbt", "allgather.sbnt", "allgather.nrsbt"}) t.push_back(sim.time(a, m, n, M, B));
+      const auto [lo, hi] = std::minmax_element(t.begin(), t.end());
+      worst_trees = std::max(worst_trees, ratio(*hi, *lo));
+      EXPECT_LE(ratio(*hi, *lo), 1.5) << "n=" << n << " M=" << M << " B=" << B;
+    }
+  }
+  std::printf("[ about equal ] B_m <= M: all five within %.3f; B_m = (N-1)M/n: the three trees within %.3f\n",
+              worst_all, worst_trees);
+}
+
+// §4.2.4, n-port: "For B_m <= M/n these two routings [nRSBT-b(n,N), SBnT-b(n,N)] are no better
+// than the GCEA(n,N) routing. The SBT-b(n,N) routing is inferior."
+TEST(Claims, Tr530S424AllPortGceaAsGoodForSmallPacketsAndSbtInferior) {
+  const Sim sim;
+  double worst = 1;
+  for (int n = 2; n <= 6; ++n) {
+    for (std::int64_t M : {std::int64_t{4} * n, std::int64_t{40} * n}) {
+      Machine m = ipsc(test::kAll);
+      m.packet_elements = M / n;  // B_m <= M/n
+      const Time gcea = sim.time("allgather.gcea", m, n, M, M / n);
+      const Time nrsbt = sim.time("allgather.nrsbt", m, n, M, M / n);
+      const Time sbnt = sim.time("allgather.sbnt", m, n, M, M / n);
+      // "no better than": the tree routings are not faster than GCEA by more than a few %.
+      worst = std::min({worst, ratio(nrsbt, gcea), ratio(sbnt, gcea)});
+      EXPECT_GE(ratio(nrsbt, gcea), 0.95) << "n=" << n << " M=" << M;
+      EXPECT_GE(ratio(sbnt, gcea), 0.95) << "n=" << n << " M=" << M;
+      // SBT-b(n,N) against nRSBT-b(n,N), each at its table B_opt (capped by B_m = 2^16).
+      Machine big = ipsc(test::kAll);
+      const double N = std::ldexp(1.0, n);
+      const auto b_sbt = std::min<std::int64_t>(ceil_to(N * static_cast<double>(M) / std::sqrt(2 * M_PI * (n - 1))), big.packet_elements);
+      const auto b_nr = std::min<std::int64_t>(ceil_to(std::sqrt(2 / M_PI) * N * static_cast<double>(M) / std::pow(n, 1.5)), big.packet_elements);
+      if (n > 2) EXPECT_GT(sim.time("allgather.sbt", big, n, M, b_sbt), sim.time("allgather.nrsbt", big, n, M, b_nr))
+          << "SBT-b(n,N) inferior, n=" << n << " M=" << M;
+    }
+  }
+  std::printf("[ no better than GCEA ] fastest tree routing / GCEA(n,N) = %.3f\n", worst);
 }
