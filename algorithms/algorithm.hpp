@@ -22,6 +22,7 @@ struct Params {
   std::int64_t B = 0;  ///< packet elements in force; resolved to the machine's B_m when not given
   std::int64_t P = 0, Q = 0, R = 0;
   std::int64_t N1 = 0, N2 = 0;
+  std::int64_t k = 0;  ///< dimensions of a first phase (allgather.hybrid: SBT steps; some-to-all: splitting steps)
 };
 
 /// The resolved inputs of one run.

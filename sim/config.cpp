@@ -29,7 +29,7 @@ std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_
 
 const std::set<std::string> kTopKeys = {"schema", "name", "description", "machine", "machine_overrides", "topology",
                                         "algorithm", "params", "sweep", "verify", "mode"};
-const std::set<std::string> kParamKeys = {"root", "M", "B", "P", "Q", "R", "N1", "N2"};
+const std::set<std::string> kParamKeys = {"root", "M", "B", "P", "Q", "R", "N1", "N2", "k"};
 
 }  // namespace
 
@@ -133,6 +133,7 @@ struct Parser {
       else if (k == "R") s.params.R = x;
       else if (k == "N1") s.params.N1 = x;
       else if (k == "N2") s.params.N2 = x;
+      else if (k == "k") s.params.k = x;
     }
     for (const std::string& r : info.required)
       if (!pj.contains(r)) fail("/params", info.name + " needs parameter \"" + r + "\"");

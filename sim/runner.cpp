@@ -146,7 +146,7 @@ ojson trace_header(const std::string& name, const std::string& algorithm, const 
   ojson params = ojson::object();
   const Params& p = s.params;
   for (const auto& [k, v] : {std::pair<const char*, std::int64_t>{"root", p.root}, {"M", p.M}, {"B", p.B}, {"P", p.P},
-                             {"Q", p.Q}, {"R", p.R}, {"N1", p.N1}, {"N2", p.N2}})
+                             {"Q", p.Q}, {"R", p.R}, {"N1", p.N1}, {"N2", p.N2}, {"k", p.k}})
     if (v != 0 || std::string(k) == "root") params[k] = v;
   h["params"] = params;
   h["machine"] = machine_to_json(s.machine);

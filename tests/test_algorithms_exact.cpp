@@ -57,6 +57,7 @@ TEST_P(ExactFormula, SimulationEqualsTableToThePicosecond) {
         s.params.M = M;
         s.params.B = B;
         s.params.root = (n * 7 + M) % s.topology.size();  // roots other than 0 too
+        s.params.k = (n * 5 + M + B) % (n + 1);             // first-phase dimensions, 0..n
         ASSERT_FALSE(info->check(s).has_value());
         const Prediction pred = info->predict(s);
         // Keep the suite fast: skip points with more than ~300k packet transmissions.
@@ -123,7 +124,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"allgather.nrsbt", kOne}, Case{"allgather.nrsbt", kAll}, Case{"scatter.sbnt", kOne},
                       Case{"scatter.sbnt", kAll}, Case{"scatter.nrsbt", kOne}, Case{"scatter.nrsbt", kAll},
                       Case{"alltoall.sbnt", kOne}, Case{"alltoall.sbnt", kAll}, Case{"alltoall.nrsbt", kOne},
-                      Case{"alltoall.nrsbt", kAll}),
+                      Case{"alltoall.nrsbt", kAll}, Case{"allgather.hybrid", kOne}, Case{"allgather.hybrid", kAll},
+                      Case{"sometoall.sbt", kOne}, Case{"sometoall.sbt", kAll}, Case{"alltosome.sbt", kOne},
+                      Case{"alltosome.sbt", kAll}),
     case_name);
 
 TEST(ExactFormula, TimingOnlyModeGivesTheSameTimes) {

@@ -154,6 +154,7 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
     r.setup.params.R = get("R");
     r.setup.params.N1 = get("N1");
     r.setup.params.N2 = get("N2");
+    r.setup.params.k = get("k");
   }
   return r;
 }

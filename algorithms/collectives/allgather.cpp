@@ -218,6 +218,57 @@ Prediction predict_ring(const Setup& s, const char* row) {
 
 Prediction predict_sbt(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 2, SBT-b(1,N)"); }
 
+/// The hybrid of §5.1 (Fig. 10): k steps of the SBT exchange (dimensions 0..k-1), after which
+/// every node holds the 2^k blocks of its k-subcube, then the GCEA on the remaining n-k dimensions
+/// with those 2^k blocks as one super-block: 2^(n-k) - 1 exchanges of 2^k M elements. Temporary
+/// storage and the optimum buffer (packet) size: 2^k M. k = n is the same schedule as k = n-1.
+Task<> allgather_hybrid(Node& self, Params p) {
+  const NodeId x = self.id();
+  const int n = self.topology().dim();
+  const int k = static_cast<int>(p.k);
+  Buffer all = gathered(self, p.M);
+  all.write(x * p.M, own_block(self, p.M));
+  for (int i = 0; i < k; ++i) {  // SBT-b(1, 2^k) inside the k-subcube
+    const NodeId span = NodeId{1} << i;
+    const NodeId base = x & ~(span - 1);
+    auto snd = self.send(i, all.slice(base * p.M, span * p.M));
+    auto rcv = self.recv(i);
+    co_await all_of(snd, rcv);
+    all.write((base ^ span) * p.M, rcv.take());
+  }
+  // GCEA(1, 2^(n-k)) on the quotient cube: step s exchanges, across dimension k + (the rightmost
+  // 0-bit of s-1), the super-block received in step s-1 (the k-subcube of x XOR (G(s-1) << k)).
+  const NodeId sub = NodeId{1} << k, low = x & ~(sub - 1);
+  for (std::int64_t s = 1; s < (std::int64_t{1} << (n - k)); ++s) {
+    const int d = k + gray::transition(static_cast<std::uint64_t>(s - 1), n - k);
+    const NodeId from = low ^ (static_cast<NodeId>(gray::encode(static_cast<std::uint64_t>(s - 1))) << k);
+    auto snd = self.send(d, all.slice(from * p.M, sub * p.M));
+    auto rcv = self.recv(d);
+    co_await all_of(snd, rcv);
+    const NodeId got = low ^ (static_cast<NodeId>(gray::encode(static_cast<std::uint64_t>(s))) << k);
+    all.write(got * p.M, rcv.take());
+  }
+  self.set_result(std::move(all));
+}
+
+/// TR-530 §5.1: Table 2 SBT-b(1,2^k) followed by GCEA(1,2^(n-k)) on blocks of 2^k M: element
+/// transfers (2^k - 1)M + (2^(n-k) - 1) 2^k M = (N-1)M, start-ups
+/// sum_{i<k} ceil(2^i M/B) + (2^(n-k) - 1) ceil(2^k M/B); buffer 2^k M. Exact.
+Prediction predict_hybrid(const Setup& s) {
+  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B, k = s.params.k;
+  Prediction pr;
+  pr.source = "TR-530 §5.1 (Fig. 10): SBT-b(1,2^k) then GCEA(1,2^(n-k)), Table 2 rows";
+  pr.element_transfers = (N - 1) * M;
+  for (std::int64_t i = 0; i < k; ++i) pr.startups += ceil_div((std::int64_t{1} << i) * M, B);
+  const std::int64_t steps = (std::int64_t{1} << (n - k)) - 1;
+  pr.startups += steps * ceil_div((std::int64_t{1} << k) * M, B);
+  pr.msg_startups = k + steps;
+  pr.b_opt = static_cast<double>((std::int64_t{1} << k) * M);
+  pr.min_startups = static_cast<double>(k + steps);
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
 /// GCEA(n,N): (N-1) steps of one part on every port; the largest part, ceil(M/n), sets each
 /// step (TR-530 Table 2: (1/n)(N-1)M, ceil(M/(nB))(N-1)). Exact.
 Prediction predict_gcea_any(const Setup& s) {
@@ -348,6 +399,16 @@ void register_allgather(Registry& r) {
   r.add({"allgather.sbt", "all-to-all broadcast: exchange on N translated SBTs (all ports at once all-port)",
          "TR-530 §4.2.2, Table 2 SBT-b(1,N) and SBT-b(n,N)", {"M", "B"}, {"M"}, check, allgather_sbt_any,
          predict_sbt_any, verify_allgather});
+  r.add({"allgather.hybrid", "all-to-all broadcast: k SBT exchange steps, then the GCEA on 2^k-block super-blocks",
+         "TR-530 §5.1, Fig. 10 (Table 2 SBT-b(1,N) and GCEA(1,N))", {"M", "B", "k"}, {"M", "k"},
+         [](const Setup& s) -> std::optional<SetupError> {
+           if (auto e = check_cube_collective(s, false)) return e;
+           if (s.params.k > s.topology.dim())
+             return SetupError{"/params/k", "k = " + std::to_string(s.params.k) + " SBT steps exceed the cube's " +
+                                                std::to_string(s.topology.dim()) + " dimensions"};
+           return std::nullopt;
+         },
+         allgather_hybrid, predict_hybrid, verify_allgather});
   r.add({"allgather.sbnt", "all-to-all broadcast on N translated spanning balanced n-trees",
          "TR-530 §4.2.3, Table 2 SBnT-b(1,N) and SBnT-b(n,N)", {"M", "B"}, {"M"}, check, allgather_sbnt,
          [](const Setup& s) { return predict_n_trees(s, "SBnT"); }, verify_allgather});

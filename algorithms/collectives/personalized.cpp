@@ -228,6 +228,154 @@ Prediction predict_alltoall_trees(const Setup& s, routing::Family f, const char*
   return pr;
 }
 
+/// Some-to-all personalized (TR-572 §3.3): the 2^l nodes x < 2^l (l = n - k) each send M
+/// elements to every node. By Theorem 1 the splitting goes first: k steps of one-to-all
+/// personalized communication across dimensions n-1 down to l, in which every holder sends the
+/// half of its data whose destinations lie across the dimension; then the standard exchange
+/// (all-to-all personalized) inside each l-subcube across dimensions l-1 down to 0. Node y ends
+/// with the 2^l blocks from the sources in order.
+Element some_value(NodeId src, NodeId dst, NodeId N, std::int64_t M, std::int64_t i) {
+  return static_cast<Element>((src * N + dst) * M + i);
+}
+
+Task<> sometoall_sbt(Node& self, Params p) {
+  const NodeId N = self.size(), x = self.id();
+  const int n = self.topology().dim(), l = n - static_cast<int>(p.k);
+  const NodeId S = NodeId{1} << l;  // sources 0 .. S-1
+  const std::int64_t M = p.M;
+  // Slot (s, d) for source s (low bits) and destination d: this node keeps, at any time, the
+  // blocks it holds in a map by (s, d), as one Buffer per destination group.
+  // Before the exchange phase node y = (t, u) holds, from source u, the blocks for every node
+  // (t, v); the data of a holder is kept as one buffer ordered by destination.
+  Buffer mine;  // blocks ordered by destination, for the destinations this node is responsible for
+  if (x < S)
+    mine = Buffer::make(N * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
+  // Splitting: across d = n-1 .. l. A holder has bits l..d+1 possibly set and bits l..d... it
+  // holds the blocks for destinations whose bits above d equal its own and low part anything.
+  for (int d = n - 1; d >= l; --d) {
+    const NodeId bit = NodeId{1} << d;
+    const bool holder = (x & ((bit << 1) - 1) & ~(S - 1)) == 0;  // bits l..d zero
+    const bool receiver = (x & bit) != 0 && (x & (bit - 1) & ~(S - 1)) == 0;  // bit d set, l..d-1 zero
+    const std::int64_t half = (std::int64_t{1} << d) * M;  // destinations across d: 2^d blocks
+    if (holder) {
+      co_await self.send(d, mine.slice(half, half));
+      mine = mine.slice(0, half);
+    } else if (receiver) {
+      mine = co_await self.recv(d);
+    }
+  }
+  // Now node (t, u) holds from source u the 2^l blocks for destinations (t, 0 .. 2^l - 1).
+  // Standard exchange inside the l-subcube: slot v holds first the block for (t, v) from u, at the
+  // end the block from source v for this node.
+  for (int d = l - 1; d >= 0; --d) {
+    const NodeId bit = NodeId{1} << d;
+    Buffer out = Buffer::sized(S / 2 * M);
+    if (self.data_mode()) {
+      out = Buffer::of({});
+      for (NodeId v = 0; v < S; ++v)
+        if ((v & bit) != (x & bit)) out.append(mine.slice(v * M, M));
+    }
+    auto snd = self.send(d, std::move(out));
+    auto rcv = self.recv(d);
+    co_await all_of(snd, rcv);
+    const Buffer in = rcv.take();
+    if (!self.data_mode()) continue;
+    std::int64_t off = 0;
+    for (NodeId v = 0; v < S; ++v)
+      if ((v & bit) != (x & bit)) {
+        mine.write(v * M, in.slice(off, M));
+        off += M;
+      }
+  }
+  self.set_result(std::move(mine));
+}
+
+/// TR-572 Table 3, one-port: T = (l PQ/2^(k+l+1) + sum_{i<k} PQ/2^(k+l-i)) t_c
+/// + (l ceil(PQ/(B 2^(k+l+1))) + sum_{i<k} ceil(PQ/(B 2^(k+l-i)))) tau, with PQ = 2^l 2^(k+l) M
+/// (every source sends M elements to each of the 2^(k+l) nodes). Exact.
+Prediction predict_some(const Setup& s, const char* what) {
+  const std::int64_t n = s.topology.dim(), k = s.params.k, l = n - k, M = s.params.M, B = s.params.B;
+  Prediction pr;
+  pr.source = std::string("TR-572 §3.3, Table 3 (one-port), ") + what;
+  const std::int64_t PQ = (std::int64_t{1} << (2 * l + k)) * M;
+  pr.element_transfers = l * (PQ >> (k + l + 1));
+  pr.startups = l * ceil_div(PQ >> (k + l + 1), B);
+  for (std::int64_t i = 0; i < k; ++i) {
+    pr.element_transfers += PQ >> (k + l - i);
+    pr.startups += ceil_div(PQ >> (k + l - i), B);
+  }
+  pr.msg_startups = n;
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+Verdict verify_sometoall(const Setup& s, const std::vector<Buffer>& results) {
+  const NodeId N = s.topology.size(), S = NodeId{1} << (s.topology.dim() - s.params.k);
+  const std::int64_t M = s.params.M;
+  return verify_each(
+      s, results, [&](NodeId) { return S * M; },
+      [&](NodeId x, std::int64_t j) { return some_value(j / M, x, N, M, j % M); });
+}
+
+/// All-to-some personalized (TR-572 §3.3), the reverse: every node sends M elements to each of
+/// the 2^l nodes x < 2^l. By Theorem 1 the all-to-all exchange goes first (inside each
+/// l-subcube, dimensions l-1 .. 0), the accumulation last (across dimensions l .. n-1, each
+/// node with the dimension's bit set sending everything it holds to its neighbour).
+Task<> alltosome_sbt(Node& self, Params p) {
+  const NodeId N = self.size(), x = self.id();
+  const int n = self.topology().dim(), l = n - static_cast<int>(p.k);
+  const NodeId S = NodeId{1} << l;
+  const std::int64_t M = p.M;
+  // Slot v: first this node's block for destination v; after the exchange, the block from source
+  // (x's high bits, v) for destination (x's low bits).
+  Buffer slots = Buffer::make(S * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
+  for (int d = l - 1; d >= 0; --d) {
+    const NodeId bit = NodeId{1} << d;
+    Buffer out = Buffer::sized(S / 2 * M);
+    if (self.data_mode()) {
+      out = Buffer::of({});
+      for (NodeId v = 0; v < S; ++v)
+        if ((v & bit) != (x & bit)) out.append(slots.slice(v * M, M));
+    }
+    auto snd = self.send(d, std::move(out));
+    auto rcv = self.recv(d);
+    co_await all_of(snd, rcv);
+    const Buffer in = rcv.take();
+    if (!self.data_mode()) continue;
+    std::int64_t off = 0;
+    for (NodeId v = 0; v < S; ++v)
+      if ((v & bit) != (x & bit)) {
+        slots.write(v * M, in.slice(off, M));
+        off += M;
+      }
+  }
+  // Accumulation: the node holds the blocks from sources whose high bits run over the
+  // dimensions already accumulated, ordered by source; across d = l .. n-1 the upper half sends.
+  Buffer acc = std::move(slots);  // sources (high bits = x's, low = v), v ascending
+  for (int d = l; d < n; ++d) {
+    const NodeId bit = NodeId{1} << d;
+    if ((x & ((bit << 1) - 1) & ~(S - 1)) == bit) {  // bit d set, bits l..d-1 clear
+      co_await self.send(d, std::move(acc));
+      acc = Buffer{};
+      break;
+    }
+    if ((x & ((bit << 1) - 1) & ~(S - 1)) == 0) {  // receives the upper half's sources
+      Buffer upper = co_await self.recv(d);
+      acc.append(upper);
+    }
+  }
+  if ((x & ~(S - 1)) != 0) acc = Buffer{};
+  self.set_result(std::move(acc));
+}
+
+Verdict verify_alltosome(const Setup& s, const std::vector<Buffer>& results) {
+  const NodeId N = s.topology.size(), S = NodeId{1} << (s.topology.dim() - s.params.k);
+  const std::int64_t M = s.params.M;
+  return verify_each(
+      s, results, [&](NodeId x) { return x < S ? N * M : 0; },
+      [&](NodeId x, std::int64_t j) { return some_value(j / M, x, N, M, j % M); });
+}
+
 Prediction predict_alltoall(const Setup& s) {
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
@@ -263,6 +411,19 @@ void register_personalized(Registry& r) {
   r.add({"scatter.nrsbt", "one-to-all personalized on n rotated SBTs, reverse breadth-first",
          "TR-530 §4.3, Table 3 nRSBT-p(n,1); TR-572 §3.1", {"root", "M", "B"}, {"M"}, rooted, scatter_nrsbt,
          [](const Setup& s) { return predict_scatter_trees(s, routing::Family::nrsbt, "nRSBT"); }, verify_scatter});
+  auto some = [](const Setup& s) -> std::optional<SetupError> {
+    if (auto e = check_cube_collective(s, false)) return e;
+    if (s.params.k > s.topology.dim())
+      return SetupError{"/params/k", "k = " + std::to_string(s.params.k) + " splitting steps exceed the cube's " +
+                                         std::to_string(s.topology.dim()) + " dimensions"};
+    return std::nullopt;
+  };
+  r.add({"sometoall.sbt", "some-to-all personalized: the 2^(n-k) nodes below 2^(n-k) send to all, splitting first",
+         "TR-572 §3.3, Theorem 1, Table 3", {"M", "B", "k"}, {"M", "k"}, some, sometoall_sbt,
+         [](const Setup& s) { return predict_some(s, "some-to-all, splitting first"); }, verify_sometoall});
+  r.add({"alltosome.sbt", "all-to-some personalized: all send to the 2^(n-k) nodes below 2^(n-k), accumulation last",
+         "TR-572 §3.3, Theorem 1, Table 3", {"M", "B", "k"}, {"M", "k"}, some, alltosome_sbt,
+         [](const Setup& s) { return predict_some(s, "all-to-some, accumulation last"); }, verify_alltosome});
   r.add({"alltoall.sbnt", "all-to-all personalized on N translated spanning balanced n-trees",
          "TR-530 §4.4, Table 4 SBnT-p(n,N); TR-572 §3.2", {"M", "B"}, {"M"}, all, alltoall_sbnt,
          [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::sbnt, "SBnT"); }, verify_alltoall});
