@@ -60,6 +60,12 @@ TEST(Config, EachKindOfBadInputNamesItsPointer) {
   EXPECT_EQ(where(base("", R"("M": 10, "B": 257)")), "/params/B");
   EXPECT_EQ(where(base("", R"("M": 10, "P": 3)")), "/params/P");
   EXPECT_EQ(where(base("", R"("M": 10, "colour": 3)")), "/params/colour");
+  EXPECT_EQ(where(base("", R"("M": 10, "k": 1)")), "/params/k");  // broadcast.sbt takes no k
+  const char* cube3 = R"({"kind": "hypercube", "dim": 3})";
+  EXPECT_EQ(where(base("", R"("M": 10, "k": 4)", cube3, "allgather.hybrid")), "/params/k");  // k > n
+  EXPECT_EQ(where(base("", R"("M": 10, "k": 4)", cube3, "sometoall.sbt")), "/params/k");
+  EXPECT_EQ(where(base("", R"("M": 10)", cube3, "alltosome.sbt")), "/params");  // k missing
+  EXPECT_EQ(where(base("", R"("M": 10, "k": 3)", cube3, "allgather.hybrid")), "");
   EXPECT_EQ(where(base("", R"("root": 1)")), "/params");  // M missing
   EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "hypercube", "dim": 30})")), "/topology/dim");
   EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "hypercube", "shape": [2]})")), "/topology/shape");
