@@ -8,10 +8,12 @@
 ///
 /// Schedules:
 ///  - cyclic (one-port): in step s every node communicates across one dimension, the same for all
-///    nodes, cycling n-1, n-2, ..., 0, n-1, ... for the SBT and nRSBT, whose paths from the root
-///    set bits cyclically downwards, and 0, 1, ..., n-1, 0, ... for the SBnT, whose paths set bits
-///    cyclically upwards from the base. An edge is used at the first step of its dimension after
-///    the edge into its tail. Every path then fits in 2n - 1 steps.
+///    nodes, cycling n-1, n-2, ..., 0, n-1, ... for the SBT and nRSBT, and 0, 1, ..., n-1, 0, ...
+///    for the SBnT, whose paths set bits cyclically upwards from the base (an SBnT edge is used at
+///    the first step of its dimension after the edge into its tail). Tree j of the nRSBT runs the
+///    one-port SBT schedule of its rotation, starting when the cycle first reaches its top
+///    dimension (j-1) mod n, so the root sends 1, 2, ..., n, ..., 2, 1 parts in steps 0 .. 2n-2
+///    (TR-530 Table 1 nRSBT-b(1,1)). Every path fits in 2n - 1 steps.
 ///  - phased (all-port): tree j runs the one-port SBT schedule of its own rotation, dimension
 ///    (n - 1 - s + j) mod n in step s, so in every step the n trees use n different dimensions.
 ///  - depth (all-port): the edge into a node of depth l is used in step l - 1 (all ports at once).
