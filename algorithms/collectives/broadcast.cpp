@@ -76,8 +76,9 @@ Task<> sbt_one_port(Node& self, Params p) {
 }
 
 /// A pipelined broadcast down one spanning tree, all-port: the message (or, with several trees,
-/// this tree's part of it, elements [offset, offset + len)) cut into packets of B elements; every
-/// node forwards each packet to all its children at once, as soon as it has it. Returns the part.
+/// this tree's part of it), len elements held by the root in `part`, cut into packets of B
+/// elements; every node forwards each packet to all its children at once, as soon as it has it.
+/// Messages carry `tag` (one per tree). Returns the part.
 Task<Buffer> pipelined_tree(Node& self, bool root, Buffer part, std::int64_t len, int parent_dim,
                             std::vector<int> child_dims, int tag) {
   const std::int64_t B = self.packet_elements();
