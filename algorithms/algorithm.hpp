@@ -74,6 +74,14 @@ struct AlgorithmInfo {
 
 // Helpers for predictions: table terms with overflow checks.
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+
+/// The n-part routings (TR-530 §4.1.1 GC(n,1), §4.1.3-4.1.4, §4.2.1 GCEA(n,N)) split a block of
+/// M elements into n parts: sizes differ by at most one element, larger parts first.
+inline std::int64_t part_size(std::int64_t M, std::int64_t n, std::int64_t i) { return M / n + (i < M % n ? 1 : 0); }
+/// Where part i of n starts in the block.
+inline std::int64_t part_offset(std::int64_t M, std::int64_t n, std::int64_t i) {
+  return i * (M / n) + (i < M % n ? i : M % n);
+}
 /// time = startups*tau + msg_startups*tau_msg + element_transfers*t_c + flops*t_a, overflow-checked.
 Time prediction_time(const Machine& m, const Prediction& p);
 /// The row TR-530 Table 2 SBT-b(1,N) and Table 3 SBT-p(1,1) share: element transfers (N-1)M,

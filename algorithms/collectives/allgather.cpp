@@ -111,18 +111,16 @@ Task<> gcea_all_port(Node& self, Params p) {
   const int n = self.topology().dim();
   Buffer all = gathered(self, p.M);
   all.write(x * p.M, own_block(self, p.M));
-  auto size = [&](int k) { return p.M / n + (k < p.M % n ? 1 : 0); };
-  auto offset = [&](int k) { return k * (p.M / n) + std::min<std::int64_t>(k, p.M % n); };
   for (std::int64_t s = 1; s < N; ++s) {
     const int j = gray::transition(static_cast<std::uint64_t>(s - 1), n);
     std::vector<Op> ops;
     std::vector<int> parts;
     for (int k = 0; k < n; ++k) {
-      if (size(k) == 0) continue;
+      if (part_size(p.M, n, k) == 0) continue;
       // The part sent in step s is the one received in step s-1 (own block in step 1).
       const auto from = x ^ static_cast<NodeId>(rotl(gray::encode(static_cast<std::uint64_t>(s - 1)), k, n));
       const int d = (j + k) % n;
-      ops.push_back(self.send(d, all.slice(from * p.M + offset(k), size(k)), k));
+      ops.push_back(self.send(d, all.slice(from * p.M + part_offset(p.M, n, k), part_size(p.M, n, k)), k));
       ops.push_back(self.recv(d, k));
       parts.push_back(k);
     }
@@ -130,7 +128,7 @@ Task<> gcea_all_port(Node& self, Params p) {
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const int k = parts[i];
       const auto src = x ^ static_cast<NodeId>(rotl(gray::encode(static_cast<std::uint64_t>(s)), k, n));
-      all.write(src * p.M + offset(k), ops[2 * i + 1].take());
+      all.write(src * p.M + part_offset(p.M, n, k), ops[2 * i + 1].take());
     }
   }
   self.set_result(std::move(all));
@@ -145,8 +143,6 @@ Task<> cra_all_port(Node& self, Params p) {
   const int n = self.topology().dim();
   Buffer all = gathered(self, p.M);
   all.write(x * p.M, own_block(self, p.M));
-  auto size = [&](int k) { return p.M / n + (k < p.M % n ? 1 : 0); };
-  auto offset = [&](int k) { return k * (p.M / n) + std::min<std::int64_t>(k, p.M % n); };
   auto at = [&](int k, std::int64_t q) {
     return static_cast<NodeId>(rotl(gray::encode(static_cast<std::uint64_t>(((q % N) + N) % N)), k, n));
   };
@@ -157,18 +153,18 @@ Task<> cra_all_port(Node& self, Params p) {
     std::vector<Op> ops;
     std::vector<int> parts;
     for (int k = 0; k < n; ++k) {
-      if (size(k) == 0) continue;
+      if (part_size(p.M, n, k) == 0) continue;
       const std::int64_t q = pos[static_cast<std::size_t>(k)];
       const int out = self.topology().port_to(x, at(k, q + 1));
       const int in = self.topology().port_to(x, at(k, q - 1));
-      ops.push_back(self.send(out, all.slice(at(k, q - s + 1) * p.M + offset(k), size(k)), k));
+      ops.push_back(self.send(out, all.slice(at(k, q - s + 1) * p.M + part_offset(p.M, n, k), part_size(p.M, n, k)), k));
       ops.push_back(self.recv(in, k));
       parts.push_back(k);
     }
     co_await all_of(ops);
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const int k = parts[i];
-      all.write(at(k, pos[static_cast<std::size_t>(k)] - s) * p.M + offset(k), ops[2 * i + 1].take());
+      all.write(at(k, pos[static_cast<std::size_t>(k)] - s) * p.M + part_offset(p.M, n, k), ops[2 * i + 1].take());
     }
   }
   self.set_result(std::move(all));

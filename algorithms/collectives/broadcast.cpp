@@ -294,10 +294,6 @@ Prediction predict_nesbt(const Setup& s) {
   return pr;
 }
 
-/// Part i of n of the message: sizes differ by at most one element, larger parts first.
-std::int64_t part_size(std::int64_t M, int n, int i) { return M / n + (i < M % n ? 1 : 0); }
-std::int64_t part_offset(std::int64_t M, int n, int i) { return i * (M / n) + std::min<std::int64_t>(i, M % n); }
-
 /// nESBT-b(n,1), all-port: part i of the message (ceil or floor of M/n elements) goes down tree i
 /// pipelined in packets of B; the n trees run at once. They are edge-disjoint, so no two trees
 /// ever want the same port in the same direction.

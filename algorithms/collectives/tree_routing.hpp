@@ -55,11 +55,9 @@ struct Plan {
   [[nodiscard]] const std::vector<std::uint32_t>& below(int tree, std::int64_t q) const {
     return subtree[static_cast<std::size_t>(tree * N + q)];
   }
-  /// Elements of part j of a block of M elements: parts differ by at most one, larger first.
-  [[nodiscard]] std::int64_t part_size(std::int64_t M, int j) const { return M / trees + (j < M % trees ? 1 : 0); }
-  [[nodiscard]] std::int64_t part_offset(std::int64_t M, int j) const {
-    return j * (M / trees) + std::min<std::int64_t>(j, M % trees);
-  }
+  /// Part j of a block of M elements (cubesim::part_size, one part per tree).
+  [[nodiscard]] std::int64_t part_size(std::int64_t M, int j) const { return cubesim::part_size(M, trees, j); }
+  [[nodiscard]] std::int64_t part_offset(std::int64_t M, int j) const { return cubesim::part_offset(M, trees, j); }
 };
 
 /// The plan, built once per (family, schedule, n) and cached; subtrees only when asked for.
