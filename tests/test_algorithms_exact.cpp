@@ -92,7 +92,9 @@ TEST_P(ExactFormula, SimulationEqualsTableToThePicosecond) {
         EXPECT_EQ(o.stats.critical_path.startups, pred.startups);
         EXPECT_EQ(o.stats.critical_path.element_transfers, pred.element_transfers);
         EXPECT_EQ(o.stats.critical_path.msg_startups, pred.msg_startups);
-        if (c.t_a > 0) EXPECT_EQ(o.stats.critical_path.flops, pred.flops);  // free flops lie on no chain
+        if (c.t_a > 0) {  // free flops lie on no chain
+          EXPECT_EQ(o.stats.critical_path.flops, pred.flops);
+        }
         EXPECT_TRUE(o.terms_match);
         EXPECT_TRUE(o.relation_holds);
         ++runs;

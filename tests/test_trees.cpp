@@ -77,7 +77,9 @@ TEST(Trees, SbntSplitsTheNodesIntoNearlyEqualSubtrees) {
     EXPECT_LE(static_cast<double>(*hi), even * (1 + 2.0 / n)) << "n=" << n;
     EXPECT_GE(static_cast<double>(*lo), even * (1 - 2.0 / n)) << "n=" << n;
     const bool prime = n == 2 || n == 3 || n == 5 || n == 7 || n == 11;
-    if (prime) EXPECT_LE(*hi - *lo, 1) << "n=" << n << ": every necklace but 1..1 has n rotations";
+    if (prime) {
+      EXPECT_LE(*hi - *lo, 1) << "n=" << n << ": every necklace but 1..1 has n rotations";
+    }
   }
 }
 
@@ -85,7 +87,9 @@ TEST(Trees, RotatedSbtIsTheSbtWithDimensionsTurned) {
   for (int n = 1; n <= 8; ++n)
     for (int rho = 0; rho < n; ++rho)
       for (Address i = 1; i < (Address{1} << n); ++i) {
-        if (rho == 0) ASSERT_EQ(trees::rsbt_parent_dim(i, n, 0), std::countr_zero(i));
+        if (rho == 0) {
+          ASSERT_EQ(trees::rsbt_parent_dim(i, n, 0), std::countr_zero(i));
+        }
         // Tree rho maps tree 0 by rotating addresses left by rho.
         const Address back = trees::rotate_right(i, n, rho);
         ASSERT_EQ(trees::rsbt_parent_dim(i, n, rho), (trees::rsbt_parent_dim(back, n, 0) + rho) % n);
@@ -108,7 +112,9 @@ TEST(Trees, CyclicSchedulesUseOneDimensionPerStepIn2nMinus1Steps) {
       for (int j = 0; j < plan->trees; ++j)  // an edge comes after the edge into its tail
         for (std::int64_t q = 1; q < plan->N; ++q) {
           const std::int64_t par = q ^ (std::int64_t{1} << plan->parent_dim(j, q));
-          if (par != 0) ASSERT_GT(plan->step_of(j, q), plan->step_of(j, par));
+          if (par != 0) {
+            ASSERT_GT(plan->step_of(j, q), plan->step_of(j, par));
+          }
         }
       const auto depth = routing::plan(f, Schedule::depth, n);
       EXPECT_EQ(depth->steps, n);

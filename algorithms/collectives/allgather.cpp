@@ -268,18 +268,8 @@ Prediction predict_hybrid(const Setup& s) {
 /// GCEA(n,N): (N-1) steps of one part on every port; the largest part, ceil(M/n), sets each
 /// step (TR-530 Table 2: (1/n)(N-1)M, ceil(M/(nB))(N-1)). Exact.
 Prediction predict_gcea_any(const Setup& s) {
-  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
-  if (s.machine.ports.kind != PortKind::all || n <= 1) return predict_ring(s, "GCEA(1,N)");
-  Prediction pr;
-  pr.source = "TR-530 Table 2, GCEA(n,N)";
-  const std::int64_t part = ceil_div(M, n);
-  pr.element_transfers = part * (N - 1);
-  pr.startups = ceil_div(part, B) * (N - 1);
-  pr.msg_startups = N - 1;
-  pr.b_opt = static_cast<double>(M) / static_cast<double>(n);
-  pr.min_startups = static_cast<double>(N - 1);
-  pr.time = prediction_time(s.machine, pr);
-  return pr;
+  if (s.machine.ports.kind != PortKind::all || s.topology.dim() <= 1) return predict_ring(s, "GCEA(1,N)");
+  return predict_rotated_gray(s, "TR-530 Table 2, GCEA(n,N)");
 }
 
 /// The largest number of the n rotated Gray-code rings that leave one node across one dimension.
@@ -317,19 +307,10 @@ Prediction predict_cra_any(const Setup& s) {
 }
 
 Prediction predict_sbt_any(const Setup& s) {
-  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   if (s.machine.ports.kind != PortKind::all) return predict_sbt(s);
   // SBT-b(n,N): N translated SBTs, all ports at once, the edge into a node of depth i+1 in step
   // i; the busiest port (dimension 0) carries C(n-1, i) blocks in step i. Exact.
-  Prediction pr;
-  pr.source = "TR-530 Table 2, SBT-b(n,N)";
-  pr.element_transfers = N * M / 2;
-  for (int i = 0; i < n; ++i) pr.startups += ceil_div(routing::binomial(static_cast<int>(n) - 1, i) * M, B);
-  pr.msg_startups = n;
-  if (n > 1) pr.b_opt = static_cast<double>(N * M) / std::sqrt(2 * M_PI * static_cast<double>(n - 1));
-  pr.min_startups = static_cast<double>(n);
-  pr.time = prediction_time(s.machine, pr);
-  return pr;
+  return predict_sbt_levels(s, "TR-530 Table 2, SBT-b(n,N)");
 }
 
 /// Table 2, SBnT-b and nRSBT-b. One-port (1,N): (N-1)M, max(2n-1, (N-1)M/B). n-port (n,N):
@@ -339,12 +320,7 @@ Prediction predict_n_trees(const Setup& s, const char* name) {
   Prediction pr;
   const double nn = static_cast<double>(std::max<std::int64_t>(n, 1));
   if (s.machine.ports.kind == PortKind::all) {
-    pr.source = std::string("TR-530 Table 2, ") + name + "-b(n,N)";
-    pr.element_transfers = n > 0 ? ceil_div((N - 1) * M, n) : 0;
-    for (int i = 1; i <= n; ++i) pr.startups += ceil_div(routing::binomial(static_cast<int>(n), i) * M, n * B);
-    pr.msg_startups = n;
-    pr.b_opt = std::sqrt(2 / M_PI) * static_cast<double>(N * M) / std::pow(nn, 1.5);
-    pr.min_startups = static_cast<double>(n);
+    pr = predict_balanced_levels(s, std::string("TR-530 Table 2, ") + name + "-b(n,N)");
   } else {
     pr.source = std::string("TR-530 Table 2, ") + name + "-b(1,N)";
     pr.element_transfers = (N - 1) * M;

@@ -375,19 +375,7 @@ Task<> broadcast_gc_any(Node& self, Params p) {
 
 Prediction predict_gc_any(const Setup& s) {
   if (s.machine.ports.kind != PortKind::all) return predict_gc(s);
-  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
-  Prediction pr;
-  pr.source = "TR-530 Table 1, GC(n,1)";
-  if (n > 0) {
-    const std::int64_t part = ceil_div(M, n);  // the largest part sets every step
-    pr.element_transfers = part * (N - 1);
-    pr.startups = ceil_div(part, B) * (N - 1);
-    pr.msg_startups = N - 1;
-    pr.b_opt = static_cast<double>(M) / static_cast<double>(n);
-    pr.min_startups = static_cast<double>(N - 1);
-  }
-  pr.time = prediction_time(s.machine, pr);
-  return pr;
+  return predict_rotated_gray(s, "TR-530 Table 1, GC(n,1)");
 }
 
 Prediction predict_nesbt_any(const Setup& s) {

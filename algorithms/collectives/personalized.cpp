@@ -68,14 +68,14 @@ Task<> scatter_sbt(Node& self, Params p) {
 Prediction predict_scatter(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 3, SBT-p(1,1)"); }
 
 /// The root's N blocks of M elements, by destination node.
-Buffer scatter_input(const Node& self, std::int64_t root, std::int64_t M) {
+Buffer scatter_input(const Node& self, std::int64_t M) {
   return Buffer::make(self.size() * M, self.data_mode(), [&](std::int64_t k) { return scatter_value(k / M, M, k % M); });
 }
 
 /// Reverse-breadth-first scatter on a tree family (TR-572 §3.1, tree_routing.hpp).
 Task<> scatter_trees(Node& self, Params p, routing::Family f) {
   auto plan = routing::plan(f, routing::Schedule::depth, self.topology().dim(), true);
-  Buffer all = (self.id() ^ p.root) == 0 ? scatter_input(self, p.root, p.M) : Buffer{};
+  Buffer all = (self.id() ^ p.root) == 0 ? scatter_input(self, p.M) : Buffer{};
   self.set_result(co_await routing::scatter_rbfs(self, p.root, p.M, std::move(all), plan));
 }
 
@@ -90,23 +90,14 @@ Prediction predict_scatter_any(const Setup& s) {
   if (s.machine.ports.kind != PortKind::all) return predict_scatter(s);
   // SBT-p(n,1): the root's port n-1 carries the N/2 blocks of its largest subtree, level by
   // level, deepest first: C(n-1, i) blocks for level i+1. Exact.
-  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
-  Prediction pr;
-  pr.source = "TR-530 Table 3, SBT-p(n,1)";
-  pr.element_transfers = N * M / 2;
-  for (int i = 0; i < n; ++i) pr.startups += ceil_div(routing::binomial(static_cast<int>(n) - 1, i) * M, B);
-  pr.msg_startups = n;
-  if (n > 1) pr.b_opt = static_cast<double>(N * M) / std::sqrt(2 * M_PI * static_cast<double>(n - 1));
-  pr.min_startups = static_cast<double>(n);
-  pr.time = prediction_time(s.machine, pr);
-  return pr;
+  return predict_sbt_levels(s, "TR-530 Table 3, SBT-p(n,1)");
 }
 
 /// Table 3, SBnT-p(n,1) and nRSBT-p(n,1): (1/n)(N-1)M, sum_{i=1}^{n} ceil(C(n,i) M / (nB)). On
 /// one port TR-530 gives no row for these trees: every block leaves the root once, one message
 /// per level and subtree, so we predict the root's messages back to back.
 Prediction predict_scatter_trees(const Setup& s, routing::Family f, const char* name) {
-  const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
+  const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   if (s.machine.ports.kind != PortKind::all) {
     const auto plan = routing::plan(f, routing::Schedule::depth, static_cast<int>(n), true);
@@ -116,12 +107,7 @@ Prediction predict_scatter_trees(const Setup& s, routing::Family f, const char* 
     pr.startups = t.startups;
     pr.msg_startups = t.messages;
   } else {
-    pr.source = std::string("TR-530 Table 3, ") + name + "-p(n,1)";
-    pr.element_transfers = n > 0 ? ceil_div((N - 1) * M, n) : 0;
-    for (int i = 1; i <= n; ++i) pr.startups += ceil_div(routing::binomial(static_cast<int>(n), i) * M, n * B);
-    pr.msg_startups = n;
-    pr.b_opt = std::sqrt(2 / M_PI) * static_cast<double>(N * M) / std::pow(static_cast<double>(std::max<std::int64_t>(n, 1)), 1.5);
-    pr.min_startups = static_cast<double>(n);
+    pr = predict_balanced_levels(s, std::string("TR-530 Table 3, ") + name + "-p(n,1)");
     if (n > 0 && !(f == routing::Family::nrsbt && M % n == 0)) {
       pr.relation = Relation::approx;
       pr.tolerance = f == routing::Family::sbnt ? 0.35 : (M < n ? 2.5 : 0.45);
@@ -204,7 +190,7 @@ Prediction predict_alltoall_trees(const Setup& s, routing::Family f, const char*
     pr.element_transfers = N * M / 2;
     for (int i = 1; i <= n; ++i) {
       std::int64_t c = 0;
-      for (int j = i; j <= n; ++j) c += routing::binomial(static_cast<int>(n), j);
+      for (int j = i; j <= n; ++j) c += binomial(static_cast<int>(n), j);
       pr.startups += ceil_div(c * M, n * B);
     }
     pr.msg_startups = n;

@@ -100,13 +100,6 @@ struct StepOps {
 
 }  // namespace
 
-std::int64_t binomial(int n, int k) {
-  if (k < 0 || k > n) return 0;
-  std::int64_t c = 1;
-  for (int i = 1; i <= k; ++i) c = c * (n - k + i) / i;
-  return c;
-}
-
 Terms lockstep_alltoall(const Plan& P, std::int64_t M, std::int64_t B) {
   Terms t;
   for (int s = 0; s < P.steps; ++s) {

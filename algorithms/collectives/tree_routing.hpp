@@ -85,7 +85,5 @@ Terms lockstep_alltoall(const Plan& plan, std::int64_t M, std::int64_t B);
 /// level and child) one after the other; every block leaves the root once.
 Terms root_messages_rbfs(const Plan& plan, std::int64_t M, std::int64_t B);
 
-/// C(n, k), 0 outside 0 <= k <= n (the tables' binomial coefficients).
-std::int64_t binomial(int n, int k);
 
 }  // namespace cubesim::routing
