@@ -127,20 +127,19 @@ Element alltoall_value(NodeId src, NodeId dst, NodeId N, std::int64_t M, std::in
   return static_cast<Element>((src * N + dst) * M + i);
 }
 
-Task<> alltoall_sbt(Node& self, Params p) {
-  const NodeId N = self.size(), x = self.id();
-  const std::int64_t M = p.M;
-  const int n = self.topology().dim();
-  // Slot k holds, before the exchanges, x's block for node k; after them, node k's block for x.
-  Buffer slots = Buffer::make(N * M, self.data_mode(),
-                              [&](std::int64_t j) { return alltoall_value(x, j / M, N, M, j % M); });
-  for (int d = n - 1; d >= 0; --d) {
+/// The standard exchange (TR-572 §3.2, "Transposition by the Standard Exchange Algorithm")
+/// inside this node's subcube of dimensions dims-1 .. 0: slot v (blocks of M elements) holds at
+/// first this node's block for the subcube's node v, at the end node v's block for this node. In
+/// the step across d the half of the slots on the other side of d goes as one message.
+Task<Buffer> standard_exchange(Node& self, Buffer slots, int dims, std::int64_t M) {
+  const NodeId x = self.id(), S = NodeId{1} << dims;
+  for (int d = dims - 1; d >= 0; --d) {
     const NodeId bit = NodeId{1} << d;
-    Buffer out = Buffer::sized(N / 2 * M);  // timing-only: the size is all there is
+    Buffer out = Buffer::sized(S / 2 * M);  // timing-only: the size is all there is
     if (self.data_mode()) {
       out = Buffer::of({});
-      for (NodeId k = 0; k < N; ++k)
-        if ((k & bit) != (x & bit)) out.append(slots.slice(k * M, M));
+      for (NodeId v = 0; v < S; ++v)
+        if ((v & bit) != (x & bit)) out.append(slots.slice(v * M, M));
     }
     auto snd = self.send(d, std::move(out));
     auto rcv = self.recv(d);
@@ -148,13 +147,21 @@ Task<> alltoall_sbt(Node& self, Params p) {
     const Buffer in = rcv.take();
     if (!self.data_mode()) continue;
     std::int64_t off = 0;
-    for (NodeId k = 0; k < N; ++k)
-      if ((k & bit) != (x & bit)) {
-        slots.write(k * M, in.slice(off, M));
+    for (NodeId v = 0; v < S; ++v)
+      if ((v & bit) != (x & bit)) {
+        slots.write(v * M, in.slice(off, M));
         off += M;
       }
   }
-  self.set_result(std::move(slots));
+  co_return slots;
+}
+
+Task<> alltoall_sbt(Node& self, Params p) {
+  const NodeId N = self.size(), x = self.id();
+  const std::int64_t M = p.M;
+  Buffer slots = Buffer::make(N * M, self.data_mode(),
+                              [&](std::int64_t j) { return alltoall_value(x, j / M, N, M, j % M); });
+  self.set_result(co_await standard_exchange(self, std::move(slots), self.topology().dim(), M));
 }
 
 /// Step-form all-to-all personalized on a tree family: the edge into q carries the parts for
@@ -250,30 +257,9 @@ Task<> sometoall_sbt(Node& self, Params p) {
       mine = co_await self.recv(d);
     }
   }
-  // Now node (t, u) holds from source u the 2^l blocks for destinations (t, 0 .. 2^l - 1).
-  // Standard exchange inside the l-subcube: slot v holds first the block for (t, v) from u, at the
-  // end the block from source v for this node.
-  for (int d = l - 1; d >= 0; --d) {
-    const NodeId bit = NodeId{1} << d;
-    Buffer out = Buffer::sized(S / 2 * M);
-    if (self.data_mode()) {
-      out = Buffer::of({});
-      for (NodeId v = 0; v < S; ++v)
-        if ((v & bit) != (x & bit)) out.append(mine.slice(v * M, M));
-    }
-    auto snd = self.send(d, std::move(out));
-    auto rcv = self.recv(d);
-    co_await all_of(snd, rcv);
-    const Buffer in = rcv.take();
-    if (!self.data_mode()) continue;
-    std::int64_t off = 0;
-    for (NodeId v = 0; v < S; ++v)
-      if ((v & bit) != (x & bit)) {
-        mine.write(v * M, in.slice(off, M));
-        off += M;
-      }
-  }
-  self.set_result(std::move(mine));
+  // Now node (t, u) holds from source u the 2^l blocks for destinations (t, 0 .. 2^l - 1); the
+  // standard exchange inside the l-subcube leaves slot v with the block from source v.
+  self.set_result(co_await standard_exchange(self, std::move(mine), l, M));
 }
 
 /// TR-572 Table 3, one-port: T = (l PQ/2^(k+l+1) + sum_{i<k} PQ/2^(k+l-i)) t_c
@@ -315,26 +301,7 @@ Task<> alltosome_sbt(Node& self, Params p) {
   // Slot v: first this node's block for destination v; after the exchange, the block from source
   // (x's high bits, v) for destination (x's low bits).
   Buffer slots = Buffer::make(S * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
-  for (int d = l - 1; d >= 0; --d) {
-    const NodeId bit = NodeId{1} << d;
-    Buffer out = Buffer::sized(S / 2 * M);
-    if (self.data_mode()) {
-      out = Buffer::of({});
-      for (NodeId v = 0; v < S; ++v)
-        if ((v & bit) != (x & bit)) out.append(slots.slice(v * M, M));
-    }
-    auto snd = self.send(d, std::move(out));
-    auto rcv = self.recv(d);
-    co_await all_of(snd, rcv);
-    const Buffer in = rcv.take();
-    if (!self.data_mode()) continue;
-    std::int64_t off = 0;
-    for (NodeId v = 0; v < S; ++v)
-      if ((v & bit) != (x & bit)) {
-        slots.write(v * M, in.slice(off, M));
-        off += M;
-      }
-  }
+  slots = co_await standard_exchange(self, std::move(slots), l, M);
   // Accumulation: the node holds the blocks from sources whose high bits run over the
   // dimensions already accumulated, ordered by source; across d = l .. n-1 the upper half sends.
   Buffer acc = std::move(slots);  // sources (high bits = x's, low = v), v ascending
