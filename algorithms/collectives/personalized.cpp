@@ -236,15 +236,13 @@ Task<> sometoall_sbt(Node& self, Params p) {
   const int n = self.topology().dim(), l = n - static_cast<int>(p.k);
   const NodeId S = NodeId{1} << l;  // sources 0 .. S-1
   const std::int64_t M = p.M;
-  // Slot (s, d) for source s (low bits) and destination d: this node keeps, at any time, the
-  // blocks it holds in a map by (s, d), as one Buffer per destination group.
-  // Before the exchange phase node y = (t, u) holds, from source u, the blocks for every node
-  // (t, v); the data of a holder is kept as one buffer ordered by destination.
-  Buffer mine;  // blocks ordered by destination, for the destinations this node is responsible for
+  // The blocks this node holds, from one source, ordered by destination: at first a source's N.
+  Buffer mine;
   if (x < S)
     mine = Buffer::make(N * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
-  // Splitting: across d = n-1 .. l. A holder has bits l..d+1 possibly set and bits l..d... it
-  // holds the blocks for destinations whose bits above d equal its own and low part anything.
+  // Splitting across d = n-1 .. l. Before the step across d a holder (bits l..d zero) holds the
+  // blocks for the 2^(d+1) destinations that share its bits above d; it sends on the half whose
+  // bit d is set.
   for (int d = n - 1; d >= l; --d) {
     const NodeId bit = NodeId{1} << d;
     const bool holder = (x & ((bit << 1) - 1) & ~(S - 1)) == 0;  // bits l..d zero
