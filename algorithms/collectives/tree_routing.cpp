@@ -98,6 +98,34 @@ struct StepOps {
   std::vector<std::pair<std::size_t, int>> recvs;  // (index into ops, dimension)
 };
 
+/// The step form both all-to-all collectives share: in every step, across every dimension whose
+/// message is not empty, one exchange (a send and a receive at once). `pack(d, entry, out)`
+/// appends an edge's items to the message across d; `unpack(entry, got, offset)` takes them, in
+/// the same order, from the message received (every node has the same lists: the schedule is
+/// translated).
+template <class Pack, class Unpack>
+Task<> exchange_steps(Node& self, const Plan& P, std::int64_t M, Pack pack, Unpack unpack) {
+  for (int s = 0; s < P.steps; ++s) {
+    StepOps st;
+    for (int d = 0; d < P.n; ++d) {
+      const auto& list = P.at(s, d);
+      if (list.empty() || elements(P, M, list) == 0) continue;
+      Buffer out;
+      for (const Entry& e : list) pack(d, e, out);
+      st.ops.push_back(self.send(d, std::move(out)));
+      st.recvs.emplace_back(st.ops.size(), d);
+      st.ops.push_back(self.recv(d));
+    }
+    if (st.ops.empty()) continue;
+    co_await all_of(st.ops);
+    for (auto [k, d] : st.recvs) {
+      const Buffer got = st.ops[k].take();
+      std::int64_t off = 0;
+      for (const Entry& e : P.at(s, d)) unpack(e, got, off);
+    }
+  }
+}
+
 }  // namespace
 
 Terms lockstep_alltoall(const Plan& P, std::int64_t M, std::int64_t B) {
@@ -210,34 +238,17 @@ Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<c
   Buffer all = Buffer::make(P.N * M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
   all.write(x * M, own);
   auto where = [&](std::int64_t src, int j) { return src * M + P.part_offset(M, j); };
-  for (int s = 0; s < P.steps; ++s) {
-    StepOps st;
-    for (int d = 0; d < P.n; ++d) {
-      const auto& list = P.at(s, d);
-      if (list.empty() || elements(P, M, list) == 0) continue;
-      const NodeId bit = NodeId{1} << d;
-      Buffer out;
-      for (const Entry& e : list) {
-        const std::int64_t src = x ^ bit ^ e.q;
-        out.append(all.slice(where(src, static_cast<int>(e.tree)), P.part_size(M, static_cast<int>(e.tree))));
-      }
-      st.ops.push_back(self.send(d, std::move(out)));
-      st.recvs.emplace_back(st.ops.size(), d);
-      st.ops.push_back(self.recv(d));
-    }
-    if (st.ops.empty()) continue;
-    co_await all_of(st.ops);
-    for (auto [k, d] : st.recvs) {
-      const Buffer got = st.ops[k].take();
-      std::int64_t off = 0;
-      for (const Entry& e : P.at(s, d)) {
+  co_await exchange_steps(
+      self, P, M,
+      [&](int d, const Entry& e, Buffer& out) {  // x holds part j of the block of src
         const int j = static_cast<int>(e.tree);
-        if (P.part_size(M, j) == 0) continue;
+        out.append(all.slice(where(x ^ (NodeId{1} << d) ^ e.q, j), P.part_size(M, j)));
+      },
+      [&](const Entry& e, const Buffer& got, std::int64_t& off) {
+        const int j = static_cast<int>(e.tree);
         all.write(where(x ^ e.q, j), got.slice(off, P.part_size(M, j)));
         off += P.part_size(M, j);
-      }
-    }
-  }
+      });
   co_return all;
 }
 
@@ -266,36 +277,21 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<co
     for (std::int64_t w = 0; w < N; ++w)
       hold.write(item(j, 0, w), own.slice((x ^ w) * M + P.part_offset(M, j), P.part_size(M, j)));
   }
-  for (int s = 0; s < P.steps; ++s) {
-    StepOps st;
-    for (int d = 0; d < P.n; ++d) {
-      const auto& list = P.at(s, d);
-      if (list.empty() || elements(P, M, list) == 0) continue;
-      Buffer out;
-      for (const Entry& e : list) {
+  co_await exchange_steps(
+      self, P, M,
+      [&](int d, const Entry& e, Buffer& out) {  // the parts for q's subtree, held for parent(q)
         const int j = static_cast<int>(e.tree);
         const std::int64_t par = e.q ^ (std::int64_t{1} << d);  // this node, relative to the source
         const auto& mine = P.below(j, par);
         for (std::uint32_t w : P.below(j, e.q))
           out.append(hold.slice(item(j, par, rank_in(mine, w)), P.part_size(M, j)));
-      }
-      st.ops.push_back(self.send(d, std::move(out)));
-      st.recvs.emplace_back(st.ops.size(), d);
-      st.ops.push_back(self.recv(d));
-    }
-    if (st.ops.empty()) continue;
-    co_await all_of(st.ops);
-    for (auto [k, d] : st.recvs) {
-      const Buffer got = st.ops[k].take();
-      std::int64_t off = 0;
-      for (const Entry& e : P.at(s, d)) {
+      },
+      [&](const Entry& e, const Buffer& got, std::int64_t& off) {
         const int j = static_cast<int>(e.tree);
         const std::int64_t len = static_cast<std::int64_t>(P.below(j, e.q).size()) * P.part_size(M, j);
         hold.write(item(j, e.q, 0), got.slice(off, len));
         off += len;
-      }
-    }
-  }
+      });
   // The block from src for this node: item of rank 0 (w = q itself) in segment (j, x ^ src).
   Buffer result = Buffer::make(N * M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
   for (std::int64_t src = 0; src < N; ++src)
