@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <ostream>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "algorithms/registry.hpp"
 #include "sim/engine.hpp"
@@ -38,5 +40,18 @@ inline std::string case_label(const AlgorithmCase& c) {
 inline std::string case_name(const ::testing::TestParamInfo<AlgorithmCase>& i) { return case_label(i.param); }
 
 inline const PortModel kOne{PortKind::one, 1}, kAll{PortKind::all, 0}, kThree{PortKind::k, 3};
+
+/// Every registered algorithm on one port and on all ports, and on three ports those named: the
+/// cases of the grids that must cover every algorithm (a new one joins them by registering).
+inline std::vector<AlgorithmCase> every_algorithm_case(const std::set<std::string>& three_port) {
+  std::vector<AlgorithmCase> cases;
+  const Registry reg = make_registry();
+  for (const AlgorithmInfo* info : reg.all()) {
+    cases.push_back({info->name, kOne});
+    cases.push_back({info->name, kAll});
+    if (three_port.count(info->name)) cases.push_back({info->name, kThree});
+  }
+  return cases;
+}
 
 }  // namespace cubesim::test
