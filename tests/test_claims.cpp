@@ -163,38 +163,31 @@ TEST(Claims, Tr530OptimalWithinTwoOfTheLowerBounds) {
   struct Claim {
     const char* algo;
     PortModel ports;
-    std::function<std::int64_t(double N, double n, double M)> packet;  // the B_m the claim needs
+    std::function<double(double N, double n, double M)> packet;  // the B_m the claim needs
     std::function<double(double N, double n, double M)> elements;      // the bound's t_c term
   };
+  // The packet sizes and lower-bound element counts the claims name, as functions of N, n, M.
+  using Term = std::function<double(double, double, double)>;
+  const Term half_nm = [](double N, double, double M) { return N * M / 2; };
+  const Term all_but_one = [](double N, double, double M) { return (N - 1) * M; };
+  const Term balanced_packet = [](double N, double n, double M) { return std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5); };
+  const Term balanced_share = [](double N, double n, double M) { return (N - 1) * M / n; };
   const std::vector<Claim> claims = {
       // §4.2.4: SBT-b(1,N) for B_m >= NM/2; lower bound max((N-1) M t_c, n tau).
-      {"allgather.sbt", test::kOne, [](double N, double, double M) { return ceil_to(N * M / 2); },
-       [](double N, double, double M) { return (N - 1) * M; }},
+      {"allgather.sbt", test::kOne, half_nm, all_but_one},
       // §4.2.4: nRSBT-b(n,N), SBnT-b(n,N) for B_m >= sqrt(2/pi) N M / n^1.5; bound (N-1) M / n.
-      {"allgather.nrsbt", test::kAll,
-       [](double N, double n, double M) { return ceil_to(std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5)); },
-       [](double N, double n, double M) { return (N - 1) * M / n; }},
-      {"allgather.sbnt", test::kAll,
-       [](double N, double n, double M) { return ceil_to(std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5)); },
-       [](double N, double n, double M) { return (N - 1) * M / n; }},
+      {"allgather.nrsbt", test::kAll, balanced_packet, balanced_share},
+      {"allgather.sbnt", test::kAll, balanced_packet, balanced_share},
       // §4.3: SBT-p(1,1) for B_m >= NM/2; bound (N-1) M.
-      {"scatter.sbt", test::kOne, [](double N, double, double M) { return ceil_to(N * M / 2); },
-       [](double N, double, double M) { return (N - 1) * M; }},
+      {"scatter.sbt", test::kOne, half_nm, all_but_one},
       // §4.3: nRSBT-p(n,1), SBnT-p(n,1) for B_m >= sqrt(2/pi) N M / n^1.5; bound (N-1) M / n.
-      {"scatter.nrsbt", test::kAll,
-       [](double N, double n, double M) { return ceil_to(std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5)); },
-       [](double N, double n, double M) { return (N - 1) * M / n; }},
-      {"scatter.sbnt", test::kAll,
-       [](double N, double n, double M) { return ceil_to(std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5)); },
-       [](double N, double n, double M) { return (N - 1) * M / n; }},
+      {"scatter.nrsbt", test::kAll, balanced_packet, balanced_share},
+      {"scatter.sbnt", test::kAll, balanced_packet, balanced_share},
       // §4.4: SBT-p(1,N) for B >= NM/2; one-port bound: n N M / 2 element-hops per node.
-      {"alltoall.sbt", test::kOne, [](double N, double, double M) { return ceil_to(N * M / 2); },
-       [](double N, double n, double M) { return n * N * M / 2; }},
+      {"alltoall.sbt", test::kOne, half_nm, [](double N, double n, double M) { return n * N * M / 2; }},
       // §4.4: nRSBT-p(n,N) for B_m >= NM/(2n), SBnT-p(n,N) for B_m >= (N-1)M/n; bound NM/2.
-      {"alltoall.nrsbt", test::kAll, [](double N, double n, double M) { return ceil_to(N * M / (2 * n)); },
-       [](double N, double, double M) { return N * M / 2; }},
-      {"alltoall.sbnt", test::kAll, [](double N, double n, double M) { return ceil_to((N - 1) * M / n); },
-       [](double N, double, double M) { return N * M / 2; }},
+      {"alltoall.nrsbt", test::kAll, [](double N, double n, double M) { return N * M / (2 * n); }, half_nm},
+      {"alltoall.sbnt", test::kAll, balanced_share, half_nm},
   };
   for (const Claim& c : claims) {
     double worst = 0;
