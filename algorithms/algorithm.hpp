@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/params.hpp"
 #include "sim/buffer.hpp"
 #include "sim/machine.hpp"
 #include "sim/node.hpp"
@@ -14,16 +15,6 @@
 #include "sim/topology.hpp"
 
 namespace cubesim {
-
-/// Algorithm parameters (DESIGN.md "Algorithm names"). 0 means "not given" for B, N1, N2.
-struct Params {
-  std::int64_t root = 0;
-  std::int64_t M = 0;  ///< the papers' M (see DESIGN.md for its meaning per operation)
-  std::int64_t B = 0;  ///< packet elements in force; resolved to the machine's B_m when not given
-  std::int64_t P = 0, Q = 0, R = 0;
-  std::int64_t N1 = 0, N2 = 0;
-  std::int64_t k = 0;  ///< dimensions of a first phase (allgather.hybrid: SBT steps; some-to-all: splitting steps)
-};
 
 /// The resolved inputs of one run.
 struct Setup {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/runner.hpp"
+#include "app/runner.hpp"
 
 using namespace cubesim;
 

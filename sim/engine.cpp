@@ -48,33 +48,33 @@ void Engine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int co
   w.remaining = count;
   w.time = now_;
   w.path = current_path_;
-  w.strand = detail::current_strand;
+  w.strand = current_strand_;
 }
 
 std::int64_t Engine::start_request(detail::OpState& op, detail::Waiter& w) {
   prepare_waiter(w, std::coroutine_handle<>{}, 1);
   w.node = op.node;
   const std::int64_t id = ++next_request_[static_cast<std::size_t>(op.node)];
-  if (observer_ != nullptr) observer_->on_start(op.node, detail::current_strand, id, op);
+  if (observer_ != nullptr) observer_->on_start(op.node, current_strand_, id, op);
   if (begin(op, w)) w.remaining = 0;
   return id;
 }
 
 void Engine::note_wait(NodeId node, std::int64_t id) {
-  if (observer_ != nullptr) observer_->on_wait(node, detail::current_strand, id);
+  if (observer_ != nullptr) observer_->on_wait(node, current_strand_, id);
 }
 
-int Engine::fork(int parent, int count) {
+int Engine::fork(int count) {
   int& next = next_strand_[static_cast<std::size_t>(current_node_)];
   const int first = next + 1;
   next += count;
-  observer_->on_fork(current_node_, parent, first, count);
+  observer_->on_fork(current_node_, current_strand_, first, count);
   return first;
 }
 
 void Engine::resume(detail::Waiter& w) {
   current_node_ = w.node;
-  detail::current_strand = w.strand;
+  current_strand_ = w.strand;
   w.handle.resume();
   ++stats_.resumes;
 }
@@ -431,23 +431,17 @@ RunStats Engine::run(const ProcessFactory& make_process) {
       last_path_ = current_path_;
     }
   };
-  // Strand ids are handed out only while an observer records (detail::StrandHooks).
-  struct StrandScope {
-    explicit StrandScope(detail::StrandHooks* h) {
-      detail::strand_hooks = h;
-      detail::current_strand = 0;
-    }
-    ~StrandScope() {
-      detail::strand_hooks = nullptr;
-      detail::current_strand = 0;
-    }
-  } strand_scope(observer_ != nullptr ? static_cast<detail::StrandHooks*>(this) : nullptr);
+  // Strand ids are handed out only while an observer records: the engine is then the strand
+  // hooks of every process (sim/task.hpp), which pass them on to the Tasks they run.
   if (observer_ != nullptr) next_strand_.assign(n, 0);
-  for (std::size_t i = 0; i < n; ++i) processes_.push_back(make_process(nodes_[i]));
+  for (std::size_t i = 0; i < n; ++i) {
+    processes_.push_back(make_process(nodes_[i]));
+    if (observer_ != nullptr) processes_.back().handle().promise().hooks = this;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     current_path_ = PathCounts{};
     current_node_ = static_cast<NodeId>(i);
-    detail::current_strand = 0;
+    current_strand_ = 0;
     processes_[i].handle().resume();
     ++stats_.resumes;
     after(static_cast<NodeId>(i));

@@ -78,6 +78,7 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   [[nodiscard]] const Topology& topology() const override { return topology_; }
   [[nodiscard]] const EngineOptions& options() const override { return options_; }
   [[nodiscard]] Time now() const override { return now_; }
+  [[nodiscard]] int current_strand() const override { return current_strand_; }
   bool begin(detail::OpState& op, detail::Waiter& w) override;
   std::int64_t start_request(detail::OpState& op, detail::Waiter& w) override;
   void note_wait(NodeId node, std::int64_t id) override;
@@ -148,7 +149,9 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   std::uint32_t new_transfer();
   std::uint32_t new_message();
   [[noreturn]] void deadlock();
-  int fork(int parent, int count) override;
+  // detail::StrandHooks, while an observer records: strand ids per node.
+  int fork(int count) override;
+  void enter(int strand) override { current_strand_ = strand; }
   void resume(detail::Waiter& w);
   std::string describe_wait(const detail::OpState& op) const;
 
@@ -187,6 +190,7 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   bool running_ = false;
   EngineObserver* observer_ = nullptr;
   NodeId current_node_ = 0;
+  int current_strand_ = 0;                   ///< of the running process (traces only)
   std::vector<int> next_strand_;             ///< per node, while recording
   std::vector<std::int64_t> next_request_;   ///< per node
 };

@@ -7,25 +7,12 @@
 
 namespace cubesim {
 
-std::string PortModel::name() const {
-  switch (kind) {
-    case PortKind::one: return "one";
-    case PortKind::all: return "all";
-    case PortKind::k: return std::to_string(k);
-  }
-  return "?";
-}
-
-std::string switching_name(Switching s) {
-  return s == Switching::pipelined ? "pipelined" : "store_and_forward";
-}
-
 bool Op::await_suspend(std::coroutine_handle<> h) {
   engine_->prepare_waiter(waiter_, h, 1);
   waiter_.node = st_.node;
   if (EngineObserver* o = engine_->observer()) {
     detail::OpState* one = &st_;
-    o->on_await(st_.node, detail::current_strand, std::span<detail::OpState* const>(&one, 1));
+    o->on_await(st_.node, engine_->current_strand(), std::span<detail::OpState* const>(&one, 1));
   }
   return !engine_->begin(st_, waiter_);
 }
@@ -43,7 +30,7 @@ bool OpGroup::await_suspend(std::coroutine_handle<> h) {
     std::vector<detail::OpState*> sts;
     sts.reserve(ops_.size());
     for (Op* op : ops_) sts.push_back(&op->st_);
-    o->on_await(waiter_.node, detail::current_strand, sts);
+    o->on_await(waiter_.node, engine_->current_strand(), sts);
   }
   for (Op* op : ops_)
     if (engine_->begin(op->st_, waiter_)) --waiter_.remaining;

@@ -21,107 +21,17 @@
 ///    the process runs on meanwhile. Every Request must be awaited before it is destroyed.
 /// Nothing here tells how the engine keeps time: algorithms see only these operations.
 #include <cstdint>
-#include <memory>
-#include <vector>
 
-#include "sim/backend.hpp"
 #include "sim/buffer.hpp"
-#include "sim/critical_path.hpp"
+#include "sim/kernel/backend.hpp"
 #include "sim/machine.hpp"
+#include "sim/op.hpp"
+#include "sim/request.hpp"
 #include "sim/task.hpp"
 #include "sim/time.hpp"
 #include "sim/topology.hpp"
 
 namespace cubesim {
-
-namespace detail {
-enum class OpKind : std::uint8_t { send, recv, compute, copy, delay };
-
-/// Who to resume when a group of operations has completed, and the chain that finished last.
-struct Waiter {
-  std::coroutine_handle<> handle;  ///< null for a request nobody awaits yet
-  int remaining = 0;
-  NodeId node = 0;
-  int strand = 0;                  ///< the process strand to resume (traces only)
-  Time time;
-  PathCounts path;
-};
-
-/// One operation in flight. Lives in the awaiting coroutine's frame until it completes.
-struct OpState {
-  OpKind kind = OpKind::delay;
-  NodeId node = 0;
-  NodeId peer = -1;        ///< send: destination; recv: source
-  int tag = 0;
-  std::int64_t amount = 0; ///< flops or elements
-  Time duration;           ///< delay
-  Buffer buffer;           ///< send: payload (moved out at start); recv: the result
-  Waiter* waiter = nullptr;
-  OpState* next = nullptr; ///< engine's pending-receive list
-  Time end;                ///< timed ops: completion time
-  PathCounts path;         ///< timed ops: chain at completion
-  std::int64_t trace_slot = -1;  ///< a recording observer's handle on this op
-};
-}  // namespace detail
-
-/// One awaitable operation; also combinable with all_of(op, op, ...).
-class [[nodiscard]] Op {
- public:
-  friend class Node;
-  Op(detail::Backend* e, detail::OpState st) : engine_(e), st_(std::move(st)) {}
-  Op(Op&&) = default;
-  Op(const Op&) = delete;
-  Op& operator=(const Op&) = delete;
-
-  bool await_ready() const noexcept { return false; }
-  bool await_suspend(std::coroutine_handle<> h);
-  Buffer await_resume();
-  /// The received data, after the op has completed inside an all_of.
-  Buffer take() { return std::move(st_.buffer); }
-
- private:
-  friend class OpGroup;
-  detail::Backend* engine_;
-  detail::OpState st_;
-  detail::Waiter waiter_;
-};
-
-/// all_of(a, b, ...) or all_of(vector<Op>&): starts every operation at once; resumes when all
-/// have completed. Results stay in the Op objects (Op::take()).
-class [[nodiscard]] OpGroup {
- public:
-  OpGroup(detail::Backend* e, std::vector<Op*> ops) : engine_(e), ops_(std::move(ops)) {}
-  bool await_ready() const noexcept { return ops_.empty(); }
-  bool await_suspend(std::coroutine_handle<> h);
-  void await_resume();
-
- private:
-  detail::Backend* engine_;
-  std::vector<Op*> ops_;
-  detail::Waiter waiter_;
-};
-
-/// An operation started by Node::start and awaited later (co_await request).
-class [[nodiscard]] Request {
- public:
-  Request() = default;
-  bool await_ready();
-  bool await_suspend(std::coroutine_handle<> h);
-  Buffer await_resume();
-  /// True once the operation has completed (it may not have been awaited yet).
-  [[nodiscard]] bool done() const { return s_ && s_->waiter.remaining == 0; }
-
- private:
-  friend class Node;
-  struct State {
-    detail::Backend* engine = nullptr;
-    detail::OpState op;
-    detail::Waiter waiter;
-    std::int64_t id = 0;
-    bool suspended = false;
-  };
-  std::unique_ptr<State> s_;
-};
 
 class Node {
  public:
@@ -155,11 +65,5 @@ class Node {
   detail::Backend* engine_;
   NodeId id_;
 };
-
-template <class... Ops>
-OpGroup all_of(Op& first, Ops&... rest) {
-  return OpGroup(nullptr, std::vector<Op*>{&first, &rest...});
-}
-OpGroup all_of(std::vector<Op>& ops);
 
 }  // namespace cubesim

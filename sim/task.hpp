@@ -7,6 +7,7 @@
 #include <coroutine>
 #include <exception>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -14,23 +15,29 @@ namespace cubesim {
 
 namespace detail {
 /// Concurrent strands of one process (a strand is the main coroutine or one child of an all_of
-/// of Tasks). Only a recording engine hands out strand ids (traces replay forks faithfully);
-/// otherwise every strand is 0 and this costs one pointer test per all_of.
+/// of Tasks). Only a recording engine hands out strand ids, so that traces replay forks
+/// faithfully; it sets itself as the hooks of each top-level process, and every Task passes them
+/// on to the Tasks it awaits or runs in an all_of. Without hooks (not recording) every strand is
+/// 0 and this costs one pointer test per all_of. No global state: the hooks travel in the
+/// coroutine frames, the current strand lives in the engine.
 class StrandHooks {
  public:
-  /// Strand `parent` forks `count` children; returns the id of the first (ids are consecutive).
-  virtual int fork(int parent, int count) = 0;
+  /// The strand running now.
+  [[nodiscard]] virtual int current_strand() const = 0;
+  /// The running strand forks `count` children; returns the id of the first (ids are consecutive).
+  virtual int fork(int count) = 0;
+  /// Strand `strand` of the running process runs from now on.
+  virtual void enter(int strand) = 0;
 
  protected:
   ~StrandHooks() = default;
 };
-inline thread_local int current_strand = 0;
-inline thread_local StrandHooks* strand_hooks = nullptr;
 
 /// Shared by the children of one all_of: the last child to finish resumes the parent.
 struct JoinState {
   int remaining = 0;
   int parent_strand = 0;
+  StrandHooks* hooks = nullptr;
   std::coroutine_handle<> parent;
   std::exception_ptr error;
 };
@@ -39,6 +46,7 @@ struct PromiseBase {
   std::coroutine_handle<> continuation;
   JoinState* join = nullptr;
   std::exception_ptr error;
+  StrandHooks* hooks = nullptr;  ///< a recording engine's, or null
 
   std::suspend_always initial_suspend() noexcept { return {}; }
   struct FinalAwaiter {
@@ -49,7 +57,7 @@ struct PromiseBase {
       if (p.join != nullptr) {
         if (p.error && !p.join->error) p.join->error = p.error;
         if (--p.join->remaining == 0) {
-          current_strand = p.join->parent_strand;
+          if (p.join->hooks != nullptr) p.join->hooks->enter(p.join->parent_strand);
           return p.join->parent;
         }
         return std::noop_coroutine();
@@ -62,6 +70,13 @@ struct PromiseBase {
   FinalAwaiter final_suspend() noexcept { return {}; }
   void unhandled_exception() noexcept { error = std::current_exception(); }
 };
+
+/// The strand hooks of an awaiting coroutine: a Task's, or none for any other coroutine.
+template <class P>
+StrandHooks* hooks_of(std::coroutine_handle<P> h) noexcept {
+  if constexpr (std::is_base_of_v<PromiseBase, P>) return h.promise().hooks;
+  else return nullptr;
+}
 }  // namespace detail
 
 template <class T = void>
@@ -83,8 +98,10 @@ class [[nodiscard]] Task {
   ~Task() { destroy(); }
 
   bool await_ready() const noexcept { return false; }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept {
+  template <class P>
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<P> caller) noexcept {
     h_.promise().continuation = caller;
+    h_.promise().hooks = detail::hooks_of(caller);
     return h_;
   }
   T await_resume() {
@@ -116,8 +133,10 @@ class [[nodiscard]] Task<void> {
   ~Task() { destroy(); }
 
   bool await_ready() const noexcept { return false; }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept {
+  template <class P>
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<P> caller) noexcept {
     h_.promise().continuation = caller;
+    h_.promise().hooks = detail::hooks_of(caller);
     return h_;
   }
   void await_resume() {
@@ -138,21 +157,22 @@ class AllOfTasks {
  public:
   explicit AllOfTasks(std::vector<Task<>> tasks) : tasks_(std::move(tasks)) {}
   bool await_ready() const noexcept { return tasks_.empty(); }
-  bool await_suspend(std::coroutine_handle<> parent) {
+  template <class P>
+  bool await_suspend(std::coroutine_handle<P> parent) {
     join_.parent = parent;
     join_.remaining = static_cast<int>(tasks_.size()) + 1;  // +1 held while starting them
-    const int strand = detail::current_strand;
-    join_.parent_strand = strand;
-    const int first = detail::strand_hooks != nullptr
-                          ? detail::strand_hooks->fork(strand, static_cast<int>(tasks_.size()))
-                          : strand;
+    detail::StrandHooks* hooks = detail::hooks_of(parent);
+    join_.hooks = hooks;
+    join_.parent_strand = hooks != nullptr ? hooks->current_strand() : 0;
+    const int first = hooks != nullptr ? hooks->fork(static_cast<int>(tasks_.size())) : 0;
     int i = 0;
     for (Task<>& t : tasks_) {
       t.handle().promise().join = &join_;
-      detail::current_strand = detail::strand_hooks != nullptr ? first + i++ : strand;
+      t.handle().promise().hooks = hooks;
+      if (hooks != nullptr) hooks->enter(first + i++);
       t.handle().resume();
     }
-    detail::current_strand = strand;
+    if (hooks != nullptr) hooks->enter(join_.parent_strand);
     return --join_.remaining != 0;  // all finished synchronously: do not suspend
   }
   void await_resume() {

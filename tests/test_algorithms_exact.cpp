@@ -8,7 +8,7 @@
 #include <map>
 
 #include "helpers.hpp"
-#include "sim/runner.hpp"
+#include "app/runner.hpp"
 
 using namespace cubesim;
 

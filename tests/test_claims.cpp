@@ -12,7 +12,7 @@
 
 #include "algorithms/embedding/trees.hpp"
 #include "helpers.hpp"
-#include "sim/runner.hpp"
+#include "app/runner.hpp"
 
 using namespace cubesim;
 

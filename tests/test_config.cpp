@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "machines/machine_loader.hpp"
-#include "sim/config.hpp"
+#include "app/config.hpp"
 #include "sim/input_error.hpp"
 
 using namespace cubesim;
@@ -136,4 +138,26 @@ TEST(Config, PresetsMustCarrySources) {
   j = *preset_json("ipsc-nx");
   j["tau"].erase("source");
   EXPECT_THROW(machine_from_json(j, "x.json", "", true), InputError);
+}
+
+TEST(Config, SchemaFollowsTheParameterTableAndThePresets) {
+  // configs/schema.json is written by hand for other tools; it must say what the parser does.
+  const ojson schema = read_json_file("configs/schema.json");
+  const ojson& params = schema["properties"]["params"]["properties"];
+  std::vector<std::string> in_schema, in_table;
+  for (const auto& [k, v] : params.items()) {
+    in_schema.push_back(k);
+    const ParamSpec* spec = find_param(k);
+    ASSERT_NE(spec, nullptr) << "configs/schema.json has a parameter \"" << k << "\" that algorithms/params.hpp lacks";
+    EXPECT_EQ(v.value("minimum", std::int64_t{-1}), spec->schema_minimum) << k;
+    EXPECT_EQ(v.value("type", ""), "integer") << k;
+  }
+  for (const ParamSpec& p : kParams) in_table.push_back(std::string(p.key));
+  EXPECT_EQ(in_schema, in_table) << "configs/schema.json's params must list algorithms/params.hpp's kParams, in order";
+  std::vector<std::string> presets;
+  for (const auto& v : schema["properties"]["machine"]["oneOf"][0]["enum"]) presets.push_back(v.get<std::string>());
+  std::vector<std::string> known = preset_names();
+  std::sort(presets.begin(), presets.end());
+  std::sort(known.begin(), known.end());
+  EXPECT_EQ(presets, known) << "configs/schema.json's machine names must be the presets";
 }

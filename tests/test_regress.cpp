@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/regress.hpp"
+#include "app/regress.hpp"
 #include "tests/cli_helpers.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/runner.hpp"
+#include "app/runner.hpp"
 
 using namespace cubesim;
 

@@ -15,7 +15,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "helpers.hpp"
-#include "sim/runner.hpp"
+#include "app/runner.hpp"
 #include "sim/simgrid/isolate.hpp"
 #include "sim/simgrid/platform.hpp"
 #include "tests/cli_helpers.hpp"

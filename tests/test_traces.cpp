@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include "machines/machine_loader.hpp"
-#include "sim/config.hpp"
+#include "app/config.hpp"
 #include "sim/input_error.hpp"
-#include "sim/runner.hpp"
+#include "app/runner.hpp"
 #include "tests/helpers.hpp"
-#include "traces/replay.hpp"
+#include "app/replay.hpp"
 #include "traces/ti_trace.hpp"
 
 namespace cubesim {

@@ -11,7 +11,7 @@
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/embedding/trees.hpp"
 #include "helpers.hpp"
-#include "sim/runner.hpp"
+#include "app/runner.hpp"
 
 using namespace cubesim;
 using trees::Address;

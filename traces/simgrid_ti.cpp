@@ -9,22 +9,13 @@
 #include <sstream>
 #include <tuple>
 
-#include "sim/config.hpp"
 #include "sim/input_error.hpp"
-#include "sim/report.hpp"
+#include "sim/number_format.hpp"
 #include "sim/simgrid/platform.hpp"
 
 namespace cubesim::trace {
 
 namespace fs = std::filesystem;
-
-namespace {
-std::string g17(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-}  // namespace
 
 std::string simgrid_exact_flags() {
   // CM02 with no cross-traffic and an unbounded TCP window: latency + bytes / bandwidth for one
@@ -35,13 +26,13 @@ std::string simgrid_exact_flags() {
   return flags + "--cfg=smpi/send-is-detached-thresh:2000000000";
 }
 
-SimgridExport export_simgrid(const Trace& t, const Machine& m, const std::string& dir) {
+SimgridExport export_simgrid(const Trace& t, const Machine& m) {
   const NodeId n = t.topology.size();
   if (t.has_forks())
     throw InputError("", "--trace simgrid",
                      "this trace has concurrent strands (all_of of Tasks), which SimGrid TI traces cannot express");
   if (auto why = sgplat::unsupported(m, t.topology)) throw InputError("", "--trace simgrid", why->message);
-  fs::create_directories(fs::path(dir) / "ranks");
+  SimgridExport e{"index.txt", "platform.xml", "hostfile.txt", "", {}};
   const auto bytes = [&](std::int64_t elements) { return std::to_string(elements * m.element_bytes); };
   std::string index;
   for (NodeId r = 0; r < n; ++r) {
@@ -59,8 +50,8 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m, const std::string
     };
     auto timed = [&](const TraceOp& o) {
       if (o.code == OpCode::compute) out += R + "compute " + std::to_string(o.amount) + "\n";
-      else if (o.code == OpCode::copy) out += R + "sleep " + g17((m.t_copy * o.amount).seconds()) + "\n";
-      else out += R + "sleep " + g17(Time::ps(o.amount).seconds()) + "\n";
+      else if (o.code == OpCode::copy) out += R + "sleep " + exact_decimal((m.t_copy * o.amount).seconds()) + "\n";
+      else out += R + "sleep " + exact_decimal(Time::ps(o.amount).seconds()) + "\n";
     };
     auto is_comm = [](const TraceOp& o) { return o.code == OpCode::send || o.code == OpCode::recv; };
     const auto& strands = t.nodes[static_cast<std::size_t>(r)].strands;
@@ -114,20 +105,19 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m, const std::string
     if (!open.empty()) out += R + "waitall\n";
     out += R + "finalize\n";  // every file ends with a newline: SimGrid drops an unterminated last line
     const std::string name = "ranks/rank-" + std::to_string(r) + ".txt";
-    write_file_atomic((fs::path(dir) / name).string(), out);
+    e.files.push_back({name, std::move(out)});
     index += name + "\n";
   }
-  SimgridExport e{"index.txt", "platform.xml", "hostfile.txt", ""};
-  write_file_atomic((fs::path(dir) / e.index).string(), index);
-  write_file_atomic((fs::path(dir) / e.platform).string(), sgplat::platform_xml(m, t.topology, m.tau + m.tau_msg));
+  e.files.push_back({e.index, index});
+  e.files.push_back({e.platform, sgplat::platform_xml(m, t.topology, m.tau + m.tau_msg)});
   std::string hosts;
   for (NodeId r = 0; r < n; ++r) hosts += sgplat::host_name(r) + "\n";
-  write_file_atomic((fs::path(dir) / e.hostfile).string(), hosts);
+  e.files.push_back({e.hostfile, hosts});
   e.command = "smpirun -np " + std::to_string(n) + " -platform " + e.platform + " -hostfile " + e.hostfile + " -replay " +
               e.index + " " + simgrid_exact_flags();
-  write_file_atomic((fs::path(dir) / "replay.sh").string(),
+  e.files.push_back({"replay.sh",
                   "#!/bin/sh\n# Replays this trace with SimGrid's own smpireplaymain (SimGrid 3.32).\ncd \"$(dirname \"$0\")\" && " +
-                      e.command + " \"$@\"\n");
+                      e.command + " \"$@\"\n"});
   return e;
 }
 
@@ -156,8 +146,7 @@ bool is_int(const std::string& s) {
 }
 
 /// Reads actions of a TI file, appending them by rank.
-void read_actions(const std::string& path, std::map<NodeId, std::vector<Action>>& by_rank) {
-  const std::string text = read_text_file(path);
+void read_actions(const std::string& path, const std::string& text, std::map<NodeId, std::vector<Action>>& by_rank) {
   std::istringstream is(text);
   std::size_t line = 0;
   for (std::string ln; std::getline(is, ln);) {
@@ -172,10 +161,12 @@ void read_actions(const std::string& path, std::map<NodeId, std::vector<Action>>
 
 }  // namespace
 
-Trace import_simgrid(const std::string& path, int element_bytes) {
+Trace import_simgrid(const std::string& path, int element_bytes, const ReadText& read) {
   std::map<NodeId, std::vector<Action>> by_rank;
   // An index file lists paths; an action file starts with "<rank> <action>".
-  const std::string text = read_text_file(path);
+  const std::optional<std::string> index_text = read(path);
+  if (!index_text) throw InputError(path, "", "cannot read the file");
+  const std::string& text = *index_text;
   bool is_index = false;
   {
     std::istringstream is(text);
@@ -195,12 +186,16 @@ Trace import_simgrid(const std::string& path, int element_bytes) {
       auto w = words(ln);
       if (w.empty() || w[0][0] == '#') continue;
       fs::path p(w[0]);
-      if (p.is_relative() && !fs::exists(p)) p = base / p;  // relative to the index, when not to here
-      if (!fs::exists(p)) throw InputError(path, "line " + std::to_string(line), "no such action file: " + w[0]);
-      read_actions(p.string(), by_rank);
+      std::optional<std::string> actions = read(p.string());
+      if (!actions && p.is_relative()) {  // relative to the index, when not to here
+        p = base / p;
+        actions = read(p.string());
+      }
+      if (!actions) throw InputError(path, "line " + std::to_string(line), "no such action file: " + w[0]);
+      read_actions(p.string(), *actions, by_rank);
     }
   } else {
-    read_actions(path, by_rank);
+    read_actions(path, text, by_rank);
   }
   if (by_rank.empty()) throw InputError(path, "", "no actions: not a SimGrid time-independent trace");
   const NodeId ranks = by_rank.rbegin()->first + 1;

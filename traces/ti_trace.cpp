@@ -4,7 +4,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "sim/config.hpp"
+#include "machines/topology_json.hpp"
 #include "sim/input_error.hpp"
 
 namespace cubesim::trace {
@@ -335,8 +335,6 @@ Trace read_text(const std::string& text, const std::string& file) {
   if (!have_header) throw InputError(file, "line 1", "empty file: not a cubesim trace");
   return t;
 }
-
-Trace read_file(const std::string& path) { return read_text(read_text_file(path), path); }
 
 // ---------------------------------------------------------------- replay
 

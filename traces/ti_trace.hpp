@@ -113,8 +113,6 @@ class ObserverFan : public EngineObserver {
 std::string write_text(const Trace& t);
 /// Parses the native text format. Throws InputError naming the file and line.
 Trace read_text(const std::string& text, const std::string& file);
-/// Reads a trace file in the native format. Throws InputError.
-Trace read_file(const std::string& path);
 /// True when the text starts like a native trace.
 bool looks_native(const std::string& text);
 

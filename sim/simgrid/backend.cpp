@@ -374,7 +374,6 @@ SimGridStats SimGridEngine::run(const ProcessFactory& make_process) {
   im.slots = machine_.ports.kind == PortKind::all ? 0 : machine_.ports.kind == PortKind::one ? 1 : machine_.ports.k;
   im.nodes.resize(n);
   im.boxes.resize(n);
-  detail::current_strand = 0;
   for (std::size_t i = 0; i < n; ++i) {
     im.nodes[i].process = make_process(nodes_[i]);
     const std::string name = sgplat::host_name(static_cast<NodeId>(i));

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/backend.hpp"
+#include "sim/kernel/backend.hpp"
 #include "sim/node.hpp"
 
 namespace cubesim {
@@ -71,6 +71,7 @@ class SimGridEngine final : public detail::Backend {
   [[nodiscard]] const Topology& topology() const override { return topology_; }
   [[nodiscard]] const EngineOptions& options() const override { return options_; }
   [[nodiscard]] Time now() const override;
+  [[nodiscard]] int current_strand() const override { return 0; }  ///< SimGrid runs record no traces
   [[nodiscard]] EngineObserver* observer() const override { return nullptr; }
   bool begin(detail::OpState& op, detail::Waiter& w) override;
   std::int64_t start_request(detail::OpState& op, detail::Waiter& w) override;

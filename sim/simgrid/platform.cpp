@@ -1,5 +1,7 @@
 #include "sim/simgrid/platform.hpp"
 
+#include "sim/number_format.hpp"
+
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -8,11 +10,7 @@
 namespace cubesim::sgplat {
 
 namespace {
-std::string g17(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
+std::string g17(double x) { return exact_decimal(x); }
 std::string link_name(NodeId a, NodeId b) {
   return "link-" + std::to_string(std::min(a, b)) + "-" + std::to_string(std::max(a, b));
 }

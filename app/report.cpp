@@ -1,4 +1,4 @@
-#include "sim/report.hpp"
+#include "app/report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <unistd.h>
+#include "sim/number_format.hpp"
 
 namespace cubesim {
 
@@ -28,11 +28,7 @@ std::string csv_escape(const std::string& s) {
   return o + "\"";
 }
 
-std::string num(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
+std::string num(double x) { return exact_decimal(x); }
 }  // namespace
 
 ojson machine_json(const Machine& m) {
@@ -327,21 +323,6 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
   if (sg)
     o << "(SimGrid's time is compared, not judged: routed sends and shared links differ by design, docs/simgrid.md)\n";
   return o.str();
-}
-
-void write_file_atomic(const std::string& path, const std::string& content) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  const fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-    f << content;
-    f.flush();
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, target);
 }
 
 }  // namespace cubesim

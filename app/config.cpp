@@ -1,4 +1,4 @@
-#include "sim/config.hpp"
+#include "app/config.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "machines/machine_loader.hpp"
+#include "app/io.hpp"
 #include "sim/input_error.hpp"
 
 namespace cubesim {
@@ -18,63 +19,10 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-/// Line and column (1-based) of a byte offset.
-std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_t offset) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
-  }
-  return {line, col};
-}
-
 const std::set<std::string> kTopKeys = {"schema", "name", "description", "machine", "machine_overrides", "topology",
                                         "algorithm", "params", "sweep", "verify", "mode"};
-const std::set<std::string> kParamKeys = {"root", "M", "B", "P", "Q", "R", "N1", "N2", "k"};
 
 }  // namespace
-
-Topology parse_topology(const ojson& t, const std::string& file, const std::string& ptr) {
-  auto fail = [&](const std::string& p, const std::string& msg) { throw InputError(file, p, msg); };
-  if (!t.is_object()) fail(ptr, "topology must be an object such as {\"kind\": \"hypercube\", \"dim\": 5}");
-  for (const auto& [k, v] : t.items())
-    if (k != "kind" && k != "dim" && k != "shape") fail(ptr + "/" + k, "unknown key in topology (known: kind, dim, shape)");
-  if (!t.contains("kind") || !t["kind"].is_string()) fail(ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\"");
-  const auto kind = t["kind"].get<std::string>();
-  if (kind == "hypercube") {
-    if (t.contains("shape")) fail(ptr + "/shape", "a hypercube has \"dim\", not \"shape\"");
-    if (!t.contains("dim")) fail(ptr, "a hypercube needs \"dim\"");
-    const ojson& d = t["dim"];
-    if (!d.is_number_integer()) fail(ptr + "/dim", "dim must be an integer");
-    const auto n = d.get<std::int64_t>();
-    if (n < 0 || n > Topology::kMaxCubeDim)
-      fail(ptr + "/dim", "dim " + std::to_string(n) + " is outside 0.." + std::to_string(Topology::kMaxCubeDim));
-    return Topology::hypercube(static_cast<int>(n));
-  }
-  if (kind == "mesh" || kind == "torus") {
-    if (t.contains("dim")) fail(ptr + "/dim", "a " + kind + " has \"shape\", not \"dim\"");
-    if (!t.contains("shape") || !t["shape"].is_array()) fail(ptr + "/shape", "a " + kind + " needs \"shape\": a list of 1 to 3 extents");
-    std::vector<std::int64_t> shape;
-    std::size_t i = 0;
-    for (const ojson& e : t["shape"]) {
-      if (!e.is_number_integer()) fail(ptr + "/shape/" + std::to_string(i), "an extent must be an integer");
-      shape.push_back(e.get<std::int64_t>());
-      ++i;
-    }
-    try {
-      return Topology::mesh(shape, kind == "torus");
-    } catch (const std::invalid_argument& e) {
-      fail(ptr + "/shape", e.what());
-    }
-  }
-  throw InputError(file, ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\", got \"" + kind + "\"");
-}
-
-ojson topology_to_json(const Topology& t) {
-  if (t.kind() == Topology::Kind::hypercube) return {{"kind", "hypercube"}, {"dim", t.dim()}};
-  ojson shape = ojson::array();
-  for (int i = 0; i < t.dim(); ++i) shape.push_back(t.shape()[static_cast<std::size_t>(i)]);
-  return {{"kind", t.kind() == Topology::Kind::torus ? "torus" : "mesh"}, {"shape", shape}};
-}
 
 ResolvedMachine resolve_machine(const ojson& mj, const std::string& file, const std::string& ptr) {
   ResolvedMachine r;
@@ -119,21 +67,13 @@ struct Parser {
     for (const auto& [k, v] : pj.items()) {
       const std::string ptr = "/params/" + k;
       if (accepted.count(k) == 0)
-        fail(ptr, kParamKeys.count(k) ? info.name + " takes no parameter \"" + k + "\" (it takes: " + join(info.params) + ")"
+        fail(ptr, find_param(k) != nullptr ? info.name + " takes no parameter \"" + k + "\" (it takes: " + join(info.params) + ")"
                                       : "unknown parameter \"" + k + "\" (" + info.name + " takes: " + join(info.params) + ")");
       if (!v.is_number_integer()) fail(ptr, k + " must be an integer");
       if (v.is_number_unsigned() && v.get<std::uint64_t>() > (std::uint64_t{1} << 50)) fail(ptr, k + " is too large");
       const auto x = v.get<std::int64_t>();
       if (x < 0 || x > (std::int64_t{1} << 50)) fail(ptr, k + " must be between 0 and 2^50, got " + std::to_string(x));
-      if (k == "root") s.params.root = x;
-      else if (k == "M") s.params.M = x;
-      else if (k == "B") s.params.B = x;
-      else if (k == "P") s.params.P = x;
-      else if (k == "Q") s.params.Q = x;
-      else if (k == "R") s.params.R = x;
-      else if (k == "N1") s.params.N1 = x;
-      else if (k == "N2") s.params.N2 = x;
-      else if (k == "k") s.params.k = x;
+      if (const ParamSpec* spec = find_param(k)) s.params.*(spec->field) = x;
     }
     for (const std::string& r : info.required)
       if (!pj.contains(r)) fail("/params", info.name + " needs parameter \"" + r + "\"");
@@ -168,30 +108,6 @@ bool allowed_sweep_key(const std::string& key) {
 }
 
 }  // namespace
-
-ojson parse_json_text(const std::string& text, const std::string& file) {
-  try {
-    return ojson::parse(text);
-  } catch (const ojson::parse_error& e) {
-    auto [line, col] = line_col(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string what = e.what();
-    // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing ..."
-    auto pos = what.find("syntax error");
-    if (pos == std::string::npos) pos = what.find(": ");
-    std::string msg = pos == std::string::npos ? what : what.substr(pos);
-    throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col), "invalid JSON: " + msg);
-  }
-}
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-ojson read_json_file(const std::string& path) { return parse_json_text(read_text_file(path), path); }
 
 Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry) {
   const ojson j = parse_json_text(text, file);

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "sim/config.hpp"
+#include "app/config.hpp"
 #include "sim/engine.hpp"
 #include "sim/observer.hpp"
 #include "sim/simgrid/backend.hpp"

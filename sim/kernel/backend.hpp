@@ -1,5 +1,5 @@
 #pragma once
-/// What a simulated process's operations need from the engine that runs them (sim/node.hpp).
+/// Kernel: what a simulated process's operations need from the engine that runs them (sim/node.hpp).
 ///
 /// Two engines implement it: the cycle-accurate discrete-event Engine (sim/engine.hpp) and the
 /// SimGrid S4U backend (sim/simgrid/backend.hpp). Node, Op, OpGroup and Request talk only to this
@@ -7,9 +7,9 @@
 /// backend"). One virtual call per operation, never per packet or per event.
 #include <coroutine>
 #include <cstdint>
-#include <stdexcept>
 
 #include "sim/buffer.hpp"
+#include "sim/errors.hpp"
 #include "sim/machine.hpp"
 #include "sim/time.hpp"
 #include "sim/topology.hpp"
@@ -17,19 +17,6 @@
 namespace cubesim {
 
 class EngineObserver;
-
-/// A failure inside a simulated process, or an engine invariant that broke.
-class SimulationError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// Processes wait for messages that never come. what() names the blocked nodes.
-class DeadlockError : public SimulationError {
- public:
-  using SimulationError::SimulationError;
-};
-
 
 struct EngineOptions {
   std::int64_t packet_elements = 1;  ///< B in force (<= B_m)
@@ -46,6 +33,8 @@ class Backend {
   [[nodiscard]] virtual const Topology& topology() const = 0;
   [[nodiscard]] virtual const EngineOptions& options() const = 0;
   [[nodiscard]] virtual Time now() const = 0;
+  /// The strand of the running process (traces only; 0 when not recording).
+  [[nodiscard]] virtual int current_strand() const = 0;
   /// A recording observer (traces), or null.
   [[nodiscard]] virtual EngineObserver* observer() const = 0;
   /// Starts an operation on behalf of the running coroutine; true if it completed at once.

@@ -1,4 +1,4 @@
-#include "sim/regress.hpp"
+#include "app/regress.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,10 +8,12 @@
 #include <set>
 #include <sstream>
 
-#include "sim/config.hpp"
+#include "app/config.hpp"
+#include "app/io.hpp"
 #include "sim/input_error.hpp"
-#include "sim/report.hpp"
-#include "sim/runner.hpp"
+#include "sim/number_format.hpp"
+#include "app/report.hpp"
+#include "app/runner.hpp"
 
 namespace cubesim {
 
@@ -265,9 +267,8 @@ std::string regress_csv(const RegressSummary& s) {
     std::string q = "\"";
     for (char c : reason) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     q += "\"";
-    char r[80];
-    std::snprintf(r, sizeof r, "%.17g,%.17g", v.min_ratio, v.max_ratio);
-    o << v.id << "," << (v.pass ? "pass" : "fail") << "," << v.runs << "," << v.expect << "," << r << "," << q << "\n";
+    o << v.id << "," << (v.pass ? "pass" : "fail") << "," << v.runs << "," << v.expect << "," << exact_decimal(v.min_ratio)
+      << "," << exact_decimal(v.max_ratio) << "," << q << "\n";
   }
   return o.str();
 }

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/registry.hpp"
+#include "app/io.hpp"
+#include "machines/topology_json.hpp"
 
 namespace cubesim {
 
@@ -28,10 +30,6 @@ struct Experiment {
   std::vector<RunPoint> runs;
 };
 
-/// A topology object {"kind": "hypercube", "dim": n} or {"kind": "mesh"|"torus", "shape": [...]}.
-Topology parse_topology(const ojson& t, const std::string& file, const std::string& pointer);
-ojson topology_to_json(const Topology& t);
-
 struct ResolvedMachine {
   Machine machine;
   ojson default_topology;  ///< null when the machine names none
@@ -43,10 +41,5 @@ ResolvedMachine resolve_machine(const ojson& m, const std::string& file, const s
 Experiment load_experiment(const std::string& path, const Registry& registry);
 /// Parses a config already read; `file` names it in errors.
 Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry);
-/// Reads a whole file. Throws InputError ("cannot read the file").
-std::string read_text_file(const std::string& path);
-/// Reads a JSON file; syntax errors name the line and column. Throws InputError.
-ojson read_json_file(const std::string& path);
-ojson parse_json_text(const std::string& text, const std::string& file);
 
 }  // namespace cubesim

@@ -1,4 +1,4 @@
-#include "traces/replay.hpp"
+#include "app/replay.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "machines/machine_loader.hpp"
-#include "sim/config.hpp"
+#include "app/config.hpp"
 #include "sim/input_error.hpp"
-#include "sim/report.hpp"
-#include "sim/runner.hpp"
+#include "app/report.hpp"
+#include "app/runner.hpp"
 #include "traces/simgrid_ti.hpp"
 
 namespace cubesim::trace {
@@ -92,14 +92,19 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
 
   // Trace.
   if (format == "cubesim") {
-    r.loaded.trace = std::make_shared<Trace>(read_file(path));
+    r.loaded.trace = std::make_shared<Trace>(read_text(read_text_file(path), path));
     if (opt.machine == "recorded") {
       const ojson& h = r.loaded.trace->header;
       if (!h.contains("machine")) throw InputError(path, "line 1: /machine", "the header records no machine: give --machine");
       machine = machine_from_json(h["machine"], path, "line 1: /machine", false);
     }
   } else {
-    r.loaded.trace = std::make_shared<Trace>(import_simgrid(path, machine.element_bytes));
+    r.loaded.trace = std::make_shared<Trace>(
+        import_simgrid(path, machine.element_bytes, [](const std::string& p) -> std::optional<std::string> {
+          std::error_code ec;
+          if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
+          return read_text_file(p);
+        }));
   }
   Trace& t = *r.loaded.trace;
   const auto nodes = static_cast<NodeId>(t.nodes.size());
@@ -146,15 +151,11 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   // The recorded parameters, for the prediction.
   if (t.header.contains("params") && t.header["params"].is_object()) {
     const ojson& p = t.header["params"];
-    auto get = [&](const char* k) { return p.contains(k) && p[k].is_number_integer() ? p[k].get<std::int64_t>() : 0; };
-    r.setup.params.root = get("root");
-    r.setup.params.M = get("M");
-    r.setup.params.P = get("P");
-    r.setup.params.Q = get("Q");
-    r.setup.params.R = get("R");
-    r.setup.params.N1 = get("N1");
-    r.setup.params.N2 = get("N2");
-    r.setup.params.k = get("k");
+    for (const ParamSpec& spec : kParams) {
+      if (spec.key == "B") continue;  // the packet size in force, set above
+      const std::string k(spec.key);
+      r.setup.params.*(spec.field) = p.contains(k) && p[k].is_number_integer() ? p[k].get<std::int64_t>() : 0;
+    }
   }
   return r;
 }

@@ -1,4 +1,4 @@
-#include "sim/runner.hpp"
+#include "app/runner.hpp"
 
 #include <cmath>
 
@@ -145,9 +145,8 @@ ojson trace_header(const std::string& name, const std::string& algorithm, const 
   h["algorithm"] = algorithm;
   ojson params = ojson::object();
   const Params& p = s.params;
-  for (const auto& [k, v] : {std::pair<const char*, std::int64_t>{"root", p.root}, {"M", p.M}, {"B", p.B}, {"P", p.P},
-                             {"Q", p.Q}, {"R", p.R}, {"N1", p.N1}, {"N2", p.N2}, {"k", p.k}})
-    if (v != 0 || std::string(k) == "root") params[k] = v;
+  for (const ParamSpec& spec : kParams)
+    if (p.*(spec.field) != 0 || spec.key == "root") params[std::string(spec.key)] = p.*(spec.field);
   h["params"] = params;
   h["machine"] = machine_to_json(s.machine);
   h["topology"] = topology_to_json(s.topology);

@@ -10,14 +10,14 @@
 #include <spdlog/spdlog.h>
 
 #include "machines/machine_loader.hpp"
-#include "sim/config.hpp"
+#include "app/config.hpp"
 #include "sim/input_error.hpp"
-#include "sim/regress.hpp"
-#include "sim/report.hpp"
-#include "sim/runner.hpp"
+#include "app/regress.hpp"
+#include "app/report.hpp"
+#include "app/runner.hpp"
 #include "sim/simgrid/platform.hpp"
-#include "traces/replay.hpp"
-#include "traces/trace_files.hpp"
+#include "app/replay.hpp"
+#include "app/trace_files.hpp"
 
 using namespace cubesim;
 

@@ -1,4 +1,4 @@
-#include "traces/trace_files.hpp"
+#include "app/trace_files.hpp"
 
 #include <filesystem>
 #include <sstream>
@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/input_error.hpp"
-#include "sim/report.hpp"
+#include "app/io.hpp"
 #include "traces/simgrid_ti.hpp"
 
 namespace cubesim::trace {
@@ -81,7 +81,11 @@ std::vector<std::string> TraceSession::write(const std::string& dir, const std::
     }
     if (f_.simgrid) {
       const std::string p = base.string() + ".simgrid";
-      export_simgrid(t, machine, p);
+      for (const TextFile& f : export_simgrid(t, machine).files) {
+        const fs::path file = fs::path(p) / f.name;
+        fs::create_directories(file.parent_path());
+        write_file_atomic(file.string(), f.text);
+      }
       written.push_back(p);
     }
   }

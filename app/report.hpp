@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/runner.hpp"
+#include "app/runner.hpp"
 
 namespace cubesim {
 
@@ -25,8 +25,5 @@ ojson simgrid_json(const RunOutcome& o, const ReportOptions& opt);
 ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt);
 std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt);
 std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt = {});
-
-/// Writes `content` to `path` atomically: a temporary file in the same folder, then a rename.
-void write_file_atomic(const std::string& path, const std::string& content);
 
 }  // namespace cubesim

@@ -1,0 +1,45 @@
+#pragma once
+/// Kernel types behind the public operations of sim/op.hpp: the state of one operation in flight
+/// and the record of who waits for it. The engines (sim/engine.hpp, sim/simgrid/) and observers
+/// read them; algorithms never name them.
+#include <coroutine>
+#include <cstdint>
+
+#include "sim/buffer.hpp"
+#include "sim/critical_path.hpp"
+#include "sim/time.hpp"
+#include "sim/topology.hpp"
+
+namespace cubesim {
+
+namespace detail {
+enum class OpKind : std::uint8_t { send, recv, compute, copy, delay };
+
+/// Who to resume when a group of operations has completed, and the chain that finished last.
+struct Waiter {
+  std::coroutine_handle<> handle;  ///< null for a request nobody awaits yet
+  int remaining = 0;
+  NodeId node = 0;
+  int strand = 0;                  ///< the process strand to resume (traces only)
+  Time time;
+  PathCounts path;
+};
+
+/// One operation in flight. Lives in the awaiting coroutine's frame until it completes.
+struct OpState {
+  OpKind kind = OpKind::delay;
+  NodeId node = 0;
+  NodeId peer = -1;        ///< send: destination; recv: source
+  int tag = 0;
+  std::int64_t amount = 0; ///< flops or elements
+  Time duration;           ///< delay
+  Buffer buffer;           ///< send: payload (moved out at start); recv: the result
+  Waiter* waiter = nullptr;
+  OpState* next = nullptr; ///< engine's pending-receive list
+  Time end;                ///< timed ops: completion time
+  PathCounts path;         ///< timed ops: chain at completion
+  std::int64_t trace_slot = -1;  ///< a recording observer's handle on this op
+};
+}  // namespace detail
+
+}  // namespace cubesim
