@@ -51,20 +51,45 @@ struct SetupError {
   std::string message;
 };
 
+/// The worst departure from a row that the exact-grid test (tests/test_algorithms_exact.cpp)
+/// measures for one promised relation: the largest |simulated/predicted - 1| where the row is an
+/// approximation of that tolerance, the lowest simulated/predicted where it is an upper bound.
+/// The test fails when a figure here differs from what it measures, so the figures cannot drift.
+struct Deviation {
+  Relation relation = Relation::approx;  ///< approx or upper_bound
+  double tolerance = 0;                  ///< approx: the tolerance promised
+  double worst = 0;                      ///< rounded to 3 significant digits
+  std::string at;                        ///< the grid point, "n=6 M=257 B=256"
+};
+
+/// What an algorithm predicts on one port model, in words (docs/primitives.md is generated from
+/// these: `cubesim list algorithms --markdown`).
+struct PortDoc {
+  std::string row;       ///< the table row or derivation, e.g. "T1 SBT-b(1,1), subtree by subtree"
+  std::string relation;  ///< e.g. "exact when B divides M; approx <= 10 %; bound on a 1-cube"
+  std::vector<Deviation> deviations;  ///< measured over the exact grid; empty where exact everywhere
+};
+
+/// One algorithm: its process, its prediction, its data check, and its documentation. Register
+/// with designated initializers (algorithms/registry.hpp).
 struct AlgorithmInfo {
-  std::string name;
-  std::string summary;
-  std::string source;                    ///< paper and section
-  std::vector<std::string> params;       ///< accepted keys of "params"
+  std::string name;                      ///< "<operation>.<routing>" (DESIGN.md)
+  std::string summary;                   ///< one line for `cubesim list algorithms`
+  std::string source;                    ///< paper, section and table rows
+  std::vector<std::string> params;       ///< accepted keys of "params" (algorithms/params.hpp)
   std::vector<std::string> required;     ///< keys that must be given
   std::function<std::optional<SetupError>(const Setup&)> check;
   std::function<Task<>(Node&, Params)> process;
   std::function<Prediction(const Setup&)> predict;
   std::function<Verdict(const Setup&, const std::vector<Buffer>&)> verify;
+  PortDoc one_port;  ///< one-port (and k-port) machines
+  PortDoc all_port;  ///< n-port machines
 };
 
 // Helpers for predictions: table terms with overflow checks.
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+/// C(n, k), 0 outside 0 <= k <= n (the tables' binomial coefficients).
+std::int64_t binomial(int n, int k);
 
 /// The n-part routings (TR-530 §4.1.1 GC(n,1), §4.1.3-4.1.4, §4.2.1 GCEA(n,N)) split a block of
 /// M elements into n parts: sizes differ by at most one element, larger parts first.
@@ -75,23 +100,6 @@ inline std::int64_t part_offset(std::int64_t M, std::int64_t n, std::int64_t i) 
 }
 /// time = startups*tau + msg_startups*tau_msg + element_transfers*t_c + flops*t_a, overflow-checked.
 Time prediction_time(const Machine& m, const Prediction& p);
-/// The row TR-530 Table 2 SBT-b(1,N) and Table 3 SBT-p(1,1) share: element transfers (N-1)M,
-/// start-ups sum_{i<n} ceil(2^i M / B), one message per dimension, B_opt = NM/2, min start-ups n.
-Prediction predict_sbt_doubling(const Setup& s, std::string source);
-/// C(n, k), 0 outside 0 <= k <= n (the tables' binomial coefficients).
-std::int64_t binomial(int n, int k);
-/// GC(n,1) (Table 1) and GCEA(n,N) (Table 2): N-1 steps of one part on every port, the largest
-/// part ceil(M/n) setting each step: element transfers ceil(M/n)(N-1), start-ups
-/// ceil(ceil(M/n)/B)(N-1), B_opt M/n, min start-ups N-1.
-Prediction predict_rotated_gray(const Setup& s, std::string source);
-/// SBT-b(n,N) (Table 2) and SBT-p(n,1) (Table 3): the SBT's busiest port carries C(n-1, i)
-/// blocks in step i: element transfers NM/2, start-ups sum_{i<n} ceil(C(n-1,i) M / B),
-/// B_opt NM / sqrt(2 pi (n-1)), min start-ups n.
-Prediction predict_sbt_levels(const Setup& s, std::string source);
-/// SBnT-b(n,N), nRSBT-b(n,N) (Table 2), SBnT-p(n,1), nRSBT-p(n,1) (Table 3): C(n,i)/n blocks a
-/// port in step i: element transfers (N-1)M/n, start-ups sum_{i=1}^{n} ceil(C(n,i) M / (nB)),
-/// B_opt sqrt(2/pi) NM / n^1.5, min start-ups n. (Exact terms; the caller states the relation.)
-Prediction predict_balanced_levels(const Setup& s, std::string source);
 /// One common check: a hypercube topology, root inside it, M >= 1, 1 <= B <= B_m.
 std::optional<SetupError> check_cube_collective(const Setup& s, bool uses_root);
 

@@ -19,13 +19,25 @@ class Registry {
   std::map<std::string, AlgorithmInfo> algorithms_;
 };
 
-/// Every algorithm cubesim has.
+/// Every algorithm cubesim has: a new registry holding what every algorithm file registered.
 Registry make_registry();
 
-// Each family registers its own.
-void register_broadcast(Registry& r);
-void register_allgather(Registry& r);
-void register_personalized(Registry& r);
-void register_reduction(Registry& r);
+/// How an algorithm file registers its algorithms, so that a new algorithm costs one file: at
+/// namespace scope,
+///
+///   const Registration kRegistration{[](Registry& r) {
+///     r.add({.name = "broadcast.sbt", .summary = "...", .source = "TR-530 §4.1.2, Table 1",
+///            .params = {"root", "M", "B"}, .required = {"M"}, .check = ..., .process = ...,
+///            .predict = ..., .verify = ..., .one_port = {...}, .all_port = {...}});
+///   }};
+///
+/// The build compiles every file under algorithms/ and links them whole (CMakeLists.txt), so no
+/// list of files or families is kept anywhere else. The functions run when make_registry() is
+/// called, not before; the registry itself is a value, never a global (STYLE.md habit 4).
+class Registration {
+ public:
+  using Add = void (*)(Registry&);
+  explicit Registration(Add add);
+};
 
 }  // namespace cubesim

@@ -72,8 +72,7 @@ TEST(Regress, ExpectationsAreCheckedRunByRun) {
   // Every shipped algorithm is exact, so the failing side is shown with a registry in which
   // broadcast.sbt's formula is 1 ps short: "exact" and "upper_bound" fail, naming the run and
   // both times; "approx" with a loose tolerance passes.
-  cubesim::Registry reg;
-  cubesim::register_broadcast(reg);
+  cubesim::Registry reg = cubesim::make_registry();
   cubesim::AlgorithmInfo off = *reg.find("broadcast.sbt");
   const auto predict = off.predict;
   off.name = "broadcast.off";

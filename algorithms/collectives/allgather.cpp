@@ -21,7 +21,7 @@
 //                  (tree_routing.hpp). one-port: 2n-1 steps, one dimension per step; all-port:
 //                  n steps on all ports. Table 2: SBnT-b / nRSBT-b (1,N) and (n,N). nRSBT-b(n,N)
 //                  is exact when n divides M; the rest are approximations whose measured sizes
-//                  and causes are written at predict_n_trees.
+//                  and causes are written at predict_allgather_trees.
 //
 // The one-port rows are exact under the cost model (one exchange = one send and one receive at
 // once, TR-572 §2), for any M and B, with or without tau_msg (one message per step).
@@ -33,6 +33,7 @@
 #include "algorithms/embedding/gray.hpp"
 #include "algorithms/embedding/trees.hpp"
 #include "algorithms/registry.hpp"
+#include "algorithms/rows.hpp"
 
 namespace cubesim {
 namespace {
@@ -46,7 +47,7 @@ Buffer gathered(const Node& self, std::int64_t M) {
   return Buffer::make(self.size() * M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
 }
 
-Task<> allgather_cra(Node& self, Params p) {
+Task<> allgather_cra_one_port(Node& self, Params p) {
   const NodeId N = self.size(), x = self.id();
   Buffer all = gathered(self, p.M);
   Buffer cur = own_block(self, p.M);
@@ -67,7 +68,7 @@ Task<> allgather_cra(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
-Task<> allgather_gcea(Node& self, Params p) {
+Task<> allgather_gcea_one_port(Node& self, Params p) {
   const NodeId N = self.size(), x = self.id();
   const int n = self.topology().dim();
   Buffer all = gathered(self, p.M);
@@ -84,7 +85,7 @@ Task<> allgather_gcea(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
-Task<> allgather_sbt(Node& self, Params p) {
+Task<> allgather_sbt_one_port(Node& self, Params p) {
   const NodeId x = self.id();
   const int n = self.topology().dim();
   Buffer all = gathered(self, p.M);
@@ -106,7 +107,7 @@ std::uint64_t rotl(std::uint64_t v, int k, int n) { return trees::rotate_right(v
 /// GCEA(n,N) (TR-530 §4.2.1, "GCEA_n"): the block split into n parts; in step s part k is
 /// exchanged across dimension (j + k) mod n, j = the rightmost 0-bit of s-1, so node y receives
 /// in step s part k of the block of y XOR rot_k(G(s)). n exchanges on n ports at once per step.
-Task<> gcea_all_port(Node& self, Params p) {
+Task<> allgather_gcea_all_port(Node& self, Params p) {
   const NodeId N = self.size(), x = self.id();
   const int n = self.topology().dim();
   Buffer all = gathered(self, p.M);
@@ -138,7 +139,7 @@ Task<> gcea_all_port(Node& self, Params p) {
 /// k = 0..n-1; part k of every block travels around ring k, one hop per step, N-1 steps. The
 /// rings are not edge-disjoint: where two rings leave a node across the same dimension, that port
 /// carries both parts one after the other.
-Task<> cra_all_port(Node& self, Params p) {
+Task<> allgather_cra_all_port(Node& self, Params p) {
   const NodeId N = self.size(), x = self.id();
   const int n = self.topology().dim();
   Buffer all = gathered(self, p.M);
@@ -170,13 +171,13 @@ Task<> cra_all_port(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
-Task<> allgather_cra_any(Node& self, Params p) {
-  if (self.machine().ports.kind == PortKind::all && self.topology().dim() > 1) return cra_all_port(self, p);
-  return allgather_cra(self, p);
+Task<> allgather_cra(Node& self, Params p) {
+  if (self.machine().ports.kind == PortKind::all && self.topology().dim() > 1) return allgather_cra_all_port(self, p);
+  return allgather_cra_one_port(self, p);
 }
-Task<> allgather_gcea_any(Node& self, Params p) {
-  if (self.machine().ports.kind == PortKind::all && self.topology().dim() > 1) return gcea_all_port(self, p);
-  return allgather_gcea(self, p);
+Task<> allgather_gcea(Node& self, Params p) {
+  if (self.machine().ports.kind == PortKind::all && self.topology().dim() > 1) return allgather_gcea_all_port(self, p);
+  return allgather_gcea_one_port(self, p);
 }
 
 /// The step-form all-to-all broadcast on a tree family (tree_routing.hpp).
@@ -185,10 +186,10 @@ Task<> allgather_trees(Node& self, Params p, routing::Family f, routing::Schedul
   self.set_result(co_await routing::allgather(self, p.M, own_block(self, p.M), plan));
 }
 
-Task<> allgather_sbt_any(Node& self, Params p) {
+Task<> allgather_sbt(Node& self, Params p) {
   if (self.machine().ports.kind == PortKind::all)
     return allgather_trees(self, p, routing::Family::sbt, routing::Schedule::depth);
-  return allgather_sbt(self, p);
+  return allgather_sbt_one_port(self, p);
 }
 Task<> allgather_sbnt(Node& self, Params p) {
   const bool all_port = self.machine().ports.kind == PortKind::all;
@@ -199,7 +200,7 @@ Task<> allgather_nrsbt(Node& self, Params p) {
   return allgather_trees(self, p, routing::Family::nrsbt, all_port ? routing::Schedule::depth : routing::Schedule::cyclic);
 }
 
-Prediction predict_ring(const Setup& s, const char* row) {
+Prediction predict_ring_one_port(const Setup& s, const char* row) {
   const std::int64_t N = s.topology.size(), M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = std::string("TR-530 Table 2, ") + row;
@@ -212,7 +213,7 @@ Prediction predict_ring(const Setup& s, const char* row) {
   return pr;
 }
 
-Prediction predict_sbt(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 2, SBT-b(1,N)"); }
+Prediction predict_allgather_sbt_one_port(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 2, SBT-b(1,N)"); }
 
 /// The hybrid of §5.1 (Fig. 10): k steps of the SBT exchange (dimensions 0..k-1), after which
 /// every node holds the 2^k blocks of its k-subcube, then the GCEA on the remaining n-k dimensions
@@ -250,7 +251,7 @@ Task<> allgather_hybrid(Node& self, Params p) {
 /// TR-530 §5.1: Table 2 SBT-b(1,2^k) followed by GCEA(1,2^(n-k)) on blocks of 2^k M: element
 /// transfers (2^k - 1)M + (2^(n-k) - 1) 2^k M = (N-1)M, start-ups
 /// sum_{i<k} ceil(2^i M/B) + (2^(n-k) - 1) ceil(2^k M/B); buffer 2^k M. Exact.
-Prediction predict_hybrid(const Setup& s) {
+Prediction predict_allgather_hybrid(const Setup& s) {
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B, k = s.params.k;
   Prediction pr;
   pr.source = "TR-530 §5.1 (Fig. 10): SBT-b(1,2^k) then GCEA(1,2^(n-k)), Table 2 rows";
@@ -267,8 +268,8 @@ Prediction predict_hybrid(const Setup& s) {
 
 /// GCEA(n,N): (N-1) steps of one part on every port; the largest part, ceil(M/n), sets each
 /// step (TR-530 Table 2: (1/n)(N-1)M, ceil(M/(nB))(N-1)). Exact.
-Prediction predict_gcea_any(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all || s.topology.dim() <= 1) return predict_ring(s, "GCEA(1,N)");
+Prediction predict_allgather_gcea(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all || s.topology.dim() <= 1) return predict_ring_one_port(s, "GCEA(1,N)");
   return predict_rotated_gray(s, "TR-530 Table 2, GCEA(n,N)");
 }
 
@@ -291,9 +292,9 @@ std::int64_t cra_port_load(int n) {
 /// the load non-uniform"). We predict N-1 steps in which the busiest port carries L parts of
 /// ceil(M/n) elements one after the other, L = the largest number of rings leaving a node across
 /// one dimension: an upper bound; with L = 1 it would be the GCEA(n,N) row.
-Prediction predict_cra_any(const Setup& s) {
+Prediction predict_allgather_cra(const Setup& s) {
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
-  if (s.machine.ports.kind != PortKind::all || n <= 1) return predict_ring(s, "CRA(1,N)");
+  if (s.machine.ports.kind != PortKind::all || n <= 1) return predict_ring_one_port(s, "CRA(1,N)");
   Prediction pr;
   const std::int64_t L = cra_port_load(static_cast<int>(n));
   pr.source = "TR-530 §4.2.1 CRA(n,N) (no Table 2 row): N-1 steps, busiest port " + std::to_string(L) + " parts";
@@ -306,8 +307,8 @@ Prediction predict_cra_any(const Setup& s) {
   return pr;
 }
 
-Prediction predict_sbt_any(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all) return predict_sbt(s);
+Prediction predict_allgather_sbt(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all) return predict_allgather_sbt_one_port(s);
   // SBT-b(n,N): N translated SBTs, all ports at once, the edge into a node of depth i+1 in step
   // i; the busiest port (dimension 0) carries C(n-1, i) blocks in step i. Exact.
   return predict_sbt_levels(s, "TR-530 Table 2, SBT-b(n,N)");
@@ -315,14 +316,15 @@ Prediction predict_sbt_any(const Setup& s) {
 
 /// Table 2, SBnT-b and nRSBT-b. One-port (1,N): (N-1)M, max(2n-1, (N-1)M/B). n-port (n,N):
 /// (1/n)(N-1)M, sum_{i=1}^{n} ceil(C(n,i) M / (nB)).
-Prediction predict_n_trees(const Setup& s, const char* name) {
+Prediction predict_allgather_trees(const Setup& s, routing::Family f) {
+  const std::string name = routing::family_name(f);
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   const double nn = static_cast<double>(std::max<std::int64_t>(n, 1));
   if (s.machine.ports.kind == PortKind::all) {
-    pr = predict_balanced_levels(s, std::string("TR-530 Table 2, ") + name + "-b(n,N)");
+    pr = predict_balanced_levels(s, "TR-530 Table 2, " + name + "-b(n,N)");
   } else {
-    pr.source = std::string("TR-530 Table 2, ") + name + "-b(1,N)";
+    pr.source = "TR-530 Table 2, " + name + "-b(1,N)";
     pr.element_transfers = (N - 1) * M;
     pr.startups = n > 0 ? std::max(2 * n - 1, ceil_div((N - 1) * M, B)) : 0;
     pr.msg_startups = n > 0 ? 2 * n - 1 : 0;
@@ -341,7 +343,7 @@ Prediction predict_n_trees(const Setup& s, const char* name) {
   //    steps of volumes V_s: within 0.36 (SBnT) and 0.28 (nRSBT, n | M) of the row; 0.46 for
   //    nRSBT when n does not divide M.
   const bool all_port = s.machine.ports.kind == PortKind::all;
-  const bool nrsbt = std::string(name) == "nRSBT";
+  const bool nrsbt = f == routing::Family::nrsbt;
   if (n > 0 && !(all_port && nrsbt && M % n == 0)) {
     pr.relation = Relation::approx;
     if (!nrsbt) pr.tolerance = all_port ? 0.35 : 0.40;
@@ -358,35 +360,94 @@ Verdict verify_allgather(const Setup& s, const std::vector<Buffer>& results) {
       s, results, [&](NodeId) { return total; }, [](NodeId, std::int64_t i) { return static_cast<Element>(i); });
 }
 
-}  // namespace
-
-void register_allgather(Registry& r) {
+const Registration kRegistration{[](Registry& r) {
   auto check = [](const Setup& s) { return check_cube_collective(s, false); };
-  r.add({"allgather.cra", "all-to-all broadcast: Cyclic Rotation Algorithm on the Gray-code ring (n rotated rings all-port)",
-         "TR-530 §4.2.1, Table 2 CRA(1,N); CRA(n,N)", {"M", "B"}, {"M"}, check, allgather_cra_any, predict_cra_any,
-         verify_allgather});
-  r.add({"allgather.gcea", "all-to-all broadcast: Gray Code Exchange Algorithm (n rotated sequences all-port)",
-         "TR-530 §4.2.1, Table 2 GCEA(1,N) and GCEA(n,N)", {"M", "B"}, {"M"}, check, allgather_gcea_any,
-         predict_gcea_any, verify_allgather});
-  r.add({"allgather.sbt", "all-to-all broadcast: exchange on N translated SBTs (all ports at once all-port)",
-         "TR-530 §4.2.2, Table 2 SBT-b(1,N) and SBT-b(n,N)", {"M", "B"}, {"M"}, check, allgather_sbt_any,
-         predict_sbt_any, verify_allgather});
-  r.add({"allgather.hybrid", "all-to-all broadcast: k SBT exchange steps, then the GCEA on 2^k-block super-blocks",
-         "TR-530 §5.1, Fig. 10 (Table 2 SBT-b(1,N) and GCEA(1,N))", {"M", "B", "k"}, {"M", "k"},
-         [](const Setup& s) -> std::optional<SetupError> {
+  r.add({.name = "allgather.cra",
+         .summary = "all-to-all broadcast: Cyclic Rotation Algorithm on the Gray-code ring (n rotated rings all-port)",
+         .source = "TR-530 §4.2.1, Table 2 CRA(1,N); CRA(n,N)",
+         .params = {"M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = allgather_cra,
+         .predict = predict_allgather_cra,
+         .verify = verify_allgather,
+         .one_port = {.row = "T2 CRA(1,N)", .relation = "exact"},
+         .all_port = {.row = "none (§4.2.1: \"not edge-disjoint, load non-uniform\"); derived: busiest port's parts per step",
+                      .relation = "upper bound",
+                      .deviations = {{Relation::upper_bound, 0, 0.167, "n=7 M=1 B=1"}}}});
+  r.add({.name = "allgather.gcea",
+         .summary = "all-to-all broadcast: Gray Code Exchange Algorithm (n rotated sequences all-port)",
+         .source = "TR-530 §4.2.1, Table 2 GCEA(1,N) and GCEA(n,N)",
+         .params = {"M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = allgather_gcea,
+         .predict = predict_allgather_gcea,
+         .verify = verify_allgather,
+         .one_port = {.row = "T2 GCEA(1,N)", .relation = "exact"},
+         .all_port = {.row = "T2 GCEA(n,N), n rotated sequences", .relation = "exact (ceil(M/n) for M/n)"}});
+  r.add({.name = "allgather.sbt",
+         .summary = "all-to-all broadcast: exchange on N translated SBTs (all ports at once all-port)",
+         .source = "TR-530 §4.2.2, Table 2 SBT-b(1,N) and SBT-b(n,N)",
+         .params = {"M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = allgather_sbt,
+         .predict = predict_allgather_sbt,
+         .verify = verify_allgather,
+         .one_port = {.row = "T2 SBT-b(1,N), recursive doubling", .relation = "exact"},
+         .all_port = {.row = "T2 SBT-b(n,N), all ports by depth", .relation = "exact"}});
+  r.add({.name = "allgather.hybrid",
+         .summary = "all-to-all broadcast: k SBT exchange steps, then the GCEA on 2^k-block super-blocks",
+         .source = "TR-530 §5.1, Fig. 10 (Table 2 SBT-b(1,N) and GCEA(1,N))",
+         .params = {"M", "B", "k"},
+         .required = {"M", "k"},
+         .check = [](const Setup& s) -> std::optional<SetupError> {
            if (auto e = check_cube_collective(s, false)) return e;
            if (s.params.k > s.topology.dim())
              return SetupError{"/params/k", "k = " + std::to_string(s.params.k) + " SBT steps exceed the cube's " +
                                                 std::to_string(s.topology.dim()) + " dimensions"};
            return std::nullopt;
          },
-         allgather_hybrid, predict_hybrid, verify_allgather});
-  r.add({"allgather.sbnt", "all-to-all broadcast on N translated spanning balanced n-trees",
-         "TR-530 §4.2.3, Table 2 SBnT-b(1,N) and SBnT-b(n,N)", {"M", "B"}, {"M"}, check, allgather_sbnt,
-         [](const Setup& s) { return predict_n_trees(s, "SBnT"); }, verify_allgather});
-  r.add({"allgather.nrsbt", "all-to-all broadcast on N translated sets of n rotated SBTs, one part of each block per tree",
-         "TR-530 §4.2.3, Table 2 nRSBT-b(1,N) and nRSBT-b(n,N)", {"M", "B"}, {"M"}, check, allgather_nrsbt,
-         [](const Setup& s) { return predict_n_trees(s, "nRSBT"); }, verify_allgather});
-}
+         .process = allgather_hybrid,
+         .predict = predict_allgather_hybrid,
+         .verify = verify_allgather,
+         .one_port = {.row = "§5.1: SBT-b(1,2^k) + GCEA(1,2^(n-k)) on 2^k M blocks", .relation = "exact"},
+         .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
+  r.add({.name = "allgather.sbnt",
+         .summary = "all-to-all broadcast on N translated spanning balanced n-trees",
+         .source = "TR-530 §4.2.3, Table 2 SBnT-b(1,N) and SBnT-b(n,N)",
+         .params = {"M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = allgather_sbnt,
+         .predict = [](const Setup& s) { return predict_allgather_trees(s, routing::Family::sbnt); },
+         .verify = verify_allgather,
+         .one_port = {.row = "T2 SBnT-b(1,N), 2n-1 cyclic steps",
+                      .relation = "approx <= 40 %",
+                      .deviations = {{Relation::approx, 0.4, 0.358, "n=7 M=2 B=16"}}},
+         .all_port = {.row = "T2 SBnT-b(n,N), n steps by depth",
+                      .relation = "approx <= 35 % (the level imbalance 4/3 at n = 2 and 4)",
+                      .deviations = {{Relation::approx, 0.35, 0.333, "n=2 M=100 B=1"}}}});
+  r.add({.name = "allgather.nrsbt",
+         .summary = "all-to-all broadcast on N translated sets of n rotated SBTs, one part of each block per tree",
+         .source = "TR-530 §4.2.3, Table 2 nRSBT-b(1,N) and nRSBT-b(n,N)",
+         .params = {"M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = allgather_nrsbt,
+         .predict = [](const Setup& s) { return predict_allgather_trees(s, routing::Family::nrsbt); },
+         .verify = verify_allgather,
+         .one_port = {.row = "T2 nRSBT-b(1,N), 2n-1 cyclic steps",
+                      .relation = "approx <= 30 % (n | M), <= 50 % otherwise",
+                      .deviations = {{Relation::approx, 0.3, 0.273, "n=4 M=100 B=256"},
+                                     {Relation::approx, 0.5, 0.453, "n=6 M=1 B=256"}}},
+         .all_port = {.row = "T2 nRSBT-b(n,N), n steps by depth",
+                      .relation = "exact when n divides M; approx <= 45 %; <= 250 % for M < n",
+                      .deviations = {{Relation::approx, 0.45, 0.396, "n=5 M=7 B=16"},
+                                     {Relation::approx, 2.5, 2.37, "n=7 M=1 B=1"}}}});
+}};
+
+}  // namespace
 
 }  // namespace cubesim

@@ -13,7 +13,7 @@
 //                 uses dimension t mod n only, which is one-port and contention-free. Table 1:
 //                 element transfers M + nB, start-ups ceil(M/B) + n. Exact for n >= 2 when B
 //                 divides M (any tau, t_c, tau_msg); within 10 % with a remainder packet
-//                 (measured worst +7.6 %, see predict_nesbt); on a 1-cube one cycle shorter (an
+//                 (measured worst +7.6 %, see predict_broadcast_nesbt_one_port); on a 1-cube one cycle shorter (an
 //                 upper bound there).
 //                 all-port: nESBT-b(n,1): part i of the message (M/n elements) pipelined down
 //                 tree i, the n trees at once. Table 1: M/n + nB, ceil(M/(nB)) + n. Exact for
@@ -48,6 +48,7 @@
 #include "algorithms/embedding/gray.hpp"
 #include "algorithms/embedding/trees.hpp"
 #include "algorithms/registry.hpp"
+#include "algorithms/rows.hpp"
 
 namespace cubesim {
 namespace {
@@ -61,7 +62,7 @@ Buffer root_message(const Node& self, std::int64_t M) {
 int cube_dim(const Node& self) { return self.topology().dim(); }
 
 /// SBT-b(1,1): whole message, one subtree after the other, largest first.
-Task<> sbt_one_port(Node& self, Params p) {
+Task<> broadcast_sbt_one_port(Node& self, Params p) {
   const NodeId r = self.id() ^ p.root;  // address relative to the root
   Buffer data;
   int top = cube_dim(self);
@@ -101,7 +102,7 @@ Task<Buffer> pipelined_tree(Node& self, bool root, Buffer part, std::int64_t len
 }
 
 /// SBT-b(n,1): the SBT (children of r: dimensions below its lowest 1-bit), pipelined.
-Task<> sbt_all_port(Node& self, Params p) {
+Task<> broadcast_sbt_all_port(Node& self, Params p) {
   const NodeId r = self.id() ^ p.root;
   const bool root = r == 0;
   const int parent = root ? -1 : std::countr_zero(static_cast<std::uint64_t>(r));
@@ -112,11 +113,11 @@ Task<> sbt_all_port(Node& self, Params p) {
 }
 
 Task<> broadcast_sbt(Node& self, Params p) {
-  if (self.machine().ports.kind == PortKind::all) return sbt_all_port(self, p);
-  return sbt_one_port(self, p);
+  if (self.machine().ports.kind == PortKind::all) return broadcast_sbt_all_port(self, p);
+  return broadcast_sbt_one_port(self, p);
 }
 
-Prediction predict_sbt(const Setup& s) {
+Prediction predict_broadcast_sbt(const Setup& s) {
   const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   if (s.machine.ports.kind == PortKind::all) {
@@ -141,22 +142,8 @@ Prediction predict_sbt(const Setup& s) {
   return pr;
 }
 
-/// The rows of a pipeline of P = ceil(M/B) packets through k further stages (GC(1,1): k = N - 2;
-/// nESBT-b(1,1): k = n): start-ups P + k, element transfers M + k min(B, M), every packet its own
-/// message; B_opt = sqrt(M tau / (k t_c)) and min start-ups k + 2 sqrt(k M t_c / tau) for k > 0.
-void pipeline_row(Prediction& pr, const Setup& s, std::int64_t k) {
-  const std::int64_t M = s.params.M, B = s.params.B;
-  pr.startups = ceil_div(M, B) + k;
-  pr.msg_startups = pr.startups;
-  pr.element_transfers = M + k * std::min(B, M);
-  if (k <= 0) return;
-  const double tc = static_cast<double>(s.machine.t_c.count()), tau = static_cast<double>(s.machine.tau.count());
-  pr.b_opt = std::sqrt(static_cast<double>(M) * tau / (static_cast<double>(k) * tc));
-  pr.min_startups = static_cast<double>(k) + 2 * std::sqrt(static_cast<double>(k * M) * tc / tau);
-}
-
 /// GC(1,1): a pipeline down the Gray-code path that starts at the root.
-Task<> broadcast_gc(Node& self, Params p) {
+Task<> broadcast_gc_one_port(Node& self, Params p) {
   const NodeId N = self.size();
   const auto pos = static_cast<std::int64_t>(gray::decode(static_cast<std::uint64_t>(self.id() ^ p.root)));
   const std::int64_t B = self.packet_elements();
@@ -175,7 +162,7 @@ Task<> broadcast_gc(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
-Prediction predict_gc(const Setup& s) {
+Prediction predict_broadcast_gc_one_port(const Setup& s) {
   const std::int64_t N = s.topology.size();
   Prediction pr;
   pr.source = "TR-530 Table 1, GC(1,1)";
@@ -217,7 +204,7 @@ EsbtHop esbt_in(NodeId x, int i, int n) {
 /// sends at most one packet and receives at most one in every cycle: one-port, contention-free.
 /// The schedule fixes only the order of each node's operations; the time emerges from the
 /// engine (nodes do not wait for a global clock).
-Task<> broadcast_nesbt(Node& self, Params p) {
+Task<> broadcast_nesbt_one_port(Node& self, Params p) {
   const int n = cube_dim(self);
   const NodeId x = self.id() ^ p.root;
   const std::int64_t B = self.packet_elements();
@@ -271,7 +258,7 @@ Task<> broadcast_nesbt(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
-Prediction predict_nesbt(const Setup& s) {
+Prediction predict_broadcast_nesbt_one_port(const Setup& s) {
   const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = "TR-530 Table 1, nESBT-b(1,1)";
@@ -297,7 +284,7 @@ Prediction predict_nesbt(const Setup& s) {
 /// nESBT-b(n,1), all-port: part i of the message (ceil or floor of M/n elements) goes down tree i
 /// pipelined in packets of B; the n trees run at once. They are edge-disjoint, so no two trees
 /// ever want the same port in the same direction.
-Task<> nesbt_all_port(Node& self, Params p) {
+Task<> broadcast_nesbt_all_port(Node& self, Params p) {
   const int n = cube_dim(self);
   const NodeId x = self.id() ^ p.root;
   Buffer msg = x == 0 ? root_message(self, p.M) : Buffer{};
@@ -328,9 +315,9 @@ Task<> nesbt_all_port(Node& self, Params p) {
   }
 }
 
-Task<> broadcast_nesbt_any(Node& self, Params p) {
-  if (self.machine().ports.kind == PortKind::all) return nesbt_all_port(self, p);
-  return broadcast_nesbt(self, p);
+Task<> broadcast_nesbt(Node& self, Params p) {
+  if (self.machine().ports.kind == PortKind::all) return broadcast_nesbt_all_port(self, p);
+  return broadcast_nesbt_one_port(self, p);
 }
 
 /// Path i of GC(n,1) (TR-530 §4.1.1): the Gray-code path with dimension k turned into
@@ -342,7 +329,7 @@ NodeId rotated_gray(std::int64_t pos, int i, int n) {
 /// GC(n,1), all-port: part i of the message goes, whole, down rotated path i, one hop per step;
 /// the n paths run at once. In step q path i crosses dimension (i + t_q) mod n, so the paths never
 /// want the same port in the same step (TR-530 Table 1 GC(n,1): no pipelining along a path).
-Task<> gc_all_port(Node& self, Params p) {
+Task<> broadcast_gc_all_port(Node& self, Params p) {
   const int n = cube_dim(self);
   const NodeId N = self.size();
   const NodeId x = self.id() ^ p.root;
@@ -368,18 +355,18 @@ Task<> gc_all_port(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
-Task<> broadcast_gc_any(Node& self, Params p) {
-  if (self.machine().ports.kind == PortKind::all && cube_dim(self) > 0) return gc_all_port(self, p);
-  return broadcast_gc(self, p);
+Task<> broadcast_gc(Node& self, Params p) {
+  if (self.machine().ports.kind == PortKind::all && cube_dim(self) > 0) return broadcast_gc_all_port(self, p);
+  return broadcast_gc_one_port(self, p);
 }
 
-Prediction predict_gc_any(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all) return predict_gc(s);
+Prediction predict_broadcast_gc(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all) return predict_broadcast_gc_one_port(s);
   return predict_rotated_gray(s, "TR-530 Table 1, GC(n,1)");
 }
 
-Prediction predict_nesbt_any(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all) return predict_nesbt(s);
+Prediction predict_broadcast_nesbt(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all) return predict_broadcast_nesbt_one_port(s);
   const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = "TR-530 Table 1, nESBT-b(n,1)";
@@ -412,7 +399,7 @@ Task<> broadcast_nrsbt(Node& self, Params p) {
   self.set_result(co_await routing::broadcast(self, p.root, p.M, std::move(msg), plan));
 }
 
-Prediction predict_nrsbt(const Setup& s) {
+Prediction predict_broadcast_nrsbt(const Setup& s) {
   const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   if (s.machine.ports.kind == PortKind::all) {
@@ -469,11 +456,11 @@ Task<> broadcast_sbnt(Node& self, Params p) {
   }
 }
 
-Prediction predict_sbnt(const Setup& s) {
+Prediction predict_broadcast_sbnt(const Setup& s) {
   const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   if (s.machine.ports.kind == PortKind::all) {
-    pr = predict_sbt(s);
+    pr = predict_broadcast_sbt(s);
     pr.source = "TR-530 §4.1.5 (no Table 1 row): SBnT height n, pipelined, terms of SBT-b(n,1)";
     return pr;
   }
@@ -494,26 +481,77 @@ Verdict verify_broadcast(const Setup& s, const std::vector<Buffer>& results) {
       s, results, [&](NodeId) { return s.params.M; }, [](NodeId, std::int64_t i) { return message_value(i); });
 }
 
-}  // namespace
-
-void register_broadcast(Registry& r) {
+const Registration kRegistration{[](Registry& r) {
   auto check = [](const Setup& s) { return check_cube_collective(s, true); };
-  r.add({"broadcast.sbt",
-         "one-to-all broadcast on a spanning binomial tree (one-port: subtree by subtree; all-port: pipelined packets)",
-         "TR-530 §4.1.2, Table 1 SBT-b(1,1) and SBT-b(n,1)", {"root", "M", "B"}, {"M"}, check, broadcast_sbt,
-         predict_sbt, verify_broadcast});
-  r.add({"broadcast.nesbt", "one-to-all broadcast on n edge-disjoint spanning binomial trees, one packet per tree in turn",
-         "TR-530 §4.1.3, Table 1 nESBT-b(1,1) and nESBT-b(n,1)", {"root", "M", "B"}, {"M"}, check,
-         broadcast_nesbt_any, predict_nesbt_any, verify_broadcast});
-  r.add({"broadcast.gc", "one-to-all broadcast pipelined along the binary-reflected Gray-code Hamiltonian path",
-         "TR-530 §4.1.1, Table 1 GC(1,1) and GC(n,1)", {"root", "M", "B"}, {"M"}, check, broadcast_gc_any,
-         predict_gc_any, verify_broadcast});
-  r.add({"broadcast.nrsbt", "one-to-all broadcast on n rotated spanning binomial trees, one part of the message each",
-         "TR-530 §4.1.4, Table 1 nRSBT-b(1,1) and nRSBT-b(n,1)", {"root", "M", "B"}, {"M"}, check, broadcast_nrsbt,
-         predict_nrsbt, verify_broadcast});
-  r.add({"broadcast.sbnt", "one-to-all broadcast on the spanning balanced n-tree",
-         "TR-530 §4.1.5 (base, children, parent; no Table 1 row)", {"root", "M", "B"}, {"M"}, check, broadcast_sbnt,
-         predict_sbnt, verify_broadcast});
-}
+  r.add({.name = "broadcast.sbt",
+         .summary = "one-to-all broadcast on a spanning binomial tree (one-port: subtree by subtree; all-port: pipelined packets)",
+         .source = "TR-530 §4.1.2, Table 1 SBT-b(1,1) and SBT-b(n,1)",
+         .params = {"root", "M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = broadcast_sbt,
+         .predict = predict_broadcast_sbt,
+         .verify = verify_broadcast,
+         .one_port = {.row = "T1 SBT-b(1,1), subtree by subtree", .relation = "exact"},
+         .all_port = {.row = "T1 SBT-b(n,1), pipelined packets", .relation = "exact"}});
+  r.add({.name = "broadcast.nesbt",
+         .summary = "one-to-all broadcast on n edge-disjoint spanning binomial trees, one packet per tree in turn",
+         .source = "TR-530 §4.1.3, Table 1 nESBT-b(1,1) and nESBT-b(n,1)",
+         .params = {"root", "M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = broadcast_nesbt,
+         .predict = predict_broadcast_nesbt,
+         .verify = verify_broadcast,
+         .one_port = {.row = "T1 nESBT-b(1,1), dimension t mod n in cycle t",
+                      .relation = "exact when B divides M (n >= 2); approx <= 10 % with a remainder packet; bound on a 1-cube",
+                      .deviations = {{Relation::approx, 0.1, 0.0757, "n=6 M=257 B=256"},
+                                     {Relation::upper_bound, 0, 0.5, "n=1 M=1 B=1"}}},
+         .all_port = {.row = "T1 nESBT-b(n,1), n pipelined edge-disjoint trees",
+                      .relation = "exact (ceil(M/n) for M/n), n >= 2; bound on a 1-cube",
+                      .deviations = {{Relation::upper_bound, 0, 0.5, "n=1 M=1 B=1"}}}});
+  r.add({.name = "broadcast.gc",
+         .summary = "one-to-all broadcast pipelined along the binary-reflected Gray-code Hamiltonian path",
+         .source = "TR-530 §4.1.1, Table 1 GC(1,1) and GC(n,1)",
+         .params = {"root", "M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = broadcast_gc,
+         .predict = predict_broadcast_gc,
+         .verify = verify_broadcast,
+         .one_port = {.row = "T1 GC(1,1), pipelined path", .relation = "exact"},
+         .all_port = {.row = "T1 GC(n,1), n rotated paths, whole parts", .relation = "exact (ceil(M/n) for M/n)"}});
+  r.add({.name = "broadcast.nrsbt",
+         .summary = "one-to-all broadcast on n rotated spanning binomial trees, one part of the message each",
+         .source = "TR-530 §4.1.4, Table 1 nRSBT-b(1,1) and nRSBT-b(n,1)",
+         .params = {"root", "M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = broadcast_nrsbt,
+         .predict = predict_broadcast_nrsbt,
+         .verify = verify_broadcast,
+         .one_port = {.row = "T1 nRSBT-b(1,1), 2n-1 steps",
+                      .relation = "exact when n divides M; approx <= 15 %; bound for M < n",
+                      .deviations = {{Relation::approx, 0.15, 0.142, "n=2 M=7 B=3"},
+                                     {Relation::upper_bound, 0, 0.539, "n=7 M=1 B=3"}}},
+         .all_port = {.row = "T1 nRSBT-b(n,1), n phased trees",
+                      .relation = "exact (promised within 15 % when n does not divide M; measured exact)",
+                      .deviations = {{Relation::approx, 0.15, 0, "n=2 M=7 B=1"}}}});
+  r.add({.name = "broadcast.sbnt",
+         .summary = "one-to-all broadcast on the spanning balanced n-tree",
+         .source = "TR-530 §4.1.5 (base, children, parent; no Table 1 row)",
+         .params = {"root", "M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = broadcast_sbnt,
+         .predict = predict_broadcast_sbnt,
+         .verify = verify_broadcast,
+         .one_port = {.row = "none (§4.1.5); derived: 2n-1 whole-message steps",
+                      .relation = "upper bound",
+                      .deviations = {{Relation::upper_bound, 0, 0.667, "n=2 M=1 B=1"}}},
+         .all_port = {.row = "none; pipelined, height n: SBT-b(n,1)'s terms", .relation = "exact"}});
+}};
+
+}  // namespace
 
 }  // namespace cubesim

@@ -40,13 +40,14 @@
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/collectives/verify.hpp"
 #include "algorithms/registry.hpp"
+#include "algorithms/rows.hpp"
 
 namespace cubesim {
 namespace {
 
 Element scatter_value(NodeId dest, std::int64_t M, std::int64_t i) { return static_cast<Element>(dest * M + i); }
 
-Task<> scatter_sbt(Node& self, Params p) {
+Task<> scatter_sbt_one_port(Node& self, Params p) {
   const NodeId r = self.id() ^ p.root;
   const std::int64_t M = p.M;
   Buffer data;  // blocks for relative addresses [r, r + 2^top), in that order
@@ -65,7 +66,7 @@ Task<> scatter_sbt(Node& self, Params p) {
   self.set_result(data.slice(0, M));
 }
 
-Prediction predict_scatter(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 3, SBT-p(1,1)"); }
+Prediction predict_scatter_sbt_one_port(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 3, SBT-p(1,1)"); }
 
 /// The root's N blocks of M elements, by destination node.
 Buffer scatter_input(const Node& self, std::int64_t M) {
@@ -79,15 +80,15 @@ Task<> scatter_trees(Node& self, Params p, routing::Family f) {
   self.set_result(co_await routing::scatter_rbfs(self, p.root, p.M, std::move(all), plan));
 }
 
-Task<> scatter_sbt_any(Node& self, Params p) {
+Task<> scatter_sbt(Node& self, Params p) {
   if (self.machine().ports.kind == PortKind::all) return scatter_trees(self, p, routing::Family::sbt);
-  return scatter_sbt(self, p);
+  return scatter_sbt_one_port(self, p);
 }
 Task<> scatter_sbnt(Node& self, Params p) { return scatter_trees(self, p, routing::Family::sbnt); }
 Task<> scatter_nrsbt(Node& self, Params p) { return scatter_trees(self, p, routing::Family::nrsbt); }
 
-Prediction predict_scatter_any(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all) return predict_scatter(s);
+Prediction predict_scatter_sbt(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all) return predict_scatter_sbt_one_port(s);
   // SBT-p(n,1): the root's port n-1 carries the N/2 blocks of its largest subtree, level by
   // level, deepest first: C(n-1, i) blocks for level i+1. Exact.
   return predict_sbt_levels(s, "TR-530 Table 3, SBT-p(n,1)");
@@ -96,18 +97,19 @@ Prediction predict_scatter_any(const Setup& s) {
 /// Table 3, SBnT-p(n,1) and nRSBT-p(n,1): (1/n)(N-1)M, sum_{i=1}^{n} ceil(C(n,i) M / (nB)). On
 /// one port TR-530 gives no row for these trees: every block leaves the root once, one message
 /// per level and subtree, so we predict the root's messages back to back.
-Prediction predict_scatter_trees(const Setup& s, routing::Family f, const char* name) {
+Prediction predict_scatter_trees(const Setup& s, routing::Family f) {
+  const std::string name = routing::family_name(f);
   const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   if (s.machine.ports.kind != PortKind::all) {
     const auto plan = routing::plan(f, routing::Schedule::depth, static_cast<int>(n), true);
     const routing::Terms t = routing::root_messages_rbfs(*plan, M, B);
-    pr.source = std::string("TR-572 §3.1 ") + name + " reverse breadth-first on one port (no table row): the root's messages";
+    pr.source = "TR-572 §3.1 " + name + " reverse breadth-first on one port (no table row): the root's messages";
     pr.element_transfers = t.elements;
     pr.startups = t.startups;
     pr.msg_startups = t.messages;
   } else {
-    pr = predict_balanced_levels(s, std::string("TR-530 Table 3, ") + name + "-p(n,1)");
+    pr = predict_balanced_levels(s, "TR-530 Table 3, " + name + "-p(n,1)");
     if (n > 0 && !(f == routing::Family::nrsbt && M % n == 0)) {
       pr.relation = Relation::approx;
       pr.tolerance = f == routing::Family::sbnt ? 0.35 : (M < n ? 2.5 : 0.45);
@@ -182,13 +184,14 @@ Task<> alltoall_nrsbt(Node& self, Params p) { return alltoall_trees(self, p, rou
 
 /// Table 4: SBnT-p(n,N): NM/2, sum_{i=1}^{n} ceil(sum_{j>=i} C(n,j) M/(nB)); nRSBT-p(n,N): NM/2,
 /// ceil(NM/(2nB)) n. One port: no row; the cyclic schedule's steps in lockstep.
-Prediction predict_alltoall_trees(const Setup& s, routing::Family f, const char* name) {
+Prediction predict_alltoall_trees(const Setup& s, routing::Family f) {
+  const std::string name = routing::family_name(f);
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   if (s.machine.ports.kind != PortKind::all) {
     const auto plan = routing::plan(f, routing::Schedule::cyclic, static_cast<int>(n), true);
     const routing::Terms t = routing::lockstep_alltoall(*plan, M, B);
-    pr.source = std::string("TR-572 §3.2 ") + name + " on one port (no table row): the cyclic schedule's steps in lockstep";
+    pr.source = "TR-572 §3.2 " + name + " on one port (no table row): the cyclic schedule's steps in lockstep";
     pr.element_transfers = t.elements;
     pr.startups = t.startups;
     pr.msg_startups = t.messages;
@@ -263,7 +266,7 @@ Task<> sometoall_sbt(Node& self, Params p) {
 /// TR-572 Table 3, one-port: T = (l PQ/2^(k+l+1) + sum_{i<k} PQ/2^(k+l-i)) t_c
 /// + (l ceil(PQ/(B 2^(k+l+1))) + sum_{i<k} ceil(PQ/(B 2^(k+l-i)))) tau, with PQ = 2^l 2^(k+l) M
 /// (every source sends M elements to each of the 2^(k+l) nodes). Exact.
-Prediction predict_some(const Setup& s, const char* what) {
+Prediction predict_some_personalized(const Setup& s, const char* what) {
   const std::int64_t n = s.topology.dim(), k = s.params.k, l = n - k, M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = std::string("TR-572 §3.3, Table 3 (one-port), ") + what;
@@ -327,7 +330,7 @@ Verdict verify_alltosome(const Setup& s, const std::vector<Buffer>& results) {
       [&](NodeId x, std::int64_t j) { return some_value(j / M, x, N, M, j % M); });
 }
 
-Prediction predict_alltoall(const Setup& s) {
+Prediction predict_alltoall_sbt(const Setup& s) {
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = "TR-530 Table 4, SBT-p(1,N)";
@@ -348,20 +351,47 @@ Verdict verify_alltoall(const Setup& s, const std::vector<Buffer>& results) {
       [&](NodeId x, std::int64_t j) { return alltoall_value(j / M, x, N, M, j % M); });
 }
 
-}  // namespace
-
-void register_personalized(Registry& r) {
+const Registration kRegistration{[](Registry& r) {
   auto rooted = [](const Setup& s) { return check_cube_collective(s, true); };
   auto all = [](const Setup& s) { return check_cube_collective(s, false); };
-  r.add({"scatter.sbt", "one-to-all personalized on the SBT: all data for a subtree at once (one-port), deepest level first (all-port)",
-         "TR-530 §4.3, Table 3 SBT-p(1,1) and SBT-p(n,1); TR-572 §3.1", {"root", "M", "B"}, {"M"}, rooted,
-         scatter_sbt_any, predict_scatter_any, verify_scatter});
-  r.add({"scatter.sbnt", "one-to-all personalized on the spanning balanced n-tree, reverse breadth-first",
-         "TR-530 §4.3, Table 3 SBnT-p(n,1); TR-572 §3.1", {"root", "M", "B"}, {"M"}, rooted, scatter_sbnt,
-         [](const Setup& s) { return predict_scatter_trees(s, routing::Family::sbnt, "SBnT"); }, verify_scatter});
-  r.add({"scatter.nrsbt", "one-to-all personalized on n rotated SBTs, reverse breadth-first",
-         "TR-530 §4.3, Table 3 nRSBT-p(n,1); TR-572 §3.1", {"root", "M", "B"}, {"M"}, rooted, scatter_nrsbt,
-         [](const Setup& s) { return predict_scatter_trees(s, routing::Family::nrsbt, "nRSBT"); }, verify_scatter});
+  r.add({.name = "scatter.sbt",
+         .summary = "one-to-all personalized on the SBT: all data for a subtree at once (one-port), deepest level first (all-port)",
+         .source = "TR-530 §4.3, Table 3 SBT-p(1,1) and SBT-p(n,1); TR-572 §3.1",
+         .params = {"root", "M", "B"},
+         .required = {"M"},
+         .check = rooted,
+         .process = scatter_sbt,
+         .predict = predict_scatter_sbt,
+         .verify = verify_scatter,
+         .one_port = {.row = "T3 SBT-p(1,1), a subtree's data at once", .relation = "exact"},
+         .all_port = {.row = "T3 SBT-p(n,1), reverse breadth-first", .relation = "exact"}});
+  r.add({.name = "scatter.sbnt",
+         .summary = "one-to-all personalized on the spanning balanced n-tree, reverse breadth-first",
+         .source = "TR-530 §4.3, Table 3 SBnT-p(n,1); TR-572 §3.1",
+         .params = {"root", "M", "B"},
+         .required = {"M"},
+         .check = rooted,
+         .process = scatter_sbnt,
+         .predict = [](const Setup& s) { return predict_scatter_trees(s, routing::Family::sbnt); },
+         .verify = verify_scatter,
+         .one_port = {.row = "none; derived: the root's messages back to back", .relation = "exact"},
+         .all_port = {.row = "T3 SBnT-p(n,1), reverse breadth-first",
+                      .relation = "approx <= 35 %",
+                      .deviations = {{Relation::approx, 0.35, 0.333, "n=2 M=100 B=1"}}}});
+  r.add({.name = "scatter.nrsbt",
+         .summary = "one-to-all personalized on n rotated SBTs, reverse breadth-first",
+         .source = "TR-530 §4.3, Table 3 nRSBT-p(n,1); TR-572 §3.1",
+         .params = {"root", "M", "B"},
+         .required = {"M"},
+         .check = rooted,
+         .process = scatter_nrsbt,
+         .predict = [](const Setup& s) { return predict_scatter_trees(s, routing::Family::nrsbt); },
+         .verify = verify_scatter,
+         .one_port = {.row = "none; derived as for scatter.sbnt", .relation = "exact"},
+         .all_port = {.row = "T3 nRSBT-p(n,1)",
+                      .relation = "exact when n divides M; approx <= 45 %; <= 250 % for M < n",
+                      .deviations = {{Relation::approx, 0.45, 0.396, "n=5 M=7 B=16"},
+                                     {Relation::approx, 2.5, 2.37, "n=7 M=1 B=1"}}}});
   auto some = [](const Setup& s) -> std::optional<SetupError> {
     if (auto e = check_cube_collective(s, false)) return e;
     if (s.params.k > s.topology.dim())
@@ -369,22 +399,68 @@ void register_personalized(Registry& r) {
                                          std::to_string(s.topology.dim()) + " dimensions"};
     return std::nullopt;
   };
-  r.add({"sometoall.sbt", "some-to-all personalized: the 2^(n-k) nodes below 2^(n-k) send to all, splitting first",
-         "TR-572 §3.3, Theorem 1, Table 3", {"M", "B", "k"}, {"M", "k"}, some, sometoall_sbt,
-         [](const Setup& s) { return predict_some(s, "some-to-all, splitting first"); }, verify_sometoall});
-  r.add({"alltosome.sbt", "all-to-some personalized: all send to the 2^(n-k) nodes below 2^(n-k), accumulation last",
-         "TR-572 §3.3, Theorem 1, Table 3", {"M", "B", "k"}, {"M", "k"}, some, alltosome_sbt,
-         [](const Setup& s) { return predict_some(s, "all-to-some, accumulation last"); }, verify_alltosome});
-  r.add({"alltoall.sbnt", "all-to-all personalized on N translated spanning balanced n-trees",
-         "TR-530 §4.4, Table 4 SBnT-p(n,N); TR-572 §3.2", {"M", "B"}, {"M"}, all, alltoall_sbnt,
-         [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::sbnt, "SBnT"); }, verify_alltoall});
-  r.add({"alltoall.nrsbt", "all-to-all personalized on N translated sets of n rotated SBTs",
-         "TR-530 §4.4, Table 4 nRSBT-p(n,N); TR-572 §3.2", {"M", "B"}, {"M"}, all, alltoall_nrsbt,
-         [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::nrsbt, "nRSBT"); }, verify_alltoall});
-  r.add({"alltoall.sbt", "all-to-all personalized communication by the standard exchange",
-         "TR-530 §4.4, Table 4 SBT-p(1,N)", {"M", "B"}, {"M"},
-         [](const Setup& s) { return check_cube_collective(s, false); }, alltoall_sbt, predict_alltoall,
-         verify_alltoall});
-}
+  r.add({.name = "sometoall.sbt",
+         .summary = "some-to-all personalized: the 2^(n-k) nodes below 2^(n-k) send to all, splitting first",
+         .source = "TR-572 §3.3, Theorem 1, Table 3",
+         .params = {"M", "B", "k"},
+         .required = {"M", "k"},
+         .check = some,
+         .process = sometoall_sbt,
+         .predict = [](const Setup& s) { return predict_some_personalized(s, "some-to-all, splitting first"); },
+         .verify = verify_sometoall,
+         .one_port = {.row = "TR-572 T3 one-port, splitting first (Theorem 1)", .relation = "exact"},
+         .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
+  r.add({.name = "alltosome.sbt",
+         .summary = "all-to-some personalized: all send to the 2^(n-k) nodes below 2^(n-k), accumulation last",
+         .source = "TR-572 §3.3, Theorem 1, Table 3",
+         .params = {"M", "B", "k"},
+         .required = {"M", "k"},
+         .check = some,
+         .process = alltosome_sbt,
+         .predict = [](const Setup& s) { return predict_some_personalized(s, "all-to-some, accumulation last"); },
+         .verify = verify_alltosome,
+         .one_port = {.row = "TR-572 T3 one-port, accumulation last (Theorem 1)", .relation = "exact"},
+         .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
+  r.add({.name = "alltoall.sbnt",
+         .summary = "all-to-all personalized on N translated spanning balanced n-trees",
+         .source = "TR-530 §4.4, Table 4 SBnT-p(n,N); TR-572 §3.2",
+         .params = {"M", "B"},
+         .required = {"M"},
+         .check = all,
+         .process = alltoall_sbnt,
+         .predict = [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::sbnt); },
+         .verify = verify_alltoall,
+         .one_port = {.row = "none; derived: the cyclic schedule in lockstep", .relation = "exact"},
+         .all_port = {.row = "T4 SBnT-p(n,N)",
+                      .relation = "approx <= 60 %",
+                      .deviations = {{Relation::approx, 0.6, 0.542, "n=2 M=257 B=256"}}}});
+  r.add({.name = "alltoall.nrsbt",
+         .summary = "all-to-all personalized on N translated sets of n rotated SBTs",
+         .source = "TR-530 §4.4, Table 4 nRSBT-p(n,N); TR-572 §3.2",
+         .params = {"M", "B"},
+         .required = {"M"},
+         .check = all,
+         .process = alltoall_nrsbt,
+         .predict = [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::nrsbt); },
+         .verify = verify_alltoall,
+         .one_port = {.row = "none; derived as for alltoall.sbnt", .relation = "exact"},
+         .all_port = {.row = "T4 nRSBT-p(n,N), n phased trees",
+                      .relation = "exact when n divides M; approx <= 75 %; <= 600 % for M < n",
+                      .deviations = {{Relation::approx, 0.75, 0.692, "n=6 M=7 B=3"},
+                                     {Relation::approx, 6, 5.4, "n=7 M=1 B=1"}}}});
+  r.add({.name = "alltoall.sbt",
+         .summary = "all-to-all personalized communication by the standard exchange",
+         .source = "TR-530 §4.4, Table 4 SBT-p(1,N)",
+         .params = {"M", "B"},
+         .required = {"M"},
+         .check = all,
+         .process = alltoall_sbt,
+         .predict = predict_alltoall_sbt,
+         .verify = verify_alltoall,
+         .one_port = {.row = "T4 SBT-p(1,N), standard exchange", .relation = "exact"},
+         .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
+}};
+
+}  // namespace
 
 }  // namespace cubesim

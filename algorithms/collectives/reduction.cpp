@@ -32,6 +32,7 @@
 
 #include "algorithms/collectives/verify.hpp"
 #include "algorithms/registry.hpp"
+#include "algorithms/rows.hpp"
 
 namespace cubesim {
 namespace {
@@ -108,7 +109,7 @@ Element sum_over_nodes(NodeId N, std::int64_t c) {
   return static_cast<Element>(N * (N - 1) / 2 + N * c);
 }
 
-Prediction predict_tree(const Setup& s, const char* source) {
+Prediction predict_whole_vector_steps(const Setup& s, const char* source) {
   const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = source;
@@ -120,49 +121,77 @@ Prediction predict_tree(const Setup& s, const char* source) {
   return pr;
 }
 
-Prediction predict_reduce_scatter(const Setup& s) {
+Prediction predict_reduce_scatter_sbt(const Setup& s) {
   Prediction pr = predict_sbt_doubling(s, "TR-530 §5.1 A4 all-to-all reduction: Table 2 SBT-b(1,N) reversed, plus (N-1)M additions");
   pr.flops = (s.topology.size() - 1) * s.params.M;
   pr.time = prediction_time(s.machine, pr);
   return pr;
 }
 
-}  // namespace
-
-void register_reduction(Registry& r) {
+const Registration kRegistration{[](Registry& r) {
   auto rooted = [](const Setup& s) { return check_cube_collective(s, true); };
   auto rootless = [](const Setup& s) { return check_cube_collective(s, false); };
-  r.add({"reduce.sbt", "reduction to the root on a spanning binomial tree (the SBT broadcast reversed)",
-         "TR-530 §4.1.2, Table 1 SBT-b(1,1) reversed", {"root", "M", "B"}, {"M"}, rooted, reduce_sbt,
-         [](const Setup& s) {
-           return predict_tree(s, "TR-530 §4.1.2: Table 1 SBT-b(1,1) reversed, plus n M additions");
-         },
-         [](const Setup& s, const std::vector<Buffer>& res) {
-           const NodeId N = s.topology.size();
-           return verify_each(
-               s, res, [&](NodeId x) { return x == s.params.root ? s.params.M : 0; },
-               [&](NodeId, std::int64_t i) { return sum_over_nodes(N, i + 1); });
-         }});
-  r.add({"allreduce.sbt", "all-reduce by recursive doubling: n exchanges of the whole vector",
-         "TR-530 §4.1.2 and §4.2.2 (the SBT exchange)", {"M", "B"}, {"M"}, rootless, allreduce_sbt,
-         [](const Setup& s) {
-           return predict_tree(s, "TR-530 §4.2.2 exchange on N translated SBTs, whole vector each step, plus n M additions");
-         },
-         [](const Setup& s, const std::vector<Buffer>& res) {
-           const NodeId N = s.topology.size();
-           return verify_each(
-               s, res, [&](NodeId) { return s.params.M; }, [&](NodeId, std::int64_t i) { return sum_over_nodes(N, i + 1); });
-         }});
-  r.add({"reduce_scatter.sbt", "all-to-all reduction (limited histogramming) by recursive halving",
-         "TR-530 §5.1 A4, Table 2 SBT-b(1,N) reversed", {"M", "B"}, {"M"}, rootless, reduce_scatter_sbt,
-         predict_reduce_scatter,
-         [](const Setup& s, const std::vector<Buffer>& res) {
-           const NodeId N = s.topology.size();
-           const std::int64_t M = s.params.M;
-           return verify_each(
-               s, res, [&](NodeId) { return M; },
-               [&](NodeId j, std::int64_t i) { return sum_over_nodes(N, j * M + i + 1); });
-         }});
-}
+  r.add({.name = "reduce.sbt",
+         .summary = "reduction to the root on a spanning binomial tree (the SBT broadcast reversed)",
+         .source = "TR-530 §4.1.2, Table 1 SBT-b(1,1) reversed",
+         .params = {"root", "M", "B"},
+         .required = {"M"},
+         .check = rooted,
+         .process = reduce_sbt,
+         .predict =
+             [](const Setup& s) {
+               return predict_whole_vector_steps(s, "TR-530 §4.1.2: Table 1 SBT-b(1,1) reversed, plus n M additions");
+             },
+         .verify =
+             [](const Setup& s, const std::vector<Buffer>& res) {
+               const NodeId N = s.topology.size();
+               return verify_each(
+                   s, res, [&](NodeId x) { return x == s.params.root ? s.params.M : 0; },
+                   [&](NodeId, std::int64_t i) { return sum_over_nodes(N, i + 1); });
+             },
+         .one_port = {.row = "T1 SBT-b(1,1) reversed + n M additions", .relation = "exact"},
+         .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
+  r.add({.name = "allreduce.sbt",
+         .summary = "all-reduce by recursive doubling: n exchanges of the whole vector",
+         .source = "TR-530 §4.1.2 and §4.2.2 (the SBT exchange)",
+         .params = {"M", "B"},
+         .required = {"M"},
+         .check = rootless,
+         .process = allreduce_sbt,
+         .predict =
+             [](const Setup& s) {
+               return predict_whole_vector_steps(
+                   s, "TR-530 §4.2.2 exchange on N translated SBTs, whole vector each step, plus n M additions");
+             },
+         .verify =
+             [](const Setup& s, const std::vector<Buffer>& res) {
+               const NodeId N = s.topology.size();
+               return verify_each(
+                   s, res, [&](NodeId) { return s.params.M; },
+                   [&](NodeId, std::int64_t i) { return sum_over_nodes(N, i + 1); });
+             },
+         .one_port = {.row = "recursive doubling: n (ceil(M/B) tau + M t_c + M t_a)", .relation = "exact"},
+         .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
+  r.add({.name = "reduce_scatter.sbt",
+         .summary = "all-to-all reduction (limited histogramming) by recursive halving",
+         .source = "TR-530 §5.1 A4, Table 2 SBT-b(1,N) reversed",
+         .params = {"M", "B"},
+         .required = {"M"},
+         .check = rootless,
+         .process = reduce_scatter_sbt,
+         .predict = predict_reduce_scatter_sbt,
+         .verify =
+             [](const Setup& s, const std::vector<Buffer>& res) {
+               const NodeId N = s.topology.size();
+               const std::int64_t M = s.params.M;
+               return verify_each(
+                   s, res, [&](NodeId) { return M; },
+                   [&](NodeId j, std::int64_t i) { return sum_over_nodes(N, j * M + i + 1); });
+             },
+         .one_port = {.row = "T2 SBT-b(1,N) reversed + (N-1) M additions", .relation = "exact"},
+         .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
+}};
+
+}  // namespace
 
 }  // namespace cubesim

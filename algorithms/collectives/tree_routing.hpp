@@ -35,6 +35,16 @@ namespace cubesim::routing {
 enum class Family { sbt, nrsbt, sbnt };
 enum class Schedule { cyclic, phased, depth };
 
+/// "SBT", "nRSBT", "SBnT": the family's name in TR-530's table rows.
+constexpr const char* family_name(Family f) {
+  switch (f) {
+    case Family::sbt: return "SBT";
+    case Family::nrsbt: return "nRSBT";
+    case Family::sbnt: return "SBnT";
+  }
+  return "?";
+}
+
 struct Entry {
   std::uint32_t q;    ///< the tree node (relative address) the edge leads into
   std::uint32_t tree;

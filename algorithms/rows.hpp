@@ -1,0 +1,32 @@
+#pragma once
+/// Table rows that several algorithms share (TR-530 Tables 1-4): the terms of each, written once.
+/// Each returns the row's exact terms with the relation "exact"; the caller states another
+/// relation where its schedule departs from the row.
+#include <cstdint>
+#include <string>
+
+#include "algorithms/algorithm.hpp"
+
+namespace cubesim {
+
+/// The row TR-530 Table 2 SBT-b(1,N) and Table 3 SBT-p(1,1) share: element transfers (N-1)M,
+/// start-ups sum_{i<n} ceil(2^i M / B), one message per dimension, B_opt = NM/2, min start-ups n.
+Prediction predict_sbt_doubling(const Setup& s, std::string source);
+/// GC(n,1) (Table 1) and GCEA(n,N) (Table 2): N-1 steps of one part on every port, the largest
+/// part ceil(M/n) setting each step: element transfers ceil(M/n)(N-1), start-ups
+/// ceil(ceil(M/n)/B)(N-1), B_opt M/n, min start-ups N-1.
+Prediction predict_rotated_gray(const Setup& s, std::string source);
+/// SBT-b(n,N) (Table 2) and SBT-p(n,1) (Table 3): the SBT's busiest port carries C(n-1, i)
+/// blocks in step i: element transfers NM/2, start-ups sum_{i<n} ceil(C(n-1,i) M / B),
+/// B_opt NM / sqrt(2 pi (n-1)), min start-ups n.
+Prediction predict_sbt_levels(const Setup& s, std::string source);
+/// SBnT-b(n,N), nRSBT-b(n,N) (Table 2), SBnT-p(n,1), nRSBT-p(n,1) (Table 3): C(n,i)/n blocks a
+/// port in step i: element transfers (N-1)M/n, start-ups sum_{i=1}^{n} ceil(C(n,i) M / (nB)),
+/// B_opt sqrt(2/pi) NM / n^1.5, min start-ups n. (Exact terms; the caller states the relation.)
+Prediction predict_balanced_levels(const Setup& s, std::string source);
+/// The rows of a pipeline of P = ceil(M/B) packets through k further stages (GC(1,1): k = N - 2;
+/// nESBT-b(1,1): k = n): start-ups P + k, element transfers M + k min(B, M), every packet its own
+/// message; B_opt = sqrt(M tau / (k t_c)) and min start-ups k + 2 sqrt(k M t_c / tau) for k > 0.
+void pipeline_row(Prediction& pr, const Setup& s, std::int64_t k);
+
+}  // namespace cubesim
