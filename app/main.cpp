@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "machines/machine_loader.hpp"
+#include "app/algorithm_docs.hpp"
 #include "app/config.hpp"
 #include "sim/input_error.hpp"
 #include "app/regress.hpp"
@@ -208,7 +209,7 @@ int cmd_validate(const Registry& reg, const std::string& config) {
   return 0;
 }
 
-int cmd_list(const Registry& reg, const std::string& what) {
+int cmd_list(const Registry& reg, const std::string& what, bool markdown, bool summary) {
   if (what == "machines") {
     for (const std::string& n : preset_names()) {
       Machine m = machine_from_json(*preset_json(n), "machines/presets/" + n + ".json", "", true);
@@ -219,6 +220,10 @@ int cmd_list(const Registry& reg, const std::string& what) {
     return 0;
   }
   if (what == "algorithms") {
+    if (markdown) {
+      std::fputs((summary ? algorithms_summary_markdown(reg) : algorithms_markdown(reg)).c_str(), stdout);
+      return 0;
+    }
     for (const AlgorithmInfo* a : reg.all()) std::printf("%-16s %s [%s]\n", a->name.c_str(), a->summary.c_str(), a->source.c_str());
     return 0;
   }
@@ -283,6 +288,9 @@ int main(int argc, char** argv) {
   val->add_option("config", config, "experiment config (JSON)")->required();
   auto* list = app.add_subcommand("list", "list machines or algorithms");
   list->add_option("what", what, "machines | algorithms")->required();
+  bool markdown = false, summary = false;
+  list->add_flag("--markdown", markdown, "algorithms: the docs' table (row, relation, measured deviations per port model)");
+  list->add_flag("--summary", summary, "with --markdown: one row per algorithm (the README's table)");
 
   try {
     app.parse(argc, argv);
@@ -300,7 +308,7 @@ int main(int argc, char** argv) {
     if (*expl) return cmd_export_platform(reg, config, out_dir, point);
     if (*pred) return cmd_predict(reg, config, json);
     if (*val) return cmd_validate(reg, config);
-    if (*list) return cmd_list(reg, what);
+    if (*list) return cmd_list(reg, what, markdown, summary);
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -3,7 +3,10 @@
 // of n, M, B, tau, t_c and tau_msg; every run's data verified.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <tuple>
 #include <iostream>
 #include <map>
 
@@ -15,6 +18,26 @@ using namespace cubesim;
 namespace {
 
 using Case = cubesim::test::AlgorithmCase;
+
+double three_digits(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return std::stod(buf);
+}
+
+/// Deviations as the C++ that registers them, sorted (relation, tolerance).
+std::string describe(std::vector<Deviation> v) {
+  std::sort(v.begin(), v.end(), [](const Deviation& a, const Deviation& b) {
+    return std::tie(a.relation, a.tolerance) < std::tie(b.relation, b.tolerance);
+  });
+  std::string s = "{";
+  for (const Deviation& d : v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g, %.3g", d.tolerance, d.worst);
+    s += std::string(s.size() > 1 ? ", " : "") + "{Relation::" + relation_name(d.relation) + ", " + buf + ", \"" + d.at + "\"}";
+  }
+  return s + "}";
+}
 using cubesim::test::case_name;
 
 class ExactFormula : public ::testing::TestWithParam<Case> {};
@@ -105,6 +128,17 @@ TEST_P(ExactFormula, SimulationEqualsTableToThePicosecond) {
     std::cout << "; approx (tolerance " << tol << "): worst |sim/pred - 1| = " << w.first << " at " << w.second;
   if (!lowest_at.empty()) std::cout << "; bound: lowest sim/pred = " << lowest << " at " << lowest_at;
   std::cout << "\n";
+  // The registry documents what this grid measures (docs/primitives.md is generated from it):
+  // the figures must be the ones measured here, to 3 significant digits, so they cannot drift.
+  const PortKind kind = GetParam().ports.kind;
+  if (kind == PortKind::k) return;  // k-port runs the one-port schedules; documented as one-port
+  std::vector<Deviation> measured;
+  for (const auto& [tol, w] : worst) measured.push_back({Relation::approx, tol, three_digits(w.first), w.second});
+  if (!lowest_at.empty()) measured.push_back({Relation::upper_bound, 0, three_digits(lowest), lowest_at});
+  const std::vector<Deviation>& documented = kind == PortKind::all ? info->all_port.deviations : info->one_port.deviations;
+  EXPECT_EQ(describe(documented), describe(measured))
+      << "the deviations registered for " << info->name << " (" << (kind == PortKind::all ? "all_port" : "one_port")
+      << ") differ from what the grid measures; register these:\n" << describe(measured);
 }
 
 INSTANTIATE_TEST_SUITE_P(
