@@ -1,5 +1,6 @@
 #pragma once
 /// Running the cubesim binary from a test, as a user would (exit code, stdout, stderr).
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <array>
@@ -7,9 +8,40 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace cubesim::test {
+
+/// This test process's own scratch folder (mkdtemp under the system's temporary folder), removed
+/// with everything in it when the process ends: tests leave nothing behind, and tests running in
+/// parallel (ctest -j, one process per test) never share a file name.
+class Scratch {
+ public:
+  static const std::filesystem::path& dir() {
+    static Scratch s;
+    return s.dir_;
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+ private:
+  Scratch() {
+    std::string t = (std::filesystem::temp_directory_path() / "cubesim_test_XXXXXX").string();
+    if (::mkdtemp(t.data()) == nullptr) throw std::runtime_error("cannot create a scratch folder in " + t);
+    dir_ = t;
+  }
+  ~Scratch() {
+    if (::getpid() != owner_) return;  // a forked child leaves its parent's folder alone
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::filesystem::path dir_;
+  pid_t owner_ = ::getpid();
+};
+
+/// A path inside the scratch folder (nothing is created).
+inline std::string scratch_path(const std::string& name) { return (Scratch::dir() / name).string(); }
 
 struct Result {
   int code;
@@ -17,7 +49,7 @@ struct Result {
 };
 
 inline Result run_command(const std::string& command) {
-  const std::string err_file = std::filesystem::temp_directory_path() / ("cubesim_err_" + std::to_string(::getpid()));
+  const std::string err_file = scratch_path("stderr");
   const std::string cmd = command + " 2>" + err_file;
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
@@ -34,7 +66,7 @@ inline Result run_command(const std::string& command) {
 inline Result run_cli(const std::string& args) { return run_command(std::string(CUBESIM_BINARY) + " " + args); }
 
 inline std::string write_temp(const std::string& name, const std::string& text) {
-  const auto p = std::filesystem::temp_directory_path() / name;
+  const auto p = Scratch::dir() / name;
   std::ofstream(p) << text;
   return p.string();
 }
@@ -46,9 +78,9 @@ inline std::string read_all(const std::string& path) {
   return ss.str();
 }
 
-/// A fresh, empty temporary folder.
+/// A fresh, empty folder inside the scratch folder.
 inline std::string temp_dir(const std::string& name) {
-  const auto p = std::filesystem::temp_directory_path() / ("cubesim_" + name + "_" + std::to_string(::getpid()));
+  const auto p = Scratch::dir() / name;
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p.string();

@@ -48,7 +48,7 @@ TEST(Cli, SameConfigTwiceGivesAnIdenticalReport) {
 }
 
 TEST(Cli, OutWritesReportAndCsvAndNothingElse) {
-  const auto dir = std::filesystem::temp_directory_path() / "cubesim_out_test";
+  const std::filesystem::path dir = cubesim::test::scratch_path("out_test");
   std::filesystem::remove_all(dir);
   Result r = run_cli("run configs/quickstart.json --out " + dir.string());
   ASSERT_EQ(r.code, 0) << r.err;
@@ -70,7 +70,7 @@ TEST(Cli, OutWritesReportAndCsvAndNothingElse) {
 TEST(Cli, BadInputIsOneLineAndExitTwo) {
   const std::string bad = write_temp("cubesim_bad.json",
       R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.sbt", "params": {"M": 10, "root": 9}})");
-  const auto dir = std::filesystem::temp_directory_path() / "cubesim_out_bad";
+  const std::filesystem::path dir = cubesim::test::scratch_path("out_bad");
   std::filesystem::remove_all(dir);
   Result r = run_cli("run " + bad + " --out " + dir.string());
   EXPECT_EQ(r.code, 2);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_helpers.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -65,11 +67,10 @@ TEST(Layers, AlgorithmsSeeOnlyThePublicNodeApi) {
 
 TEST(Layers, TheCheckCatchesAWrongInclude) {
   // The check itself can fail: a scratch tree whose sim/ includes app/.
-  const fs::path root = fs::temp_directory_path() / ("cubesim_layers_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  const fs::path root = cubesim::test::scratch_path("layers");
   fs::create_directories(root / "sim");
   std::ofstream(root / "sim" / "x.cpp") << "#include \"app/config.hpp\"\n";
   const auto incs = includes_under((root / "sim").string());
-  fs::remove_all(root);
   ASSERT_EQ(incs.size(), 1u);
   EXPECT_EQ(top(incs[0].target), "app");
 }

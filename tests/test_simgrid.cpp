@@ -342,7 +342,7 @@ TEST(ExportPlatform, HypercubeLoadsInSimGridAndTimesATransferAndAComputation) {
   const std::string cfg = write_temp("cubesim_sg_export.json", R"({
     "schema": "cubesim.config/1", "name": "export", "machine": "ipsc-nx",
     "topology": { "kind": "hypercube", "dim": 4 }, "algorithm": "broadcast.sbt", "params": { "M": 10 } })");
-  const std::string xml = (std::filesystem::temp_directory_path() / "cubesim_sg_export.xml").string();
+  const std::string xml = cubesim::test::scratch_path("sg_export.xml");
   std::filesystem::remove(xml);
   Result r = run_cli("export-platform " + cfg + " --out " + xml);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -409,21 +409,21 @@ TEST(SimGridCli, SimGridAloneAndReproducible) {
 
 TEST(SimGridCli, BadInputIsOneLineAndExitTwo) {
   auto one_line = [](const Result& r) { return std::count(r.err.begin(), r.err.end(), '\n') == 1; };
-  Result r = run_cli("run configs/quickstart.json --engine simgrid --trace cubesim --out /tmp/cubesim_sg_never");
+  Result r = run_cli("run configs/quickstart.json --engine simgrid --trace cubesim --out " + cubesim::test::scratch_path("never"));
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(one_line(r)) << r.err;
   EXPECT_NE(r.err.find("--trace"), std::string::npos) << r.err;
-  EXPECT_FALSE(std::filesystem::exists("/tmp/cubesim_sg_never"));
+  EXPECT_FALSE(std::filesystem::exists(cubesim::test::scratch_path("never")));
 
   const std::string no_bw = write_temp("cubesim_sg_nobw.json", R"({
     "schema": "cubesim.config/1", "name": "nobw", "machine": "ipsc-nx", "machine_overrides": { "t_c": "0s" },
     "topology": { "kind": "hypercube", "dim": 2 }, "algorithm": "broadcast.sbt", "params": { "M": 10 } })");
-  r = run_cli("run " + no_bw + " --engine both --out /tmp/cubesim_sg_never");
+  r = run_cli("run " + no_bw + " --engine both --out " + cubesim::test::scratch_path("never"));
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(one_line(r)) << r.err;
   EXPECT_EQ(r.err.rfind(no_bw + ": ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("t_c must be above 0"), std::string::npos) << r.err;
-  EXPECT_FALSE(std::filesystem::exists("/tmp/cubesim_sg_never"));
+  EXPECT_FALSE(std::filesystem::exists(cubesim::test::scratch_path("never")));
   r = run_cli("export-platform " + no_bw);
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(one_line(r)) << r.err;
