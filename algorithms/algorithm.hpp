@@ -1,6 +1,7 @@
 #pragma once
 /// What every algorithm provides (DESIGN.md "Analytic models"): a simulated process per node, a
 /// prediction written from the paper's formula, and a check of the data each node ends with.
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -100,6 +101,12 @@ inline std::int64_t part_offset(std::int64_t M, std::int64_t n, std::int64_t i) 
 }
 /// time = startups*tau + msg_startups*tau_msg + element_transfers*t_c + flops*t_a, overflow-checked.
 Time prediction_time(const Machine& m, const Prediction& p);
+/// The dimension of the lowest 1-bit of a (non-zero, relative) node address: the dimension a
+/// node is reached over in an SBT, the parent's direction.
+inline int lowest_one(NodeId x) { return std::countr_zero(static_cast<std::uint64_t>(x)); }
+/// The number of 1-bits of an address: a node's depth in a shortest-path spanning tree.
+inline int ones(NodeId x) { return std::popcount(static_cast<std::uint64_t>(x)); }
+
 /// One common check: a hypercube topology, root inside it, M >= 1, 1 <= B <= B_m.
 std::optional<SetupError> check_cube_collective(const Setup& s, bool uses_root);
 

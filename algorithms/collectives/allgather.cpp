@@ -53,8 +53,8 @@ Task<> allgather_cra_one_port(Node& self, Params p) {
   Buffer cur = own_block(self, p.M);
   all.write(x * p.M, cur);
   if (N > 1) {
-    const auto pos = static_cast<std::int64_t>(gray::decode(static_cast<std::uint64_t>(x)));
-    auto at = [&](std::int64_t q) { return static_cast<NodeId>(gray::encode(static_cast<std::uint64_t>(((q % N) + N) % N))); };
+    const auto pos = gray::decode(x);
+    auto at = [&](std::int64_t q) { return gray::encode(((q % N) + N) % N); };
     const int out = self.topology().port_to(x, at(pos + 1));
     const int in = self.topology().port_to(x, at(pos - 1));
     for (std::int64_t s = 1; s < N; ++s) {
@@ -75,12 +75,12 @@ Task<> allgather_gcea_one_port(Node& self, Params p) {
   Buffer cur = own_block(self, p.M);
   all.write(x * p.M, cur);
   for (std::int64_t s = 1; s < N; ++s) {
-    const int d = gray::transition(static_cast<std::uint64_t>(s - 1), n);
+    const int d = gray::transition(s - 1, n);
     auto snd = self.send(d, std::move(cur));
     auto rcv = self.recv(d);
     co_await all_of(snd, rcv);
     cur = rcv.take();
-    all.write((x ^ static_cast<NodeId>(gray::encode(static_cast<std::uint64_t>(s)))) * p.M, cur);
+    all.write((x ^ gray::encode(s)) * p.M, cur);
   }
   self.set_result(std::move(all));
 }
@@ -113,13 +113,13 @@ Task<> allgather_gcea_all_port(Node& self, Params p) {
   Buffer all = gathered(self, p.M);
   all.write(x * p.M, own_block(self, p.M));
   for (std::int64_t s = 1; s < N; ++s) {
-    const int j = gray::transition(static_cast<std::uint64_t>(s - 1), n);
+    const int j = gray::transition(s - 1, n);
     std::vector<Op> ops;
     std::vector<int> parts;
     for (int k = 0; k < n; ++k) {
       if (part_size(p.M, n, k) == 0) continue;
       // The part sent in step s is the one received in step s-1 (own block in step 1).
-      const auto from = x ^ static_cast<NodeId>(rotl(gray::encode(static_cast<std::uint64_t>(s - 1)), k, n));
+      const auto from = x ^ static_cast<NodeId>(rotl(gray::encode(s - 1), k, n));
       const int d = (j + k) % n;
       ops.push_back(self.send(d, all.slice(from * p.M + part_offset(p.M, n, k), part_size(p.M, n, k)), k));
       ops.push_back(self.recv(d, k));
@@ -128,7 +128,7 @@ Task<> allgather_gcea_all_port(Node& self, Params p) {
     co_await all_of(ops);
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const int k = parts[i];
-      const auto src = x ^ static_cast<NodeId>(rotl(gray::encode(static_cast<std::uint64_t>(s)), k, n));
+      const auto src = x ^ static_cast<NodeId>(rotl(gray::encode(s), k, n));
       all.write(src * p.M + part_offset(p.M, n, k), ops[2 * i + 1].take());
     }
   }
@@ -145,17 +145,17 @@ Task<> allgather_cra_all_port(Node& self, Params p) {
   Buffer all = gathered(self, p.M);
   all.write(x * p.M, own_block(self, p.M));
   auto at = [&](int k, std::int64_t q) {
-    return static_cast<NodeId>(rotl(gray::encode(static_cast<std::uint64_t>(((q % N) + N) % N)), k, n));
+    return static_cast<NodeId>(rotl(gray::encode(((q % N) + N) % N), k, n));
   };
   std::vector<std::int64_t> pos(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k)
-    pos[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(gray::decode(trees::rotate_right(static_cast<std::uint64_t>(x), n, k)));
+    pos[k] = gray::decode(trees::rotate_right(x, n, k));
   for (std::int64_t s = 1; s < N; ++s) {
     std::vector<Op> ops;
     std::vector<int> parts;
     for (int k = 0; k < n; ++k) {
       if (part_size(p.M, n, k) == 0) continue;
-      const std::int64_t q = pos[static_cast<std::size_t>(k)];
+      const std::int64_t q = pos[k];
       const int out = self.topology().port_to(x, at(k, q + 1));
       const int in = self.topology().port_to(x, at(k, q - 1));
       ops.push_back(self.send(out, all.slice(at(k, q - s + 1) * p.M + part_offset(p.M, n, k), part_size(p.M, n, k)), k));
@@ -165,7 +165,7 @@ Task<> allgather_cra_all_port(Node& self, Params p) {
     co_await all_of(ops);
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const int k = parts[i];
-      all.write(at(k, pos[static_cast<std::size_t>(k)] - s) * p.M + part_offset(p.M, n, k), ops[2 * i + 1].take());
+      all.write(at(k, pos[k] - s) * p.M + part_offset(p.M, n, k), ops[2 * i + 1].take());
     }
   }
   self.set_result(std::move(all));
@@ -237,12 +237,12 @@ Task<> allgather_hybrid(Node& self, Params p) {
   // 0-bit of s-1), the super-block received in step s-1 (the k-subcube of x XOR (G(s-1) << k)).
   const NodeId sub = NodeId{1} << k, low = x & ~(sub - 1);
   for (std::int64_t s = 1; s < (std::int64_t{1} << (n - k)); ++s) {
-    const int d = k + gray::transition(static_cast<std::uint64_t>(s - 1), n - k);
-    const NodeId from = low ^ (static_cast<NodeId>(gray::encode(static_cast<std::uint64_t>(s - 1))) << k);
+    const int d = k + gray::transition(s - 1, n - k);
+    const NodeId from = low ^ (gray::encode(s - 1) << k);
     auto snd = self.send(d, all.slice(from * p.M, sub * p.M));
     auto rcv = self.recv(d);
     co_await all_of(snd, rcv);
-    const NodeId got = low ^ (static_cast<NodeId>(gray::encode(static_cast<std::uint64_t>(s))) << k);
+    const NodeId got = low ^ (gray::encode(s) << k);
     all.write(got * p.M, rcv.take());
   }
   self.set_result(std::move(all));
@@ -282,7 +282,7 @@ std::int64_t cra_port_load(int n) {
     for (int k = 0; k < n; ++k) {
       const std::uint64_t q = gray::decode(trees::rotate_right(x, n, k));
       const int d = (gray::transition(q, n) + k) % n;
-      worst = std::max<std::int64_t>(worst, ++load[static_cast<std::size_t>(d)]);
+      worst = std::max<std::int64_t>(worst, ++load[d]);
     }
   }
   return worst;

@@ -69,7 +69,7 @@ Task<> broadcast_sbt_one_port(Node& self, Params p) {
   if (r == 0) {
     data = root_message(self, p.M);
   } else {
-    top = std::countr_zero(static_cast<std::uint64_t>(r));  // the dimension it arrives on
+    top = lowest_one(r);  // the dimension it arrives on
     data = co_await self.recv(top);
   }
   for (int d = top - 1; d >= 0; --d) co_await self.send(d, data);
@@ -105,7 +105,7 @@ Task<Buffer> pipelined_tree(Node& self, bool root, Buffer part, std::int64_t len
 Task<> broadcast_sbt_all_port(Node& self, Params p) {
   const NodeId r = self.id() ^ p.root;
   const bool root = r == 0;
-  const int parent = root ? -1 : std::countr_zero(static_cast<std::uint64_t>(r));
+  const int parent = root ? -1 : lowest_one(r);
   std::vector<int> children;
   for (int d = (root ? cube_dim(self) : parent) - 1; d >= 0; --d) children.push_back(d);
   Buffer all = root ? root_message(self, p.M) : Buffer{};
@@ -145,10 +145,10 @@ Prediction predict_broadcast_sbt(const Setup& s) {
 /// GC(1,1): a pipeline down the Gray-code path that starts at the root.
 Task<> broadcast_gc_one_port(Node& self, Params p) {
   const NodeId N = self.size();
-  const auto pos = static_cast<std::int64_t>(gray::decode(static_cast<std::uint64_t>(self.id() ^ p.root)));
+  const auto pos = gray::decode(self.id() ^ p.root);
   const std::int64_t B = self.packet_elements();
   const std::int64_t packets = ceil_div(p.M, B);
-  auto node_at = [&](std::int64_t q) { return static_cast<NodeId>(gray::encode(static_cast<std::uint64_t>(q))) ^ p.root; };
+  auto node_at = [&](std::int64_t q) { return gray::encode(q) ^ p.root; };
   const int in_port = pos > 0 ? self.topology().port_to(self.id(), node_at(pos - 1)) : -1;
   const int out_port = pos + 1 < N ? self.topology().port_to(self.id(), node_at(pos + 1)) : -1;
   Buffer all = pos == 0 ? root_message(self, p.M) : Buffer{};
@@ -217,7 +217,7 @@ Task<> broadcast_nesbt_one_port(Node& self, Params p) {
     for (int i = 0; i < n; ++i) {
       if (x != 0) {
         const EsbtHop h = esbt_in(x, i, n);
-        in.push_back({i, h.offset, std::countr_zero(static_cast<std::uint64_t>(h.parent ^ x))});
+        in.push_back({i, h.offset, lowest_one(h.parent ^ x)});
       }
       for (int e = 0; e < n; ++e) {
         const NodeId c = x ^ (NodeId{1} << e);
@@ -228,7 +228,7 @@ Task<> broadcast_nesbt_one_port(Node& self, Params p) {
     }
     auto packet = [&](std::int64_t k) -> Buffer {
       if (x == 0) return all.slice(k * B, std::min(B, p.M - k * B));
-      return got[static_cast<std::size_t>(k)];
+      return got[k];
     };
     for (std::int64_t t = 0; t < P + n; ++t) {
       const int d = static_cast<int>(t % n);
@@ -245,11 +245,11 @@ Task<> broadcast_nesbt_one_port(Node& self, Params p) {
         auto snd = self.send(d, packet(send_k));
         auto rcv = self.recv(d);
         co_await all_of(snd, rcv);
-        got[static_cast<std::size_t>(recv_k)] = rcv.take();
+        got[recv_k] = rcv.take();
       } else if (send_k >= 0) {
         co_await self.send(d, packet(send_k));
       } else if (recv_k >= 0) {
-        got[static_cast<std::size_t>(recv_k)] = co_await self.recv(d);
+        got[recv_k] = co_await self.recv(d);
       }
     }
   }
@@ -293,7 +293,7 @@ Task<> broadcast_nesbt_all_port(Node& self, Params p) {
   for (int i = 0; i < n; ++i) {
     const std::int64_t len = part_size(p.M, n, i);
     if (len == 0) continue;
-    const int parent = x == 0 ? -1 : std::countr_zero(static_cast<std::uint64_t>(esbt_in(x, i, n).parent ^ x));
+    const int parent = x == 0 ? -1 : lowest_one(esbt_in(x, i, n).parent ^ x);
     std::vector<int> children;
     for (int e = 0; e < n; ++e) {
       const NodeId c = x ^ (NodeId{1} << e);
@@ -303,7 +303,7 @@ Task<> broadcast_nesbt_all_port(Node& self, Params p) {
     trees.push_back([](Node& self, bool root, Buffer part, std::int64_t len, int parent, std::vector<int> children,
                        int tag, Buffer* out) -> Task<> {
       *out = co_await pipelined_tree(self, root, std::move(part), len, parent, std::move(children), tag);
-    }(self, x == 0, std::move(mine), len, parent, std::move(children), i, &parts[static_cast<std::size_t>(i)]));
+    }(self, x == 0, std::move(mine), len, parent, std::move(children), i, &parts[i]));
   }
   co_await all_of(std::move(trees));
   if (x == 0) {
@@ -323,7 +323,7 @@ Task<> broadcast_nesbt(Node& self, Params p) {
 /// Path i of GC(n,1) (TR-530 §4.1.1): the Gray-code path with dimension k turned into
 /// (i + k) mod n, i.e. the code rotated left by i.
 NodeId rotated_gray(std::int64_t pos, int i, int n) {
-  return static_cast<NodeId>(trees::rotate_right(gray::encode(static_cast<std::uint64_t>(pos)), n, (n - i) % n));
+  return static_cast<NodeId>(trees::rotate_right(gray::encode(pos), n, (n - i) % n));
 }
 
 /// GC(n,1), all-port: part i of the message goes, whole, down rotated path i, one hop per step;
@@ -339,15 +339,15 @@ Task<> broadcast_gc_all_port(Node& self, Params p) {
   for (int i = 0; i < n; ++i) {
     const std::int64_t len = part_size(p.M, n, i);
     if (len == 0) continue;
-    const auto pos = static_cast<std::int64_t>(gray::decode(trees::rotate_right(static_cast<std::uint64_t>(x), n, i)));
-    const int in = pos > 0 ? std::countr_zero(static_cast<std::uint64_t>(rotated_gray(pos - 1, i, n) ^ x)) : -1;
-    const int out = pos + 1 < N ? std::countr_zero(static_cast<std::uint64_t>(rotated_gray(pos + 1, i, n) ^ x)) : -1;
+    const auto pos = gray::decode(trees::rotate_right(x, n, i));
+    const int in = pos > 0 ? lowest_one(rotated_gray(pos - 1, i, n) ^ x) : -1;
+    const int out = pos + 1 < N ? lowest_one(rotated_gray(pos + 1, i, n) ^ x) : -1;
     Buffer mine = x == 0 ? msg.slice(part_offset(p.M, n, i), len) : Buffer{};
     paths.push_back([](Node& self, Buffer part, int in, int out, int tag, Buffer* keep) -> Task<> {
       if (in >= 0) part = co_await self.recv(in, tag);
       if (out >= 0) co_await self.send(out, part, tag);
       *keep = std::move(part);
-    }(self, std::move(mine), in, out, i, &parts[static_cast<std::size_t>(i)]));
+    }(self, std::move(mine), in, out, i, &parts[i]));
   }
   co_await all_of(std::move(paths));
   Buffer all;

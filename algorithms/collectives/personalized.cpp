@@ -56,7 +56,7 @@ Task<> scatter_sbt_one_port(Node& self, Params p) {
     data = Buffer::make(self.size() * M, self.data_mode(),
                         [&](std::int64_t k) { return scatter_value((k / M) ^ p.root, M, k % M); });
   } else {
-    top = std::countr_zero(static_cast<std::uint64_t>(r));
+    top = lowest_one(r);
     data = co_await self.recv(top);
   }
   for (int d = top - 1; d >= 0; --d) {

@@ -55,7 +55,7 @@ void add_into(Buffer& acc, const Buffer& other, std::int64_t offset = 0) {
 Task<> reduce_sbt(Node& self, Params p) {
   const NodeId r = self.id() ^ p.root;  // address relative to the root
   const int n = self.topology().dim();
-  const int top = r == 0 ? n : std::countr_zero(static_cast<std::uint64_t>(r));  // children: d < top
+  const int top = r == 0 ? n : lowest_one(r);  // children: d < top
   Buffer acc = own_vector(self, p.M);
   for (int d = 0; d < top; ++d) {
     Buffer part = co_await self.recv(d);

@@ -21,7 +21,7 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
   p->step.assign(static_cast<std::size_t>(t * N), -1);
   // Nodes by depth, so that a parent's step is known before its children's.
   std::vector<std::uint32_t> order(static_cast<std::size_t>(N));
-  for (std::int64_t q = 0; q < N; ++q) order[static_cast<std::size_t>(q)] = static_cast<std::uint32_t>(q);
+  for (std::int64_t q = 0; q < N; ++q) order[q] = static_cast<std::uint32_t>(q);
   std::stable_sort(order.begin(), order.end(),
                    [](std::uint32_t a, std::uint32_t b) { return std::popcount(a) < std::popcount(b); });
   int max_step = -1;
@@ -46,8 +46,8 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
       } else {
         // SBnT on one port: the first step of dimension k (in the sequence 0, 1, ..., n-1, 0, ...)
         // after the edge into the parent.
-        const int prev_step = par == 0 ? -1 : p->step[static_cast<std::size_t>(j * N + par)];
-        const int prev_dim = par == 0 ? n - 1 : p->pdim[static_cast<std::size_t>(j * N + par)];
+        const int prev_step = par == 0 ? -1 : p->step[j * N + par];
+        const int prev_dim = par == 0 ? n - 1 : p->pdim[j * N + par];
         int gap = ((k - prev_dim) % n + n) % n;
         if (gap == 0) gap = n;
         s = prev_step + gap;
@@ -61,7 +61,7 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
   for (int j = 0; j < t; ++j)
     for (std::int64_t q = 1; q < N; ++q) {
       const auto at = static_cast<std::size_t>(j * N + q);
-      p->edges[static_cast<std::size_t>(p->step[at] * n + p->pdim[at])].push_back(
+      p->edges[p->step[at] * n + p->pdim[at]].push_back(
           {static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(j)});
     }
   if (with_subtrees) {
@@ -70,9 +70,9 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
       for (std::int64_t w = 0; w < N; ++w) {  // ascending w: every list comes out sorted
         std::int64_t a = w;
         while (true) {
-          p->subtree[static_cast<std::size_t>(j * N + a)].push_back(static_cast<std::uint32_t>(w));
+          p->subtree[j * N + a].push_back(static_cast<std::uint32_t>(w));
           if (a == 0) break;
-          a ^= std::int64_t{1} << p->pdim[static_cast<std::size_t>(j * N + a)];
+          a ^= std::int64_t{1} << p->pdim[j * N + a];
         }
       }
   }
@@ -264,13 +264,13 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<co
     std::int64_t off = 0;
     for (int j = 0; j < P.trees; ++j)
       for (std::int64_t q = 0; q < N; ++q) {
-        seg[static_cast<std::size_t>(j * N + q)] = off;
+        seg[j * N + q] = off;
         off += static_cast<std::int64_t>(P.below(j, q).size()) * P.part_size(M, j);
       }
     seg.back() = off;
   }
   auto item = [&](int j, std::int64_t q, std::int64_t rank) {
-    return seg[static_cast<std::size_t>(j * N + q)] + rank * P.part_size(M, j);
+    return seg[j * N + q] + rank * P.part_size(M, j);
   };
   Buffer hold = Buffer::make(seg.back(), self.data_mode(), [](std::int64_t) { return Element{-1}; });
   for (int j = 0; j < P.trees; ++j) {  // own blocks: subtree of 0 is every node, rank w
@@ -303,13 +303,13 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<co
 Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer all, std::shared_ptr<const Plan> pl) {
   const Plan& P = *pl;
   const std::int64_t q = self.id() ^ root;
-  const int depth = std::popcount(static_cast<std::uint64_t>(q));
+  const int depth = ones(q);
   // This node's segment of each tree: the parts for its subtree, ascending.
   std::vector<std::int64_t> seg(static_cast<std::size_t>(P.trees + 1));
   for (int j = 0; j < P.trees; ++j)
-    seg[static_cast<std::size_t>(j + 1)] =
-        seg[static_cast<std::size_t>(j)] + static_cast<std::int64_t>(P.below(j, q).size()) * P.part_size(M, j);
-  auto item = [&](int j, std::int64_t rank) { return seg[static_cast<std::size_t>(j)] + rank * P.part_size(M, j); };
+    seg[j + 1] =
+        seg[j] + static_cast<std::int64_t>(P.below(j, q).size()) * P.part_size(M, j);
+  auto item = [&](int j, std::int64_t rank) { return seg[j] + rank * P.part_size(M, j); };
   Buffer hold = Buffer::make(seg.back(), self.data_mode(), [](std::int64_t) { return Element{-1}; });
   if (q == 0)
     for (int j = 0; j < P.trees; ++j)

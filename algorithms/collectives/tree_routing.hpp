@@ -59,11 +59,11 @@ struct Plan {
   std::vector<std::vector<Entry>> edges;  ///< [step * n + dim]: edges used then, by tree, then q
   std::vector<std::vector<std::uint32_t>> subtree;  ///< [tree * N + q]: q's subtree, ascending
 
-  [[nodiscard]] int parent_dim(int tree, std::int64_t q) const { return pdim[static_cast<std::size_t>(tree * N + q)]; }
-  [[nodiscard]] int step_of(int tree, std::int64_t q) const { return step[static_cast<std::size_t>(tree * N + q)]; }
-  [[nodiscard]] const std::vector<Entry>& at(int s, int d) const { return edges[static_cast<std::size_t>(s * n + d)]; }
+  [[nodiscard]] int parent_dim(int tree, std::int64_t q) const { return pdim[tree * N + q]; }
+  [[nodiscard]] int step_of(int tree, std::int64_t q) const { return step[tree * N + q]; }
+  [[nodiscard]] const std::vector<Entry>& at(int s, int d) const { return edges[s * n + d]; }
   [[nodiscard]] const std::vector<std::uint32_t>& below(int tree, std::int64_t q) const {
-    return subtree[static_cast<std::size_t>(tree * N + q)];
+    return subtree[tree * N + q];
   }
   /// Part j of a block of M elements (cubesim::part_size, one part per tree).
   [[nodiscard]] std::int64_t part_size(std::int64_t M, int j) const { return cubesim::part_size(M, trees, j); }

@@ -22,9 +22,9 @@ Verdict verify_each(const Setup& s, const std::vector<Buffer>& results, SizeFn s
     auto v = b.values();
     for (std::int64_t i = 0; i < want; ++i) {
       const Element e = value(node, i);
-      if (v[static_cast<std::size_t>(i)] != e)
+      if (v[i] != e)
         return {false, "node " + std::to_string(x) + " element " + std::to_string(i) + " is " +
-                           std::to_string(v[static_cast<std::size_t>(i)]) + ", expected " + std::to_string(e)};
+                           std::to_string(v[i]) + ", expected " + std::to_string(e)};
     }
   }
   return {};

@@ -15,19 +15,24 @@
 ///    of the root's child across dimension base(i), so the node set splits into n nearly equal parts.
 #include <algorithm>
 #include <bit>
+#include <concepts>
 #include <cstdint>
 #include <vector>
 
 namespace cubesim::trees {
 
+/// Addresses relative to the root: non-negative n-bit values of the caller's integer type.
 using Address = std::uint64_t;
 
-/// R(i) of TR-530 §4.1.5: one right rotation of the n-bit value i.
-constexpr Address rotate_right(Address i, int n, int times = 1) {
-  const Address mask = n >= 64 ? ~Address{0} : (Address{1} << n) - 1;
+/// R(i) of TR-530 §4.1.5: `times` right rotations of the n-bit value i (any integer type, n < 63
+/// for a signed one).
+template <std::integral T>
+constexpr T rotate_right(T i, int n, int times = 1) {
+  const auto u = static_cast<std::uint64_t>(i);
+  const std::uint64_t mask = n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
   times %= n;
-  if (times == 0) return i & mask;
-  return ((i >> times) | (i << (n - times))) & mask;
+  if (times == 0) return static_cast<T>(u & mask);
+  return static_cast<T>(((u >> times) | (u << (n - times))) & mask);
 }
 
 /// base(i): the least j for which R^j(i) is smallest; -1 for i = 0 (the root).

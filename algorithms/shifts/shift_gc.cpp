@@ -21,7 +21,7 @@ Element block_value(NodeId x, std::int64_t M, std::int64_t i) { return static_ca
 
 /// The node at position q (mod N) of the Gray-code ring.
 NodeId ring_node(std::int64_t q, NodeId N) {
-  return static_cast<NodeId>(gray::encode(static_cast<std::uint64_t>(((q % N) + N) % N)));
+  return gray::encode(((q % N) + N) % N);
 }
 
 Task<> shift_gc(Node& self, Params p) {
@@ -31,7 +31,7 @@ Task<> shift_gc(Node& self, Params p) {
     self.set_result(std::move(mine));
     co_return;
   }
-  const auto q = static_cast<std::int64_t>(gray::decode(static_cast<std::uint64_t>(x)));
+  const auto q = gray::decode(x);
   auto snd = self.send(self.topology().port_to(x, ring_node(q + 1, N)), std::move(mine));
   auto rcv = self.recv(self.topology().port_to(x, ring_node(q - 1, N)));
   co_await all_of(snd, rcv);
@@ -58,7 +58,7 @@ Verdict verify_shift_gc(const Setup& s, const std::vector<Buffer>& results) {
   return verify_each(
       s, results, [&](NodeId) { return M; },
       [&](NodeId x, std::int64_t i) {
-        const auto q = static_cast<std::int64_t>(gray::decode(static_cast<std::uint64_t>(x)));
+        const auto q = gray::decode(x);
         return block_value(ring_node(q - 1, N), M, i);
       });
 }
