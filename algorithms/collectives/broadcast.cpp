@@ -13,7 +13,8 @@
 //                 uses dimension t mod n only, which is one-port and contention-free. Table 1:
 //                 element transfers M + nB, start-ups ceil(M/B) + n. Exact for n >= 2 when B
 //                 divides M (any tau, t_c, tau_msg); within 10 % with a remainder packet
-//                 (measured worst +7.6 %, see predict_broadcast_nesbt_one_port); on a 1-cube one cycle shorter (an
+//                 (the measured worst is registered below and checked by the exact grid; the cause is at
+//                 predict_broadcast_nesbt_one_port); on a 1-cube one cycle shorter (an
 //                 upper bound there).
 //                 all-port: nESBT-b(n,1): part i of the message (M/n elements) pipelined down
 //                 tree i, the n trees at once. Table 1: M/n + nB, ceil(M/(nB)) + n. Exact for
