@@ -9,6 +9,7 @@ std::string relation_name(Relation r) {
     case Relation::exact: return "exact";
     case Relation::upper_bound: return "upper_bound";
     case Relation::approx: return "approx";
+    case Relation::lower_bound: return "lower_bound";
   }
   return "?";
 }
@@ -21,6 +22,7 @@ Time prediction_time(const Machine& m, const Prediction& p) {
   t = checked_add(t, checked_mul(p.msg_startups, m.tau_msg.count(), w), w);
   t = checked_add(t, checked_mul(p.element_transfers, m.t_c.count(), w), w);
   t = checked_add(t, checked_mul(p.flops, m.t_a.count(), w), w);
+  t = checked_add(t, checked_mul(p.copies, m.t_copy.count(), w), w);
   return Time::ps(t);
 }
 

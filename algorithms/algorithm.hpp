@@ -25,7 +25,9 @@ struct Setup {
   bool data_mode = true;
 };
 
-enum class Relation { exact, upper_bound, approx };
+/// exact: simulated == predicted; upper_bound: simulated <= predicted; lower_bound: simulated >=
+/// predicted (TR-572 Theorem 3); approx: |simulated/predicted - 1| <= tolerance.
+enum class Relation { exact, upper_bound, approx, lower_bound };
 std::string relation_name(Relation r);
 
 struct Prediction {
@@ -34,6 +36,7 @@ struct Prediction {
   std::int64_t msg_startups = 0;       ///< tau_msg terms (our extension: none in the tables)
   std::int64_t element_transfers = 0;  ///< the table's "element transfers" column
   std::int64_t flops = 0;              ///< arithmetic on the critical path (reductions: the additions)
+  std::int64_t copies = 0;             ///< elements copied on the critical path (TR-572 §8.1 t_copy terms)
   Relation relation = Relation::exact;
   double tolerance = 0.0;              ///< for approx: |sim/pred - 1| <= tolerance
   std::string source;                  ///< paper, table, row
@@ -99,7 +102,8 @@ inline std::int64_t part_size(std::int64_t M, std::int64_t n, std::int64_t i) { 
 inline std::int64_t part_offset(std::int64_t M, std::int64_t n, std::int64_t i) {
   return i * (M / n) + (i < M % n ? i : M % n);
 }
-/// time = startups*tau + msg_startups*tau_msg + element_transfers*t_c + flops*t_a, overflow-checked.
+/// time = startups*tau + msg_startups*tau_msg + element_transfers*t_c + flops*t_a + copies*t_copy,
+/// overflow-checked.
 Time prediction_time(const Machine& m, const Prediction& p);
 /// The dimension of the lowest 1-bit of a (non-zero, relative) node address: the dimension a
 /// node is reached over in an SBT, the parent's direction.

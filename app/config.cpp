@@ -7,6 +7,7 @@
 
 #include "machines/machine_loader.hpp"
 #include "app/io.hpp"
+#include "app/params_json.hpp"
 #include "sim/input_error.hpp"
 
 namespace cubesim {
@@ -69,15 +70,18 @@ struct Parser {
       if (accepted.count(k) == 0)
         fail(ptr, find_param(k) != nullptr ? info.name + " takes no parameter \"" + k + "\" (it takes: " + join(info.params) + ")"
                                       : "unknown parameter \"" + k + "\" (" + info.name + " takes: " + join(info.params) + ")");
-      if (!v.is_number_integer()) fail(ptr, k + " must be an integer");
-      if (v.is_number_unsigned() && v.get<std::uint64_t>() > (std::uint64_t{1} << 50)) fail(ptr, k + " is too large");
-      const auto x = v.get<std::int64_t>();
-      if (x < 0 || x > (std::int64_t{1} << 50)) fail(ptr, k + " must be between 0 and 2^50, got " + std::to_string(x));
-      if (const ParamSpec* spec = find_param(k)) s.params.*(spec->field) = x;
+      if (const ParamSpec* spec = find_param(k))
+        if (auto e = param_from_json(s.params, *spec, v)) fail(ptr, *e);
     }
     for (const std::string& r : info.required)
       if (!pj.contains(r)) fail("/params", info.name + " needs parameter \"" + r + "\"");
     if (!pj.contains("B")) s.params.B = s.machine.packet_elements;
+    if (s.machine.switching == Switching::pipelined) {
+      if (s.topology.kind() != Topology::Kind::hypercube)
+        fail("/topology", "the pipelined (bit-serial router) switching runs on hypercubes only");
+      if (s.machine.t_hop == Time{} && s.machine.t_c == Time{})
+        fail("/machine", "a pipelined machine needs t_hop or t_c above 0 (a dimension cycle must take time)");
+    }
     // Mode.
     if (j.contains("mode")) {
       const ojson& m = j["mode"];

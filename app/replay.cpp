@@ -1,5 +1,7 @@
 #include "app/replay.hpp"
 
+#include "app/params_json.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -154,7 +156,8 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
     for (const ParamSpec& spec : kParams) {
       if (spec.key == "B") continue;  // the packet size in force, set above
       const std::string k(spec.key);
-      r.setup.params.*(spec.field) = p.contains(k) && p[k].is_number_integer() ? p[k].get<std::int64_t>() : 0;
+      if (!p.contains(k)) continue;  // not given: the default of Params
+      if (auto e = param_from_json(r.setup.params, spec, p[k])) throw InputError(r.loaded.path, "/params/" + k, *e);
     }
   }
   return r;

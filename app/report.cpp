@@ -63,6 +63,7 @@ ojson prediction_json(const Prediction& p) {
   j["element_transfers"] = p.element_transfers;
   j["msg_startups"] = p.msg_startups;
   j["flops"] = p.flops;
+  if (p.copies != 0) j["copies"] = p.copies;
   j["relation"] = relation_name(p.relation);
   if (p.relation == Relation::approx) j["tolerance"] = p.tolerance;
   j["source"] = p.source;
@@ -97,6 +98,14 @@ ojson simulated_json(const RunStats& st, const ReportOptions& opt) {
   sim["unreceived_messages"] = st.unreceived_messages;
   sim["queued_transmissions"] = st.queued_transmissions;
   sim["routed_messages"] = st.routed_messages;
+  if (st.router_cycles > 0) {
+    sim["critical_path"]["routing_s"] = sec(cp.routing);
+    sim["router"] = {{"dimension_cycles", st.router_cycles},
+                     {"collisions", st.router_collisions},
+                     {"blocked", st.router_blocked},
+                     {"detours", st.router_detours},
+                     {"peak_buffer", st.router_peak_buffer}};
+  }
   return sim;
 }
 

@@ -1,5 +1,7 @@
 #include "app/runner.hpp"
 
+#include "app/params_json.hpp"
+
 #include <cmath>
 
 #include "machines/machine_loader.hpp"
@@ -11,6 +13,7 @@ bool relation_holds(const Prediction& p, Time simulated) {
   switch (p.relation) {
     case Relation::exact: return simulated == p.time;
     case Relation::upper_bound: return simulated <= p.time;
+    case Relation::lower_bound: return simulated >= p.time;
     case Relation::approx: {
       if (p.time == Time{}) return simulated == Time{};
       const double r = static_cast<double>(simulated.count()) / static_cast<double>(p.time.count());
@@ -26,6 +29,7 @@ bool relation_holds(const Prediction& p, double sim) {
   switch (p.relation) {
     case Relation::exact: return std::fabs(sim - pred) <= slack;
     case Relation::upper_bound: return sim <= pred + slack;
+    case Relation::lower_bound: return sim >= pred - slack;
     case Relation::approx: {
       if (pred == 0) return std::fabs(sim) <= slack;
       return std::fabs(sim / pred - 1.0) <= p.tolerance + kSimGridAgreement;
@@ -61,6 +65,7 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
   const PathCounts& cp = out.stats.critical_path;
   out.terms_match = cp.startups == out.prediction.startups && cp.element_transfers == out.prediction.element_transfers &&
                     cp.msg_startups == out.prediction.msg_startups &&
+                    (s.machine.t_copy == Time{} || cp.copies == out.prediction.copies) &&
                     // Free arithmetic (t_a = 0) takes no time, so no chain is made longer by it.
                     (s.machine.t_a == Time{} || cp.flops == out.prediction.flops);
   if (verify) {
@@ -146,7 +151,7 @@ ojson trace_header(const std::string& name, const std::string& algorithm, const 
   ojson params = ojson::object();
   const Params& p = s.params;
   for (const ParamSpec& spec : kParams)
-    if (p.*(spec.field) != 0 || spec.key == "root") params[std::string(spec.key)] = p.*(spec.field);
+    if (ojson v = param_to_json(p, spec); !v.is_null()) params[std::string(spec.key)] = std::move(v);
   h["params"] = params;
   h["machine"] = machine_to_json(s.machine);
   h["topology"] = topology_to_json(s.topology);

@@ -68,8 +68,7 @@ Switching parse_switching(const ojson& v, const Ctx& c, const std::string& key) 
   if (!v.is_string()) c.fail(key, "switching must be a string");
   const auto s = v.get<std::string>();
   if (s == "store_and_forward") return Switching::store_and_forward;
-  if (s == "pipelined")
-    c.fail(key, "switching \"pipelined\" (the bit-serial Connection-Machine router) is not implemented yet; use \"store_and_forward\"");
+  if (s == "pipelined") return Switching::pipelined;
   c.fail(key, "switching must be \"store_and_forward\" or \"pipelined\", got \"" + s + "\"");
 }
 
@@ -84,12 +83,19 @@ void set_param(Machine& m, const std::string& key, const ojson& v, const Ctx& c)
   else if (key == "element_bytes") m.element_bytes = static_cast<int>(parse_count(v, c, key, 1, 1024));
   else if (key == "ports") m.ports = parse_ports(v, c, key);
   else if (key == "switching") m.switching = parse_switching(v, c, key);
+  else if (key == "B_copy") m.b_copy = parse_count(v, c, key, 0, std::int64_t{1} << 40);
+  else if (key == "t_hop") m.t_hop = parse_time_value(v, c, key);
+  else if (key == "router_buffers") m.router_buffers = parse_count(v, c, key, 0, 1 << 20);
   else c.fail(key, "unknown machine parameter");
 }
 
-const std::set<std::string> kParams = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements",
-                                       "element_bytes", "ports", "switching"};
-const std::set<std::string> kOverrides = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements", "ports", "switching"};
+/// Every preset gives these; the rest are optional (defaults in sim/machine.hpp).
+const std::set<std::string> kRequired = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements",
+                                         "element_bytes", "ports", "switching"};
+const std::set<std::string> kParams = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements", "element_bytes",
+                                       "ports", "switching", "B_copy", "t_hop", "router_buffers"};
+const std::set<std::string> kOverrides = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements", "ports",
+                                          "switching", "B_copy", "t_hop", "router_buffers"};
 
 }  // namespace
 
@@ -127,11 +133,11 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
         m.sources[key] = "inline machine";
       }
     } else {
-      c.fail(key, "unknown key in a machine (known: name, description, default_topology, tau, tau_msg, t_c, t_a, t_copy, packet_elements, element_bytes, ports, switching)");
+      c.fail(key, "unknown key in a machine (known: name, description, default_topology, tau, tau_msg, t_c, t_a, t_copy, packet_elements, element_bytes, ports, switching, B_copy, t_hop, router_buffers)");
     }
   }
   const std::vector<std::string> required =
-      preset ? std::vector<std::string>(kParams.begin(), kParams.end()) : std::vector<std::string>{"tau", "t_c", "packet_elements"};
+      preset ? std::vector<std::string>(kRequired.begin(), kRequired.end()) : std::vector<std::string>{"tau", "t_c", "packet_elements"};
   for (const std::string& r : required)
     if (seen.count(r) == 0) c.fail("", "missing machine parameter \"" + r + "\"");
   if (preset && (!j.contains("schema") || !j.contains("name"))) c.fail("", "a preset needs \"schema\" and \"name\"");
@@ -143,7 +149,7 @@ void apply_overrides(Machine& m, const ojson& overrides, const std::string& file
   if (!overrides.is_object()) c.fail("", "machine_overrides must be an object");
   for (const auto& [key, v] : overrides.items()) {
     if (kOverrides.count(key) == 0)
-      c.fail(key, "unknown override (known: tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching)");
+      c.fail(key, "unknown override (known: tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching, B_copy, t_hop, router_buffers)");
     set_param(m, key, v, c);
     m.sources[key] = "machine_overrides in the config";
   }
@@ -167,6 +173,11 @@ ojson machine_to_json(const Machine& m) {
   param("element_bytes", m.element_bytes);
   param("ports", m.ports.kind == PortKind::k ? ojson(m.ports.k) : ojson(m.ports.name()));
   param("switching", switching_name(m.switching));
+  param("B_copy", m.b_copy);
+  if (m.switching == Switching::pipelined) {
+    param("t_hop", ps(m.t_hop));
+    param("router_buffers", m.router_buffers);
+  }
   return j;
 }
 

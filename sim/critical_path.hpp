@@ -18,11 +18,12 @@ struct PathCounts {
   std::int64_t flops = 0;              ///< arithmetic operations (t_a each)
   std::int64_t copies = 0;             ///< elements copied (t_copy each)
   Time delays;                         ///< explicit delay(t) calls
+  Time routing;                        ///< pipelined machines: from injection into the router to delivery
 
   /// The time this chain accounts for under machine m.
   [[nodiscard]] Time time(const Machine& m) const {
     return m.tau * startups + m.tau_msg * msg_startups + m.t_c * element_transfers + m.t_a * flops +
-           m.t_copy * copies + delays;
+           m.t_copy * copies + delays + routing;
   }
   bool operator==(const PathCounts&) const = default;
 };

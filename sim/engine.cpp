@@ -32,6 +32,19 @@ Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions o
   results_.resize(n);
   comm_busy_.assign(n, Time{});
   compute_busy_.assign(n, Time{});
+  if (machine_.switching == Switching::pipelined) {
+    if (topology_.kind() != Topology::Kind::hypercube)
+      throw std::invalid_argument("the pipelined (bit-serial router) switching runs on hypercubes only");
+    pipelined_ = true;
+    dim_cycle_ = machine_.t_hop + machine_.t_c * options_.packet_elements;
+    if (dim_cycle_ <= Time{}) throw std::invalid_argument("a pipelined machine needs t_hop + B t_c > 0 (a dimension cycle takes time)");
+    rbuf_.resize(n);
+    rinject_.resize(n);
+    rinject_head_.assign(n, 0);
+    ractive_flag_.assign(n, 0);
+    rcand_.assign(n, kNone);
+    rdetour_.assign(n, 0);
+  }
   nodes_.reserve(n);
   for (std::size_t i = 0; i < n; ++i) nodes_.emplace_back(this, static_cast<NodeId>(i));
 }
@@ -221,10 +234,19 @@ void Engine::advance(std::uint32_t ti) {
     Resource* r = nullptr;
     switch (t.stage) {
       case 0: r = out_slot(t.from); break;
-      case 1: r = &links_[link_index(t.from, t.port)]; break;
-      case 2: r = in_slot(t.to); break;
+      case 1: r = pipelined_ ? nullptr : &links_[link_index(t.from, t.port)]; break;
+      case 2: r = pipelined_ ? nullptr : in_slot(t.to); break;
       default: {
         check(t.time == now_, "a transmission starts when its last constraint is met");
+        if (pipelined_) {  // the message's start-up at its source; the router moves its packets
+          const Time dur = machine_.tau + machine_.tau_msg;
+          t.path.startups += 1;
+          t.path.msg_startups += 1;
+          t.time = now_ + dur;
+          comm_busy_[static_cast<std::size_t>(t.from)] += dur;
+          push(t.time, EventKind::transfer_end, ti);
+          return;
+        }
         Time dur = machine_.tau + machine_.t_c * t.elements;
         if (t.first) dur += machine_.tau_msg;
         t.path.startups += 1;
@@ -277,6 +299,12 @@ void Engine::release(Resource& r, const Transfer& by) {
 void Engine::on_transfer_end(std::uint32_t ti) {
   // Copy what we need: forwarding below may grow transfers_.
   const Transfer done = transfers_[ti];
+  if (pipelined_) {
+    if (Resource* r = out_slot(done.from)) release(*r, done);
+    free_transfers_.push_back(ti);
+    router_inject(done.msg, done);
+    return;
+  }
   if (Resource* r = in_slot(done.to)) release(*r, done);
   const bool source_continues = done.at_source && done.msg != kNone &&
                                 transfers_[ti].sent + 1 < messages_[done.msg].packets;
@@ -407,6 +435,160 @@ void Engine::deadlock() {
   throw DeadlockError(msg);
 }
 
+// ---- Router: the bit-serial, pipelined router of a Connection-Machine-like machine ----------
+//
+// Synchronous dimension cycles of length t_hop + B t_c (B the packet size in force), cycle k
+// serving dimension k mod n, from time 0 (a petit cycle is n of them). At the start of a cycle
+// every router first takes packets from its processor (FIFO, while it has buffer room), then
+// sends at most one packet across that cycle's dimension: the oldest whose remaining relative
+// address has that bit set. A packet crosses only if the router on the other side has room
+// after its own departure (two routers may always swap). A full router with no packet for the
+// dimension sends its oldest packet across it anyway, one hop further from home ("desperation"
+// routing, a detour). A packet that reaches its destination leaves the network at the end of the
+// cycle. The start-up tau (+ tau_msg) is paid once per message, at the source, before injection.
+// Docs: docs/transpose.md "The Connection-Machine router".
+
+void Engine::router_inject(std::uint32_t mi, const Transfer& startup) {
+  Message& m = messages_[mi];
+  const auto x = static_cast<std::size_t>(m.src);
+  for (std::int64_t i = 0; i < m.packets; ++i) {
+    std::uint32_t pi;
+    if (!free_rpackets_.empty()) {
+      pi = free_rpackets_.back();
+      free_rpackets_.pop_back();
+    } else {
+      rpackets_.emplace_back();
+      pi = static_cast<std::uint32_t>(rpackets_.size() - 1);
+    }
+    rpackets_[pi] = RouterPacket{mi, ++rage_, m.src, packet_size(m, i), now_, startup.path};
+    rinject_[x].push_back(pi);
+  }
+  if (!ractive_flag_[x]) {
+    ractive_flag_[x] = 1;
+    ractive_.push_back(m.src);
+  }
+  router_schedule(now_);
+}
+
+void Engine::router_schedule(Time earliest) {
+  if (rnext_cycle_ >= 0) return;
+  const std::int64_t c = dim_cycle_.count();
+  const std::int64_t k = std::max((earliest.count() + c - 1) / c, rlast_cycle_ + 1);
+  rnext_cycle_ = k;
+  push(Time::ps(k * c), EventKind::router_cycle, 0);
+}
+
+void Engine::router_cycle() {
+  const std::int64_t k = rnext_cycle_;
+  rnext_cycle_ = -1;
+  rlast_cycle_ = k;
+  ++stats_.router_cycles;
+  bool progress = false;
+  // Packets that crossed their last dimension in the cycle that just ended.
+  for (std::uint32_t pi : rdeliver_) {
+    const RouterPacket& p = rpackets_[pi];
+    PathCounts path = p.path;
+    path.routing += now_ - p.ready;
+    const std::uint32_t mi = p.msg;
+    free_rpackets_.push_back(pi);
+    Message& m = messages_[mi];
+    if (++m.delivered == m.packets) deliver(mi, now_, path);
+    progress = true;
+  }
+  rdeliver_.clear();
+
+  const int n = topology_.dim();
+  const int d = static_cast<int>(k % std::max(n, 1));
+  const auto cap = static_cast<std::size_t>(machine_.router_buffers);
+  auto older = [&](std::uint32_t a, std::uint32_t b) { return rpackets_[a].age < rpackets_[b].age; };
+  // Injection, then each router's choice for dimension d.
+  for (NodeId x : ractive_) {
+    const auto xi = static_cast<std::size_t>(x);
+    auto& q = rinject_[xi];
+    auto& buf = rbuf_[xi];
+    while (rinject_head_[xi] < q.size() && (cap == 0 || buf.size() < cap)) {
+      const std::uint32_t pi = q[rinject_head_[xi]++];
+      buf.push_back(pi);
+      progress = true;
+      Message& m = messages_[rpackets_[pi].msg];
+      if (++m.injected == m.packets && m.send_op != nullptr) {  // the send's buffer is free
+        PathCounts path = rpackets_[pi].path;
+        path.routing += now_ - rpackets_[pi].ready;
+        complete(*m.send_op->waiter, now_, path);
+      }
+    }
+    if (rinject_head_[xi] == q.size()) {
+      q.clear();
+      rinject_head_[xi] = 0;
+    }
+    stats_.router_peak_buffer = std::max(stats_.router_peak_buffer, static_cast<std::int64_t>(buf.size()));
+    std::uint32_t best = kNone, oldest = kNone;
+    std::int64_t wanting = 0;
+    for (std::uint32_t pi : buf) {
+      const RouterPacket& p = rpackets_[pi];
+      if (oldest == kNone || older(pi, oldest)) oldest = pi;
+      if (((p.at ^ messages_[p.msg].dst) >> d & 1) == 0) continue;
+      ++wanting;
+      if (best == kNone || older(pi, best)) best = pi;
+    }
+    if (wanting > 1) stats_.router_collisions += wanting - 1;
+    rdetour_[xi] = 0;
+    if (best == kNone && cap != 0 && buf.size() >= cap && n > 0) {
+      best = oldest;
+      rdetour_[xi] = 1;
+    }
+    rcand_[xi] = best;
+  }
+  // Moves: x -> y = x xor 2^d when y has room after its own departure (a swap always fits).
+  const std::size_t active = ractive_.size();
+  for (std::size_t a = 0; a < active; ++a) {
+    const NodeId x = ractive_[a];
+    const auto xi = static_cast<std::size_t>(x);
+    const std::uint32_t pi = rcand_[xi];
+    if (pi == kNone) continue;
+    const NodeId y = x ^ (NodeId{1} << d);
+    const auto yi = static_cast<std::size_t>(y);
+    const bool y_leaves = ractive_flag_[yi] && rcand_[yi] != kNone && rpackets_[rcand_[yi]].at == y;
+    if (cap != 0 && !y_leaves && rbuf_[yi].size() >= cap) {
+      ++stats_.router_blocked;
+      continue;
+    }
+    auto& buf = rbuf_[xi];
+    buf.erase(std::find(buf.begin(), buf.end(), pi));
+    RouterPacket& p = rpackets_[pi];
+    p.at = y;
+    ++stats_.packet_hops;
+    stats_.element_hops += p.elements;
+    link_load_[link_index(x, d)] += p.elements;
+    if (rdetour_[xi]) ++stats_.router_detours;
+    if (y == messages_[p.msg].dst) {
+      rdeliver_.push_back(pi);
+    } else {
+      rbuf_[yi].push_back(pi);
+      if (!ractive_flag_[yi]) {
+        ractive_flag_[yi] = 1;
+        ractive_.push_back(y);
+      }
+    }
+  }
+  // Keep the nodes that still hold or await packets, in a deterministic order.
+  std::size_t w = 0;
+  for (std::size_t a = 0; a < ractive_.size(); ++a) {
+    const auto xi = static_cast<std::size_t>(ractive_[a]);
+    rcand_[xi] = kNone;
+    stats_.router_peak_buffer = std::max(stats_.router_peak_buffer, static_cast<std::int64_t>(rbuf_[xi].size()));
+    if (rbuf_[xi].empty() && rinject_[xi].empty()) ractive_flag_[xi] = 0;
+    else ractive_[w++] = ractive_[a];
+  }
+  ractive_.resize(w);
+  if (!rdeliver_.empty()) progress = true;
+  ridle_cycles_ = progress ? 0 : ridle_cycles_ + 1;
+  if (ridle_cycles_ > 64 * std::max(n, 1) + 1024)
+    throw SimulationError("the router delivered and injected nothing for " + std::to_string(ridle_cycles_) +
+                          " dimension cycles (livelock) at t=" + format_time(now_));
+  if (!ractive_.empty() || !rdeliver_.empty()) router_schedule(now_ + dim_cycle_);
+}
+
 RunStats Engine::run(const ProcessFactory& make_process) {
   check(!running_ && processes_.empty(), "an Engine runs once");
   running_ = true;
@@ -464,6 +646,8 @@ RunStats Engine::run(const ProcessFactory& make_process) {
     ++stats_.events;
     if (ev.kind == EventKind::transfer_end) {
       on_transfer_end(static_cast<std::uint32_t>(ev.payload));
+    } else if (ev.kind == EventKind::router_cycle) {
+      router_cycle();
     } else {
       auto* op = reinterpret_cast<detail::OpState*>(ev.payload);
       complete(*op->waiter, op->end, op->path);

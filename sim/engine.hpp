@@ -51,6 +51,14 @@ struct RunStats {
   /// routed message, makes a run contention-free: every transmission started the moment it could.
   std::int64_t queued_transmissions = 0;
   std::int64_t routed_messages = 0;  ///< messages to a node that is not a neighbour
+  /// Pipelined machines (the bit-serial router, sim/engine.cpp "Router"): dimension cycles run,
+  /// packets that lost a dimension to an older one or found the next router full, packets sent
+  /// along a wrong dimension by a full router, and the most packets one router held.
+  std::int64_t router_cycles = 0;
+  std::int64_t router_collisions = 0;
+  std::int64_t router_blocked = 0;
+  std::int64_t router_detours = 0;
+  std::int64_t router_peak_buffer = 0;
   double wall_s = 0;
 };
 
@@ -101,6 +109,7 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
     std::int64_t elements = 0;
     std::int64_t packets = 0;
     std::int64_t delivered = 0;
+    std::int64_t injected = 0;  ///< pipelined: packets that have entered the source's router
     Buffer data;
     detail::OpState* send_op = nullptr;
     std::uint32_t next = kNone;  ///< arrived-list link
@@ -122,7 +131,16 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
     Time time;                   ///< end of `path`
     PathCounts path;
   };
-  enum class EventKind : std::uint8_t { transfer_end, op_end };
+  /// A packet in the bit-serial router (pipelined machines).
+  struct RouterPacket {
+    std::uint32_t msg = 0;
+    std::uint64_t age = 0;     ///< queue order: the oldest wins a dimension
+    NodeId at = 0;
+    std::int64_t elements = 0;
+    Time ready;                ///< when its message's start-up ended
+    PathCounts path;           ///< the chain up to `ready`
+  };
+  enum class EventKind : std::uint8_t { transfer_end, op_end, router_cycle };
   struct Event {
     std::int64_t time;
     std::uint64_t seq;
@@ -146,6 +164,11 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   void on_transfer_end(std::uint32_t ti);
   void deliver(std::uint32_t mi, Time t, const PathCounts& p);
   std::int64_t packet_size(const Message& m, std::int64_t index) const;
+  // The router (pipelined machines).
+  void router_inject(std::uint32_t mi, const Transfer& startup);
+  void router_schedule(Time earliest);
+  void router_cycle();
+  bool router_idle() const;
   std::uint32_t new_transfer();
   std::uint32_t new_message();
   [[noreturn]] void deadlock();
@@ -193,6 +216,23 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   int current_strand_ = 0;                   ///< of the running process (traces only)
   std::vector<int> next_strand_;             ///< per node, while recording
   std::vector<std::int64_t> next_request_;   ///< per node
+  // Router state (pipelined machines only).
+  bool pipelined_ = false;
+  Time dim_cycle_;                                   ///< t_hop + B t_c
+  std::vector<RouterPacket> rpackets_;
+  std::vector<std::uint32_t> free_rpackets_;
+  std::vector<std::vector<std::uint32_t>> rbuf_;     ///< per node: packets in its router
+  std::vector<std::vector<std::uint32_t>> rinject_;  ///< per node: packets waiting to enter it (FIFO)
+  std::vector<std::size_t> rinject_head_;
+  std::vector<NodeId> ractive_;                      ///< nodes with packets buffered or waiting
+  std::vector<char> ractive_flag_;
+  std::vector<std::uint32_t> rdeliver_;              ///< arrived in the last cycle, delivered at its end
+  std::uint64_t rage_ = 0;
+  std::int64_t rnext_cycle_ = -1;                    ///< index of the scheduled cycle, -1 when none
+  std::int64_t rlast_cycle_ = -1;
+  std::int64_t ridle_cycles_ = 0;                    ///< cycles in a row with no delivery or injection
+  std::vector<std::uint32_t> rcand_;                 ///< per node: the packet it sends this cycle
+  std::vector<char> rdetour_;
 };
 
 }  // namespace cubesim

@@ -30,6 +30,14 @@ struct Machine {
   int element_bytes = 4;
   PortModel ports;
   Switching switching = Switching::store_and_forward;
+  /// TR-572 §8.1: blocks shorter than this many elements are copied into one buffer and sent
+  /// as one message (the iPSC's 64 floats); 0: never. The default of transpose.exchange's B_copy.
+  std::int64_t b_copy = 0;
+  /// Pipelined (bit-serial router) machines only: the fixed part of one dimension cycle (the
+  /// router's address bit and set-up); a dimension cycle lasts t_hop + B t_c.
+  Time t_hop;
+  /// Pipelined machines only: messages a node's router can hold (0: unlimited).
+  std::int64_t router_buffers = 0;
   std::map<std::string, std::string> sources;  ///< parameter -> where its value comes from
 };
 

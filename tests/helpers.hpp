@@ -1,9 +1,12 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <ostream>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "algorithms/registry.hpp"
@@ -41,17 +44,46 @@ inline std::string case_name(const ::testing::TestParamInfo<AlgorithmCase>& i) {
 
 inline const PortModel kOne{PortKind::one, 1}, kAll{PortKind::all, 0}, kThree{PortKind::k, 3};
 
-/// Every registered algorithm on one port and on all ports, and on three ports those named: the
-/// cases of the grids that must cover every algorithm (a new one joins them by registering).
-inline std::vector<AlgorithmCase> every_algorithm_case(const std::set<std::string>& three_port) {
+/// True for the algorithms on a P x Q matrix (TR-572's transpositions: tests/test_transpose.cpp
+/// holds their grids); the others take a block of M elements (TR-530's primitives).
+inline bool takes_matrix(const AlgorithmInfo& info) {
+  return std::find(info.params.begin(), info.params.end(), "P") != info.params.end();
+}
+
+/// Every registered algorithm of one family (matrix or not) on one port and on all ports, and on
+/// three ports those named: the cases of the grids that must cover every algorithm (a new one
+/// joins them by registering).
+inline std::vector<AlgorithmCase> every_algorithm_case(const std::set<std::string>& three_port, bool matrix = false) {
   std::vector<AlgorithmCase> cases;
   const Registry reg = make_registry();
   for (const AlgorithmInfo* info : reg.all()) {
+    if (takes_matrix(*info) != matrix) continue;
     cases.push_back({info->name, kOne});
     cases.push_back({info->name, kAll});
     if (three_port.count(info->name)) cases.push_back({info->name, kThree});
   }
   return cases;
+}
+
+/// A figure rounded to 3 significant digits, as the registry documents deviations.
+inline double three_digits(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return std::stod(buf);
+}
+
+/// Deviations as the C++ that registers them, sorted (relation, tolerance).
+inline std::string describe(std::vector<Deviation> v) {
+  std::sort(v.begin(), v.end(), [](const Deviation& a, const Deviation& b) {
+    return std::tie(a.relation, a.tolerance) < std::tie(b.relation, b.tolerance);
+  });
+  std::string s = "{";
+  for (const Deviation& d : v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g, %.3g", d.tolerance, d.worst);
+    s += std::string(s.size() > 1 ? ", " : "") + "{Relation::" + relation_name(d.relation) + ", " + buf + ", \"" + d.at + "\"}";
+  }
+  return s + "}";
 }
 
 }  // namespace cubesim::test

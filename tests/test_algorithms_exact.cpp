@@ -19,25 +19,8 @@ namespace {
 
 using Case = cubesim::test::AlgorithmCase;
 
-double three_digits(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return std::stod(buf);
-}
-
-/// Deviations as the C++ that registers them, sorted (relation, tolerance).
-std::string describe(std::vector<Deviation> v) {
-  std::sort(v.begin(), v.end(), [](const Deviation& a, const Deviation& b) {
-    return std::tie(a.relation, a.tolerance) < std::tie(b.relation, b.tolerance);
-  });
-  std::string s = "{";
-  for (const Deviation& d : v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3g, %.3g", d.tolerance, d.worst);
-    s += std::string(s.size() > 1 ? ", " : "") + "{Relation::" + relation_name(d.relation) + ", " + buf + ", \"" + d.at + "\"}";
-  }
-  return s + "}";
-}
+using cubesim::test::describe;
+using cubesim::test::three_digits;
 using cubesim::test::case_name;
 
 class ExactFormula : public ::testing::TestWithParam<Case> {};
@@ -150,6 +133,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ExactFormula, TimingOnlyModeGivesTheSameTimes) {
   const Registry reg = make_registry();
   for (const AlgorithmInfo* info : reg.all()) {
+    if (cubesim::test::takes_matrix(*info)) continue;  // tests/test_transpose.cpp
     RunPoint rp;
     rp.setup.machine.tau = Time::ps(1'000'003);
     rp.setup.machine.t_c = Time::ps(3'001);

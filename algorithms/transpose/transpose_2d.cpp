@@ -1,0 +1,412 @@
+// Two-dimensional transposition on the Boolean n-cube (TR-572 §6.1, §6.3, §8.2): n even, a
+// 2^(n/2) x 2^(n/2) grid of consecutive blocks of D = PQ/N elements (algorithms/transpose/
+// matrix.hpp); node x = (x_r || x_c) sends its whole block to tr(x) = (x_c || x_r), 2H(x) hops
+// away, H(x) = Hamming(x_r, x_c). g(i) = n/2 + i is the i-th row dimension, f(i) = i the i-th
+// column dimension.
+//
+//  transpose.spt        Single Path Transpose (§6.1.1), all-port, pipelined: the block goes in
+//            packets of B along g(n/2-1), f(n/2-1), ..., g(0), f(0), crossing those where the
+//            row and column bits differ; relays forward packet by packet. The paths of
+//            different nodes are edge-disjoint. Prediction (⌈D/B⌉ + n - 1)(B t_c + tau), exact
+//            when B divides D (packets of b = min(B, D)); otherwise an upper bound (the last
+//            packet is shorter). B_opt and T_min as printed.
+//  transpose.dpt        Dual Paths Transpose (§6.1.2): half the block along the SPT path, half
+//            along f(n/2-1), g(n/2-1), ..., f(0), g(0). Prediction (⌈D/2B⌉ + n - 1)(B t_c + tau).
+//  transpose.spt_steps  SPT step by step, one-port, as run on the iPSC (§8.2.1): n steps, one
+//            per dimension of the SPT order; in each, every block that must cross that dimension
+//            does, whole. The block is copied into a send buffer first and out of the receive
+//            buffer last. Prediction n(D t_c + ⌈D/B⌉ tau) + 2 D t_copy (§8.2.1 and §9's T^2d).
+//  transpose.router_2d  Every node sends its block to tr(x) with one routed send (Fig. 14(b): 'direct
+//            send through the routing logic'; on a pipelined machine the Connection Machine's
+//            router, §8.2.2, Figs 16-18). Prediction: lower bounds. Store-and-forward: the
+//            anti-diagonal block's packets pipelined over n hops without contention,
+//            (⌈D/B⌉ + n - 1)(b t_c + tau). Pipelined: tau + (⌈D/B⌉ + n - 1) dimension cycles (a
+//            router sends one packet a cycle; the anti-diagonal's last one then crosses n - 1 more).
+//  transpose.gray_naive  Rows binary, columns Gray (§6.3: block (u, v) on (u || G(v)), to
+//            (v || G(u))): binary -> Gray conversion of the row field in each column subcube
+//            (n/2 - 1 exchange steps), Gray -> binary of the column field in each row subcube
+//            (n/2 - 1), then the n steps of spt_steps without copies: 2n - 2 steps, one-port.
+//            Prediction (2n - 2)(D t_c + ⌈D/B⌉ tau), an upper bound.
+//  transpose.gray_combined  The same data movement in n steps by §6.3's pseudo-code (n/2
+//            iterations of two routing steps, the case table on (even-block-row,
+//            even-parity-block-column, bit j + n/2, bit j)). Prediction n(D t_c + ⌈D/B⌉ tau).
+#include <algorithm>
+#include <cmath>
+
+#include "algorithms/registry.hpp"
+#include "algorithms/transpose/matrix.hpp"
+
+namespace cubesim {
+namespace {
+
+using tr572::TwoD;
+
+/// The dimensions of an SPT path (row dimension first in each pair) or of the DPT's second path.
+std::vector<int> path_dims(const TwoD& t, NodeId x, bool column_first) {
+  std::vector<int> dims;
+  const NodeId xr = x >> t.h, xc = x & (t.side - 1);
+  for (int i = t.h - 1; i >= 0; --i) {
+    if (((xr ^ xc) >> i & 1) == 0) continue;
+    if (column_first) dims.insert(dims.end(), {i, t.h + i});
+    else dims.insert(dims.end(), {t.h + i, i});
+  }
+  return dims;
+}
+
+/// One path's part of the trip: node `self` as source (sends `data` in packets), relay (forwards
+/// each packet as it arrives) or destination (returns what arrived). Packets are messages of at
+/// most B elements tagged with the path's id.
+Task<> path_role(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data, Buffer* out) {
+  const std::int64_t B = self.packet_elements();
+  const std::int64_t packets = std::max<std::int64_t>(1, ceil_div(size, B));
+  NodeId at = src;
+  std::size_t hop = 0;
+  while (hop < dims.size() && at != self.id()) at ^= NodeId{1} << dims[hop++];
+  if (at != self.id()) co_return;
+  Buffer got;
+  if (hop == 0) {  // the source
+    std::vector<Request> sends;
+    for (std::int64_t i = 0; i < packets; ++i)
+      sends.push_back(self.start(self.send(dims[0], data.slice(i * B, std::min(B, size - i * B)), tag)));
+    for (Request& r : sends) co_await r;
+  } else if (hop < dims.size()) {  // a relay
+    std::vector<Request> sends;
+    for (std::int64_t i = 0; i < packets; ++i) {
+      Buffer p = co_await self.recv(dims[hop - 1], tag);
+      sends.push_back(self.start(self.send(dims[hop], std::move(p), tag)));
+    }
+    for (Request& r : sends) co_await r;
+  } else {  // the destination
+    for (std::int64_t i = 0; i < packets; ++i) got.append(co_await self.recv(dims[hop - 1], tag));
+  }
+  *out = std::move(got);
+}
+
+/// SPT (one path) or DPT (two paths, the block halved), all-port pipelined.
+Task<> paths_transpose(Node& self, Params p, int paths) {
+  const TwoD t = tr572::two_d(p, self.topology(), false);
+  const NodeId x = self.id();
+  const std::int64_t D = t.D();
+  const Buffer mine = t.initial(x, self.data_mode());
+  // A node on the diagonal keeps its block, and may still relay others'.
+  std::vector<Task<>> roles;
+  std::vector<std::pair<NodeId, int>> which;  // (source, path) of each role
+  std::vector<Buffer> got(static_cast<std::size_t>(2 * self.size()));
+  for (NodeId s = 0; s < self.size(); ++s) {
+    if (t.target(s) == s) continue;
+    for (int k = 0; k < paths; ++k) {
+      const std::vector<int> dims = path_dims(t, s, k == 1);
+      const std::int64_t half = paths == 1 ? D : (k == 0 ? D - D / 2 : D / 2);
+      NodeId at = s;
+      bool on = at == x;
+      for (int d : dims) on = on || (at ^= NodeId{1} << d) == x;
+      if (!on) continue;
+      Buffer part = s == x ? mine.slice(k == 0 ? 0 : D - D / 2, half) : Buffer{};
+      roles.push_back(path_role(self, dims, s, static_cast<int>(s * 2 + k), half, std::move(part), &got[which.size()]));
+      which.emplace_back(s, k);
+    }
+  }
+  co_await all_of(std::move(roles));
+  if (t.target(x) == x) {
+    self.set_result(t.assemble(mine, self.data_mode()));
+    co_return;
+  }
+  Buffer mine_t;
+  for (int k = 0; k < paths; ++k)
+    for (std::size_t i = 0; i < which.size(); ++i)
+      if (which[i].first == t.target(x) && which[i].second == k) mine_t.append(got[i]);
+  // The block arriving here is the one of the node whose target is x: tr is an involution.
+  self.set_result(t.assemble(mine_t, self.data_mode()));
+}
+
+Task<> transpose_spt(Node& self, Params p) { return paths_transpose(self, std::move(p), 1); }
+Task<> transpose_dpt(Node& self, Params p) { return paths_transpose(self, std::move(p), 2); }
+
+Prediction predict_paths(const Setup& s, int paths) {
+  const TwoD t = tr572::two_d(s.params, s.topology, false);
+  const std::int64_t D = t.D(), part = ceil_div(D, paths), B = s.params.B;
+  const std::int64_t b = std::min(B, part), packets = ceil_div(part, B);
+  Prediction pr;
+  pr.source = paths == 1 ? "TR-572 §6.1.1, SPT: (⌈PQ/(BN)⌉ + n - 1)(B t_c + tau)"
+                         : "TR-572 §6.1.2, DPT: (⌈PQ/(2BN)⌉ + n - 1)(B t_c + tau)";
+  if (t.n > 0) {
+    const std::int64_t steps = packets + t.n - 1;
+    pr.startups = steps;
+    pr.msg_startups = steps;
+    pr.element_transfers = steps * b;
+  }
+  // Exact when every packet is full; an upper bound otherwise (the last packet is shorter).
+  pr.relation = part % b == 0 && (paths == 1 || D % 2 == 0) ? Relation::exact : Relation::upper_bound;
+  // An all-port schedule: on fewer ports the paths through a node queue. Then the pipeline's own
+  // bound: every packet over the first link, the last one over the n - 1 others.
+  if (s.machine.ports.kind != PortKind::all) {
+    pr.relation = Relation::lower_bound;
+    if (t.n > 0) pr.element_transfers = part + (t.n - 1) * (part - (packets - 1) * B);
+  }
+  if (t.n > 1 && s.machine.t_c > Time{}) {
+    const double tau = s.machine.tau.seconds(), tc = s.machine.t_c.seconds(), d = static_cast<double>(part);
+    pr.b_opt = std::sqrt(d * tau / ((t.n - 1) * tc));  // §6.1.1: sqrt(PQ tau / (N (n-1) t_c))
+  }
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+// ---- step by step (one-port): spt_steps, and the Gray-code variants ----
+
+/// Moves whole blocks step by step: in step k every node sends, across dims[k], each block it
+/// holds whose remaining route crosses it. `route(s)` is the set of dimensions block s crosses
+/// and `start(s)` where it starts. Returns the block that ends here (null when none).
+Task<Buffer> step_by_step(Node& self, const std::vector<int>& dims, std::function<NodeId(NodeId)> start,
+                          std::function<NodeId(NodeId)> route, std::vector<std::pair<NodeId, Buffer>> held) {
+  const NodeId x = self.id(), N = self.size();
+  std::vector<NodeId> pos(static_cast<std::size_t>(N));
+  for (NodeId s = 0; s < N; ++s) pos[static_cast<std::size_t>(s)] = start(s);
+  for (int d : dims) {
+    const NodeId bit = NodeId{1} << d, y = x ^ bit;
+    std::vector<Op> ops;
+    std::size_t sends = 0;
+    for (auto& [s, b] : held)
+      if (route(s) & bit) {
+        ops.push_back(self.send(d, std::move(b), static_cast<int>(s)));
+        ++sends;
+      }
+    std::vector<NodeId> incoming;
+    for (NodeId s = 0; s < N; ++s)
+      if (pos[static_cast<std::size_t>(s)] == y && (route(s) & bit)) incoming.push_back(s);
+    for (NodeId s : incoming) ops.push_back(self.recv(d, static_cast<int>(s)));
+    co_await all_of(ops);
+    std::erase_if(held, [&](const auto& h) { return (route(h.first) & bit) != 0; });
+    for (std::size_t i = 0; i < incoming.size(); ++i) held.emplace_back(incoming[i], ops[sends + i].take());
+    for (NodeId s = 0; s < N; ++s)
+      if (route(s) & bit) pos[static_cast<std::size_t>(s)] ^= bit;
+  }
+  if (held.empty()) co_return Buffer{};
+  if (held.size() != 1) throw std::logic_error("a node ends with " + std::to_string(held.size()) + " blocks");
+  co_return std::move(held.front().second);
+}
+
+std::vector<int> spt_order(const TwoD& t) {
+  std::vector<int> dims;
+  for (int i = t.h - 1; i >= 0; --i) dims.insert(dims.end(), {t.h + i, i});
+  return dims;
+}
+
+Task<> transpose_spt_steps(Node& self, Params p) {
+  const TwoD t = tr572::two_d(p, self.topology(), false);
+  const NodeId x = self.id();
+  const bool moves = t.target(x) != x;
+  Buffer mine = t.initial(x, self.data_mode());
+  if (moves) co_await self.copy(t.D());  // 2-D array -> 1-D send buffer (§8.2.1)
+  const auto relative = [&](NodeId s) { return s ^ t.target(s); };
+  std::vector<std::pair<NodeId, Buffer>> held;
+  held.emplace_back(x, std::move(mine));
+  Buffer got = co_await step_by_step(self, spt_order(t), [](NodeId s) { return s; }, relative, std::move(held));
+  if (moves) co_await self.copy(t.D());  // receive buffer -> 2-D array
+  self.set_result(t.assemble(got, self.data_mode()));
+}
+
+Prediction predict_spt_steps(const Setup& s) {
+  const TwoD t = tr572::two_d(s.params, s.topology, false);
+  Prediction pr;
+  pr.source = "TR-572 §8.2.1 and §9: T^2d = n((PQ/N) t_c + ⌈PQ/(B N)⌉ tau) + 2 (PQ/N) t_copy";
+  pr.startups = t.n * ceil_div(t.D(), s.params.B);
+  pr.msg_startups = t.n;
+  pr.element_transfers = t.n * t.D();
+  pr.copies = t.n > 0 ? 2 * t.D() : 0;
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+Task<> transpose_router_2d(Node& self, Params p) {
+  const TwoD t = tr572::two_d(p, self.topology(), false);
+  const NodeId x = self.id(), to = t.target(x);
+  Buffer mine = t.initial(x, self.data_mode());
+  if (to == x) {
+    self.set_result(t.assemble(mine, self.data_mode()));
+    co_return;
+  }
+  auto s = self.send_to(to, std::move(mine));
+  auto r = self.recv_from(to);  // tr is an involution: the block for x comes from tr(x)
+  co_await all_of(s, r);
+  self.set_result(t.assemble(r.take(), self.data_mode()));
+}
+
+Prediction predict_router_2d(const Setup& s) {
+  const TwoD t = tr572::two_d(s.params, s.topology, false);
+  const std::int64_t D = t.D(), B = s.params.B, packets = ceil_div(D, B);
+  Prediction pr;
+  pr.relation = Relation::lower_bound;
+  if (t.n == 0) return pr;
+  if (s.machine.switching == Switching::pipelined) {
+    pr.source = "TR-572 §2, §8.2.2: the start-up once; a router sends one packet a dimension cycle, and the last must then cross n - 1 more";
+    pr.startups = 1;
+    pr.msg_startups = 1;
+    const Time cycle = s.machine.t_hop + s.machine.t_c * B;
+    pr.time = prediction_time(s.machine, pr) + cycle * (packets + t.n - 1);
+    return pr;
+  }
+  pr.source = "TR-572 Fig. 14(b): the anti-diagonal block pipelined over n hops, no contention";
+  const std::int64_t steps = packets + t.n - 1;
+  pr.startups = steps;
+  pr.msg_startups = t.n;
+  pr.element_transfers = steps * std::min(B, D);
+  if (D % std::min(B, D) != 0) pr.element_transfers = (t.n - 1) * std::min(B, D) + D;  // last packet shorter
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+// ---- Gray-coded columns (§6.3) ----
+
+Task<> transpose_gray_naive(Node& self, Params p) {
+  const TwoD t = tr572::two_d(p, self.topology(), true);
+  const NodeId x = self.id(), N = self.size(), cmask = t.side - 1;
+  const int h = t.h;
+  // Where each block is after the two conversions: (G(I) || J) from (I || G(J)).
+  const auto converted = [&](NodeId s) { return (gray::encode(s >> h) << h) | gray::decode(s & cmask); };
+  Buffer mine = t.initial(x, self.data_mode());
+  // Row field binary -> Gray, bit i flipped where bit i+1 is set (i = 0 .. h-2), in each column
+  // subcube; then column field Gray -> binary, i = h-2 down to 0, bit i flipped where bit i+1
+  // (already binary) is set: exchanges between pairs that share that bit.
+  std::vector<int> dims;
+  std::vector<std::function<bool(NodeId)>> moves;
+  for (int i = 0; i + 1 < h; ++i) {
+    dims.push_back(h + i);
+    moves.push_back([=](NodeId node) { return ((node >> (h + i + 1)) & 1) != 0; });
+  }
+  for (int i = h - 2; i >= 0; --i) {
+    dims.push_back(i);
+    moves.push_back([=](NodeId node) { return ((node >> (i + 1)) & 1) != 0; });
+  }
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    if (!moves[k](x)) continue;  // the condition bit is never the one flipped: x's and its partner's
+    auto s = self.send(dims[k], std::move(mine));
+    auto r = self.recv(dims[k]);
+    co_await all_of(s, r);
+    mine = r.take();
+  }
+  // Then the plain SPT steps on the converted addresses: the block now at c goes to tr(c).
+  const auto tr = [&](NodeId c) { return ((c & cmask) << h) | (c >> h); };
+  NodeId here = 0;  // the source whose block this node now holds
+  for (NodeId s = 0; s < N; ++s)
+    if (converted(s) == x) here = s;
+  std::vector<std::pair<NodeId, Buffer>> held;
+  held.emplace_back(here, std::move(mine));
+  Buffer got = co_await step_by_step(
+      self, spt_order(t), [&](NodeId s) { return converted(s); },
+      [&](NodeId s) { return converted(s) ^ tr(converted(s)); }, std::move(held));
+  self.set_result(t.assemble(got, self.data_mode()));
+}
+
+Task<> transpose_gray_combined(Node& self, Params p) {
+  const TwoD t = tr572::two_d(p, self.topology(), true);
+  const NodeId x = self.id();
+  const int h = t.h;
+  Buffer buf = t.initial(x, self.data_mode());
+  bool even_row = true, even_parity_col = true;
+  for (int j = h - 1; j >= 0; --j) {
+    const int r = j + h, c = j;
+    const bool br = ((x >> r) & 1) != 0, bc = ((x >> c) & 1) != 0;
+    // TR-572 §6.3, the case table on (even-block-row, even-parity-block-column, bit j+n/2, bit j).
+    const bool relay = (even_row && even_parity_col && br == bc) || (!even_row && !even_parity_col && br != bc);
+    const bool col_first = (even_row && !even_parity_col && br == bc) || (!even_row && even_parity_col && br != bc);
+    if (relay) {  // (TT00), (TT11), (FF01), (FF10): recv(tmp, j+n/2); send(tmp, j)
+      Buffer tmp = co_await self.recv(r);
+      co_await self.send(c, std::move(tmp));
+    } else if (col_first) {  // (TF00), (TF11), (FT01), (FT10): send(buf, j); recv(buf, j+n/2)
+      co_await self.send(c, std::move(buf));
+      buf = co_await self.recv(r);
+    } else {  // the other eight: send(buf, j+n/2); recv(buf, j)
+      co_await self.send(r, std::move(buf));
+      buf = co_await self.recv(c);
+    }
+    even_row = !br;
+    if (bc) even_parity_col = !even_parity_col;
+  }
+  self.set_result(t.assemble(buf, self.data_mode()));
+}
+
+Prediction predict_gray(const Setup& s, bool naive) {
+  const TwoD t = tr572::two_d(s.params, s.topology, true);
+  Prediction pr;
+  const std::int64_t steps = t.n == 0 ? 0 : (naive ? 2 * t.n - 2 : t.n);
+  pr.source = naive ? "TR-572 §6.3: conversions then transpose, 2n - 2 routing steps of PQ/N"
+                    : "TR-572 §6.3: combined transpose and conversion, n routing steps of PQ/N";
+  pr.startups = steps * ceil_div(t.D(), s.params.B);
+  pr.msg_startups = steps;
+  pr.element_transfers = steps * t.D();
+  // Naive: steps are not synchronized; a node that skips a conversion step runs ahead and its
+  // sends queue at a partner still busy, so the 2n - 2 steps are an approximation (measured).
+  pr.relation = naive ? Relation::approx : Relation::exact;
+  pr.tolerance = naive ? 0.25 : 0.0;
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+const std::vector<std::string> kParams2d = {"P", "Q", "B"};
+
+Verdict verify_binary(const Setup& s, const std::vector<Buffer>& results) {
+  return tr572::two_d(s.params, s.topology, false).verify(s, results);
+}
+Verdict verify_gray(const Setup& s, const std::vector<Buffer>& results) {
+  return tr572::two_d(s.params, s.topology, true).verify(s, results);
+}
+
+const Registration kRegistration{[](Registry& r) {
+  r.add({.name = "transpose.spt",
+         .summary = "2-D transpose along one path per node, pipelined in packets of B (Single Path Transpose)",
+         .source = "TR-572 §6.1.1",
+         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
+         .process = transpose_spt, .predict = [](const Setup& s) { return predict_paths(s, 1); },
+         .verify = verify_binary,
+         .one_port = {.row = "(⌈PQ/(BN)⌉ + n - 1)(B t_c + tau), an all-port schedule", .relation = "lower bound (the paths queue at one port)",
+                      .deviations = {{Relation::lower_bound, 0, 9.02, "n=8 P=2^6 Q=2^12 B=1"}}},
+         .all_port = {.row = "(⌈PQ/(BN)⌉ + n - 1)(B t_c + tau)", .relation = "exact when B divides PQ/N, else upper bound",
+                      .deviations = {{Relation::upper_bound, 0, 0.999, "n=2 P=2^2 Q=2^3 B=3"}}}});
+  r.add({.name = "transpose.dpt",
+         .summary = "2-D transpose along two paths per node, each half the block (Dual Paths Transpose)",
+         .source = "TR-572 §6.1.2",
+         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
+         .process = transpose_dpt, .predict = [](const Setup& s) { return predict_paths(s, 2); },
+         .verify = verify_binary,
+         .one_port = {.row = "(⌈PQ/(2BN)⌉ + n - 1)(B t_c + tau), an all-port schedule", .relation = "lower bound (the paths queue at one port)",
+                      .deviations = {{Relation::lower_bound, 0, 18, "n=8 P=2^10 Q=2^11 B=3"}}},
+         .all_port = {.row = "(⌈PQ/(2BN)⌉ + n - 1)(B t_c + tau)", .relation = "exact when B divides PQ/2N, else upper bound",
+                      .deviations = {{Relation::upper_bound, 0, 0.998, "n=2 P=2^2 Q=2^3 B=3"}}}});
+  r.add({.name = "transpose.spt_steps",
+         .summary = "2-D transpose step by step on one port, as on the iPSC: n steps of whole blocks",
+         .source = "TR-572 §8.2.1, §9",
+         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
+         .process = transpose_spt_steps, .predict = predict_spt_steps, .verify = verify_binary,
+         .one_port = {.row = "n((PQ/N) t_c + ⌈PQ/(BN)⌉ tau) + 2 (PQ/N) t_copy", .relation = "exact"},
+         .all_port = {.row = "the same", .relation = "exact"}});
+  r.add({.name = "transpose.router_2d",
+         .summary = "2-D transpose by one routed send per node (the routing logic: iPSC Fig. 14(b), the CM router)",
+         .source = "TR-572 §8.2.1 Fig. 14(b), §8.2.2",
+         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
+         .process = transpose_router_2d, .predict = predict_router_2d, .verify = verify_binary,
+         .one_port = {.row = "store-and-forward: (⌈PQ/(BN)⌉ + n - 1)(b t_c + tau); pipelined: tau + (⌈PQ/(BN)⌉ + n - 1) dimension cycles", .relation = "lower bound (routes collide)",
+                      .deviations = {{Relation::lower_bound, 0, 17.5, "n=8 P=2^6 Q=2^12 B=1"}}},
+         .all_port = {.row = "the same", .relation = "lower bound (routes collide)",
+                      .deviations = {{Relation::lower_bound, 0, 7.95, "n=8 P=2^6 Q=2^12 B=1"}}}});
+  r.add({.name = "transpose.gray_naive",
+         .summary = "2-D transpose with Gray-coded columns: convert, then transpose (2n - 2 steps)",
+         .source = "TR-572 §6.3, Fig. 15",
+         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
+         .process = transpose_gray_naive, .predict = [](const Setup& s) { return predict_gray(s, true); },
+         .verify = verify_gray,
+         .one_port = {.row = "(2n - 2)((PQ/N) t_c + ⌈PQ/(BN)⌉ tau)", .relation = "approx <= 25 % (unsynchronized steps)",
+                      .deviations = {{Relation::approx, 0.25, 0.157, "n=6 P=2^4 Q=2^4 B=3"}}},
+         .all_port = {.row = "the same", .relation = "approx <= 25 %",
+                      .deviations = {{Relation::approx, 0.25, 0.167, "n=4 P=2^2 Q=2^3 B=1"}}}});
+  r.add({.name = "transpose.gray_combined",
+         .summary = "2-D transpose with Gray-coded columns, conversion combined with the transpose (n steps)",
+         .source = "TR-572 §6.3 pseudo-code, Fig. 15",
+         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
+         .process = transpose_gray_combined, .predict = [](const Setup& s) { return predict_gray(s, false); },
+         .verify = verify_gray,
+         .one_port = {.row = "n((PQ/N) t_c + ⌈PQ/(BN)⌉ tau)", .relation = "exact"},
+         .all_port = {.row = "the same", .relation = "exact"}});
+}};
+
+}  // namespace
+}  // namespace cubesim
