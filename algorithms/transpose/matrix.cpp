@@ -50,8 +50,7 @@ Buffer OneD::initial(NodeId x, bool data) const {
   return Buffer::make(D(), data, [&](std::int64_t i) { return element(before.row_at(x, i / Q), i % Q, Q); });
 }
 
-Buffer OneD::block_for(const Buffer& mine, NodeId x, NodeId y) const {
-  (void)x;
+Buffer OneD::block_for(const Buffer& mine, NodeId y) const {
   const std::int64_t rows = before.per_node(), cols = after.per_node();
   if (!mine.has_data()) return Buffer::sized(rows * cols);
   std::vector<Element> v(static_cast<std::size_t>(rows * cols));

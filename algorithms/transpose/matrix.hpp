@@ -58,8 +58,8 @@ struct OneD {
   [[nodiscard]] std::int64_t block() const { return D() / N; }
   /// Node x's rows of A.
   [[nodiscard]] Buffer initial(NodeId x, bool data) const;
-  /// The elements node x sends to node y, in x's local order.
-  [[nodiscard]] Buffer block_for(const Buffer& mine, NodeId x, NodeId y) const;
+  /// The elements a node sends to node y, in its local order (`mine`: its rows of A).
+  [[nodiscard]] Buffer block_for(const Buffer& mine, NodeId y) const;
   /// Node y's rows of A^T from the blocks it received, indexed by source node. The local
   /// rearrangement (TR-572 §5's final local transpose) is not charged.
   [[nodiscard]] Buffer assemble(NodeId y, const std::vector<Buffer>& from, bool data) const;

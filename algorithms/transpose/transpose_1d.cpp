@@ -51,7 +51,7 @@ void finish(Node& self, const OneD& o, std::vector<Buffer>& from) {
 std::vector<Buffer> initial_slots(Node& self, const OneD& o) {
   const Buffer mine = o.initial(self.id(), self.data_mode());
   std::vector<Buffer> slot(static_cast<std::size_t>(o.N));
-  for (NodeId k = 0; k < o.N; ++k) slot[static_cast<std::size_t>(k)] = o.block_for(mine, self.id(), k);
+  for (NodeId k = 0; k < o.N; ++k) slot[static_cast<std::size_t>(k)] = o.block_for(mine, k);
   return slot;
 }
 

@@ -88,23 +88,28 @@ Task<> paths_transpose(Node& self, Params p, int paths) {
   const NodeId x = self.id();
   const std::int64_t D = t.D();
   const Buffer mine = t.initial(x, self.data_mode());
-  // A node on the diagonal keeps its block, and may still relay others'.
-  std::vector<Task<>> roles;
-  std::vector<std::pair<NodeId, int>> which;  // (source, path) of each role
-  std::vector<Buffer> got(static_cast<std::size_t>(2 * self.size()));
+  // The paths through this node, (source, path, its dimensions), one role each: a node on the
+  // diagonal keeps its block and may still relay others'.
+  struct Role { NodeId source; int path; std::vector<int> dims; };
+  std::vector<Role> mine_roles;
   for (NodeId s = 0; s < self.size(); ++s) {
     if (t.target(s) == s) continue;
     for (int k = 0; k < paths; ++k) {
-      const std::vector<int> dims = path_dims(t, s, k == 1);
-      const std::int64_t half = paths == 1 ? D : (k == 0 ? D - D / 2 : D / 2);
+      std::vector<int> dims = path_dims(t, s, k == 1);
       NodeId at = s;
       bool on = at == x;
       for (int d : dims) on = on || (at ^= NodeId{1} << d) == x;
-      if (!on) continue;
-      Buffer part = s == x ? mine.slice(k == 0 ? 0 : D - D / 2, half) : Buffer{};
-      roles.push_back(path_role(self, dims, s, static_cast<int>(s * 2 + k), half, std::move(part), &got[which.size()]));
-      which.emplace_back(s, k);
+      if (on) mine_roles.push_back({s, k, std::move(dims)});
     }
+  }
+  std::vector<Buffer> got(mine_roles.size());
+  std::vector<Task<>> roles;
+  for (std::size_t i = 0; i < mine_roles.size(); ++i) {
+    Role& r = mine_roles[i];
+    const std::int64_t half = paths == 1 ? D : (r.path == 0 ? D - D / 2 : D / 2);
+    Buffer part = r.source == x ? mine.slice(r.path == 0 ? 0 : D - D / 2, half) : Buffer{};
+    roles.push_back(path_role(self, std::move(r.dims), r.source, static_cast<int>(r.source * 2 + r.path), half,
+                              std::move(part), &got[i]));
   }
   co_await all_of(std::move(roles));
   if (t.target(x) == x) {
@@ -113,8 +118,8 @@ Task<> paths_transpose(Node& self, Params p, int paths) {
   }
   Buffer mine_t;
   for (int k = 0; k < paths; ++k)
-    for (std::size_t i = 0; i < which.size(); ++i)
-      if (which[i].first == t.target(x) && which[i].second == k) mine_t.append(got[i]);
+    for (std::size_t i = 0; i < mine_roles.size(); ++i)
+      if (mine_roles[i].source == t.target(x) && mine_roles[i].path == k) mine_t.append(got[i]);
   // The block arriving here is the one of the node whose target is x: tr is an involution.
   self.set_result(t.assemble(mine_t, self.data_mode()));
 }
