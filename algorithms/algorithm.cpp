@@ -23,6 +23,7 @@ Time prediction_time(const Machine& m, const Prediction& p) {
   t = checked_add(t, checked_mul(p.element_transfers, m.t_c.count(), w), w);
   t = checked_add(t, checked_mul(p.flops, m.t_a.count(), w), w);
   t = checked_add(t, checked_mul(p.copies, m.t_copy.count(), w), w);
+  t = checked_add(t, p.delays.count(), w);
   return Time::ps(t);
 }
 

@@ -37,6 +37,7 @@ struct Prediction {
   std::int64_t element_transfers = 0;  ///< the table's "element transfers" column
   std::int64_t flops = 0;              ///< arithmetic on the critical path (reductions: the additions)
   std::int64_t copies = 0;             ///< elements copied on the critical path (TR-572 §8.1 t_copy terms)
+  Time delays;                         ///< idle time the schedule itself waits on the critical path (TR-572 §6.1.3's rounds)
   Relation relation = Relation::exact;
   double tolerance = 0.0;              ///< for approx: |sim/pred - 1| <= tolerance
   std::string source;                  ///< paper, table, row

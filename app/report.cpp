@@ -64,6 +64,7 @@ ojson prediction_json(const Prediction& p) {
   j["msg_startups"] = p.msg_startups;
   j["flops"] = p.flops;
   if (p.copies != 0) j["copies"] = p.copies;
+  if (p.delays != Time{}) j["delay_s"] = sec(p.delays);
   j["relation"] = relation_name(p.relation);
   if (p.relation == Relation::approx) j["tolerance"] = p.tolerance;
   j["source"] = p.source;

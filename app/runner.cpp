@@ -64,7 +64,7 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
   out.relation_holds = relation_holds(out.prediction, sim);
   const PathCounts& cp = out.stats.critical_path;
   out.terms_match = cp.startups == out.prediction.startups && cp.element_transfers == out.prediction.element_transfers &&
-                    cp.msg_startups == out.prediction.msg_startups &&
+                    cp.msg_startups == out.prediction.msg_startups && cp.delays == out.prediction.delays &&
                     (s.machine.t_copy == Time{} || cp.copies == out.prediction.copies) &&
                     // Free arithmetic (t_a = 0) takes no time, so no chain is made longer by it.
                     (s.machine.t_a == Time{} || cp.flops == out.prediction.flops);

@@ -14,6 +14,7 @@
 /// column indices (§6.3). A^T's block (J, I) goes to node (J || I) (or (J || G(I))): the whole
 /// block of node x goes to tr(x). A node transposes its block locally when it arrives (the
 /// "local transpose" of §5 and §6, not in the paper's formulas and not charged).
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -99,5 +100,17 @@ inline std::int64_t b_copy(const Params& p, const Machine& m) { return p.B_copy 
 
 /// The common limit on the matrix: PQ <= 2^24 elements in data mode, 2^40 in timing mode.
 std::optional<SetupError> check_matrix(const Setup& s);
+
+/// TR-572 Theorem 2, the MPT's closed form (seconds; tau the per-packet start-up, D = PQ/N), its
+/// case (1..4, in the theorem's order) and B_opt. Defined in transpose_mpt.cpp.
+struct Theorem2 {
+  double time = 0, b_opt = 0;
+  int case_number = 0;
+};
+Theorem2 theorem2(std::int64_t D, int n, double tau, double tc);
+/// TR-572 Theorem 3: every two-dimensional transpose takes at least max(n tau, (PQ/2N) t_c).
+inline double theorem3(std::int64_t D, int n, double tau, double tc) {
+  return std::max(n * tau, static_cast<double>(D) / 2 * tc);
+}
 
 }  // namespace cubesim::tr572
