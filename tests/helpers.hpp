@@ -50,6 +50,20 @@ inline bool takes_matrix(const AlgorithmInfo& info) {
   return std::find(info.params.begin(), info.params.end(), "P") != info.params.end();
 }
 
+/// The list and choice parameters of the grids, deterministic per point: a dimension
+/// permutation of the cube (a different one for each seed: a Fisher-Yates shuffle by a small
+/// LCG) and the variant, alternating 0 and 1.
+inline void fill_grid_params(Params& p, int n, std::int64_t seed) {
+  p.perm.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) p.perm[static_cast<std::size_t>(i)] = i;
+  std::uint64_t r = static_cast<std::uint64_t>(seed) * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (int i = n - 1; i > 0; --i) {
+    r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+    std::swap(p.perm[static_cast<std::size_t>(i)], p.perm[static_cast<std::size_t>((r >> 33) % static_cast<std::uint64_t>(i + 1))]);
+  }
+  p.variant = seed % 2;
+}
+
 /// Every registered algorithm of one family (matrix or not) on one port and on all ports, and on
 /// three ports those named: the cases of the grids that must cover every algorithm (a new one
 /// joins them by registering).

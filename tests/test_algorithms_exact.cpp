@@ -61,6 +61,7 @@ TEST_P(ExactFormula, SimulationEqualsTableToThePicosecond) {
         s.params.B = B;
         s.params.root = (n * 7 + M) % s.topology.size();  // roots other than 0 too
         s.params.k = (n * 5 + M + B) % (n + 1);             // first-phase dimensions, 0..n
+        cubesim::test::fill_grid_params(s.params, n, n * 31 + M + B);
         ASSERT_FALSE(info->check(s).has_value());
         const Prediction pred = info->predict(s);
         // Keep the suite fast: skip points with more than ~300k packet transmissions.

@@ -113,6 +113,7 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
         s.params.B = B;
         s.params.root = (n * 7 + M) % s.topology.size();
         s.params.k = (n * 5 + M + B) % (n + 1);
+        cubesim::test::fill_grid_params(s.params, n, n * 31 + M + B);
         if (info->check(s).has_value()) continue;
         SCOPED_TRACE("n=" + std::to_string(n) + " M=" + std::to_string(M) + " B=" + std::to_string(B) +
                      " tau=" + std::to_string(c.tau) + " t_c=" + std::to_string(c.t_c) +

@@ -137,4 +137,33 @@ Verdict TwoD::verify(const Setup& s, const std::vector<Buffer>& results) const {
       });
 }
 
+Task<Buffer> step_by_step(Node& self, const std::vector<int>& dims, std::function<NodeId(NodeId)> start,
+                          std::function<NodeId(NodeId)> route, std::vector<std::pair<NodeId, Buffer>> held) {
+  const NodeId x = self.id(), N = self.size();
+  std::vector<NodeId> pos(static_cast<std::size_t>(N));
+  for (NodeId s = 0; s < N; ++s) pos[static_cast<std::size_t>(s)] = start(s);
+  for (int d : dims) {
+    const NodeId bit = NodeId{1} << d, y = x ^ bit;
+    std::vector<Op> ops;
+    std::size_t sends = 0;
+    for (auto& [s, b] : held)
+      if (route(s) & bit) {
+        ops.push_back(self.send(d, std::move(b), static_cast<int>(s)));
+        ++sends;
+      }
+    std::vector<NodeId> incoming;
+    for (NodeId s = 0; s < N; ++s)
+      if (pos[static_cast<std::size_t>(s)] == y && (route(s) & bit)) incoming.push_back(s);
+    for (NodeId s : incoming) ops.push_back(self.recv(d, static_cast<int>(s)));
+    co_await all_of(ops);
+    std::erase_if(held, [&](const auto& h) { return (route(h.first) & bit) != 0; });
+    for (std::size_t i = 0; i < incoming.size(); ++i) held.emplace_back(incoming[i], ops[sends + i].take());
+    for (NodeId s = 0; s < N; ++s)
+      if (route(s) & bit) pos[static_cast<std::size_t>(s)] ^= bit;
+  }
+  if (held.empty()) co_return Buffer{};
+  if (held.size() != 1) throw std::logic_error("a node ends with " + std::to_string(held.size()) + " blocks");
+  co_return std::move(held.front().second);
+}
+
 }  // namespace cubesim::tr572

@@ -16,6 +16,7 @@
 /// "local transpose" of §5 and §6, not in the paper's formulas and not charged).
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -100,6 +101,21 @@ inline std::int64_t b_copy(const Params& p, const Machine& m) { return p.B_copy 
 
 /// The common limit on the matrix: PQ <= 2^24 elements in data mode, 2^40 in timing mode.
 std::optional<SetupError> check_matrix(const Setup& s);
+
+/// Moves whole blocks step by step (the one-port exchange steps of TR-572 §8.2.1): in step k
+/// every node sends, across dims[k], each block it holds whose remaining route crosses it, and
+/// receives those coming its way. Block s starts at start(s) and crosses the dimensions in
+/// route(s). `held`: the blocks this node starts with, by source. Returns the block that ends
+/// here (empty when none); more than one is a logic error.
+Task<Buffer> step_by_step(Node& self, const std::vector<int>& dims, std::function<NodeId(NodeId)> start,
+                          std::function<NodeId(NodeId)> route, std::vector<std::pair<NodeId, Buffer>> held);
+
+/// A parallel swapping (TR-572 Definition 18): disjoint pairs of address bits exchanged at once.
+using Swapping = std::vector<std::pair<int, int>>;
+/// permute.dimensions' decomposition of perm (perm[p] = where bit p goes) into parallel
+/// swappings, applied in order: variant 0 Lemma 15's construction, 1 two involutions. Defined in
+/// permute.cpp.
+std::vector<Swapping> dimension_swappings(const std::vector<int>& perm, int variant);
 
 /// TR-572 Theorem 2, the MPT's closed form (seconds; tau the per-packet start-up, D = PQ/N), its
 /// case (1..4, in the theorem's order) and B_opt. Defined in transpose_mpt.cpp.

@@ -158,38 +158,6 @@ Prediction predict_paths(const Setup& s, int paths) {
 
 // ---- step by step (one-port): spt_steps, and the Gray-code variants ----
 
-/// Moves whole blocks step by step: in step k every node sends, across dims[k], each block it
-/// holds whose remaining route crosses it. `route(s)` is the set of dimensions block s crosses
-/// and `start(s)` where it starts. Returns the block that ends here (null when none).
-Task<Buffer> step_by_step(Node& self, const std::vector<int>& dims, std::function<NodeId(NodeId)> start,
-                          std::function<NodeId(NodeId)> route, std::vector<std::pair<NodeId, Buffer>> held) {
-  const NodeId x = self.id(), N = self.size();
-  std::vector<NodeId> pos(static_cast<std::size_t>(N));
-  for (NodeId s = 0; s < N; ++s) pos[static_cast<std::size_t>(s)] = start(s);
-  for (int d : dims) {
-    const NodeId bit = NodeId{1} << d, y = x ^ bit;
-    std::vector<Op> ops;
-    std::size_t sends = 0;
-    for (auto& [s, b] : held)
-      if (route(s) & bit) {
-        ops.push_back(self.send(d, std::move(b), static_cast<int>(s)));
-        ++sends;
-      }
-    std::vector<NodeId> incoming;
-    for (NodeId s = 0; s < N; ++s)
-      if (pos[static_cast<std::size_t>(s)] == y && (route(s) & bit)) incoming.push_back(s);
-    for (NodeId s : incoming) ops.push_back(self.recv(d, static_cast<int>(s)));
-    co_await all_of(ops);
-    std::erase_if(held, [&](const auto& h) { return (route(h.first) & bit) != 0; });
-    for (std::size_t i = 0; i < incoming.size(); ++i) held.emplace_back(incoming[i], ops[sends + i].take());
-    for (NodeId s = 0; s < N; ++s)
-      if (route(s) & bit) pos[static_cast<std::size_t>(s)] ^= bit;
-  }
-  if (held.empty()) co_return Buffer{};
-  if (held.size() != 1) throw std::logic_error("a node ends with " + std::to_string(held.size()) + " blocks");
-  co_return std::move(held.front().second);
-}
-
 std::vector<int> spt_order(const TwoD& t) {
   std::vector<int> dims;
   for (int i = t.h - 1; i >= 0; --i) dims.insert(dims.end(), {t.h + i, i});
@@ -205,7 +173,7 @@ Task<> transpose_spt_steps(Node& self, Params p) {
   const auto relative = [&](NodeId s) { return s ^ t.target(s); };
   std::vector<std::pair<NodeId, Buffer>> held;
   held.emplace_back(x, std::move(mine));
-  Buffer got = co_await step_by_step(self, spt_order(t), [](NodeId s) { return s; }, relative, std::move(held));
+  Buffer got = co_await tr572::step_by_step(self, spt_order(t), [](NodeId s) { return s; }, relative, std::move(held));
   if (moves) co_await self.copy(t.D());  // receive buffer -> 2-D array
   self.set_result(t.assemble(got, self.data_mode()));
 }
@@ -296,7 +264,7 @@ Task<> transpose_gray_naive(Node& self, Params p) {
     if (converted(s) == x) here = s;
   std::vector<std::pair<NodeId, Buffer>> held;
   held.emplace_back(here, std::move(mine));
-  Buffer got = co_await step_by_step(
+  Buffer got = co_await tr572::step_by_step(
       self, spt_order(t), [&](NodeId s) { return converted(s); },
       [&](NodeId s) { return converted(s) ^ tr(converted(s)); }, std::move(held));
   self.set_result(t.assemble(got, self.data_mode()));
