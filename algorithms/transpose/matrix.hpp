@@ -117,6 +117,10 @@ using Swapping = std::vector<std::pair<int, int>>;
 /// permute.cpp.
 std::vector<Swapping> dimension_swappings(const std::vector<int>& perm, int variant);
 
+/// convert.cyclic's data movement: counts[src * N + dst] = elements going from src to dst
+/// (TR-572 §6.2: all-to-all personalized when P, Q >= N). Defined in convert_cyclic.cpp.
+std::vector<std::int64_t> conversion_counts(const Params& p, const Topology& t);
+
 /// TR-572 Theorem 2, the MPT's closed form (seconds; tau the per-packet start-up, D = PQ/N), its
 /// case (1..4, in the theorem's order) and B_opt. Defined in transpose_mpt.cpp.
 struct Theorem2 {
