@@ -142,6 +142,7 @@ TEST(ExactFormula, TimingOnlyModeGivesTheSameTimes) {
     rp.setup.topology = Topology::hypercube(5);
     rp.setup.params.M = 100;
     rp.setup.params.B = 64;
+    cubesim::test::fill_grid_params(rp.setup.params, 5, 100);
     const RunOutcome data = run_point(rp, *info, true);
     rp.setup.data_mode = false;
     const RunOutcome timing = run_point(rp, *info, true);

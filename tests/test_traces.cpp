@@ -68,6 +68,7 @@ TEST(Traces, EveryAlgorithmReplaysIdenticallyOnItsMachineAndRunsElsewhere) {
           s.params.Q = M == 1 ? 32 : 64;
           s.params.root = n > 1 ? 1 : 0;
           s.params.B = s.machine.packet_elements;
+          cubesim::test::fill_grid_params(s.params, n, M);
           if (info->check(s)) continue;
           SCOPED_TRACE(info->name + " ports " + s.machine.ports.name() + " n=" + std::to_string(n) + " M=" + std::to_string(M));
           Recorded r = record(*info, s);
@@ -93,7 +94,7 @@ TEST(Traces, EveryAlgorithmReplaysIdenticallyOnItsMachineAndRunsElsewhere) {
           const Machine mark2 = preset("caltech-mark2");
           const RunStats on_mark2 = replay(back, mark2, s.topology, mark2.packet_elements);
           EXPECT_EQ(on_mark2.messages, r.outcome.stats.messages);
-          EXPECT_GT(on_mark2.time, Time{});
+          EXPECT_EQ(on_mark2.time > Time{}, r.outcome.stats.time > Time{});  // a bit reversal of a 1-cube moves nothing
           if (n >= 2) {
             const Machine mesh = preset("mesh2d");
             const RunStats on_mesh = replay(back, mesh, mesh_of_size(s.topology.size()), mesh.packet_elements);

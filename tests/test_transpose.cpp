@@ -375,6 +375,81 @@ TEST(Transpose, ConversionAlgorithmsTakeTwoNAndNSteps) {
   }
 }
 
+TEST(Transpose, Figure19OnePortStartUpRatiosAndHalfTheDataTransfer) {
+  // §9, one-port (an exchange counted as one send): the 1-D transpose (transpose.exchange)
+  // moves half the data of the 2-D one (transpose.spt_steps); its start-ups are 1/2 to 1 times
+  // the 2-D ones when copying is negligible (1/2 once PQ/2N >= B_m), and 1/2 to
+  // B_m/(2 B_copy) + 1/2 = 2.5 times with the iPSC's copy and B_copy.
+  double lo_free = 9, hi_free = 0, lo_copy = 9, hi_copy = 0;
+  for (int n : {2, 4, 6})
+    for (std::int64_t P : {16, 64, 256, 1024, 4096})
+      for (bool copying : {false, true}) {
+        if (P < std::int64_t{1} << n) continue;  // the 1-D partitioning needs P >= N
+        cubesim::Setup s = setup("ipsc-os2", n, P, 256);
+        if (!copying) {
+          s.machine.t_copy = Time{};
+          s.params.B_copy = std::int64_t{1} << 30;  // copying is free: always buffer
+        }
+        const RunOutcome one = run("transpose.exchange", s), two = run("transpose.spt_steps", s);
+        ASSERT_TRUE(one.verified && two.verified);
+        EXPECT_EQ(2 * one.stats.critical_path.element_transfers, two.stats.critical_path.element_transfers);
+        const double ratio = static_cast<double>(one.stats.critical_path.startups) /
+                             static_cast<double>(two.stats.critical_path.startups);
+        const std::int64_t half = P * 256 >> (n + 1);  // PQ/2N
+        SCOPED_TRACE("n=" + std::to_string(n) + " P=" + std::to_string(P) + (copying ? " copying" : " free copies"));
+        if (copying) {
+          lo_copy = std::min(lo_copy, ratio), hi_copy = std::max(hi_copy, ratio);
+          EXPECT_GE(ratio, 0.5);
+          EXPECT_LE(ratio, 256.0 / (2 * 64) + 0.5);
+        } else {
+          lo_free = std::min(lo_free, ratio), hi_free = std::max(hi_free, ratio);
+          EXPECT_GE(ratio, 0.5);
+          EXPECT_LE(ratio, 1.0);
+          if (half >= 256) EXPECT_EQ(ratio, 0.5);
+        }
+      }
+  std::cout << "[ Fig. 19 ] 1-D / 2-D start-ups: free copies [" << lo_free << ", " << hi_free << "], iPSC copies ["
+            << lo_copy << ", " << hi_copy << "]\n";
+}
+
+TEST(Transpose, Figure19AllPortBreakEvenIsNotWhereSection9PutsIt) {
+  // §9, n ports, copies ignored: 1-D T = (PQ/2N) t_c + n tau against 2-D Theorem 2. §9 puts the
+  // break-even in Theorem 2's middle region at N ≈ c r / log² r, 1/2 < c < 1, r = PQ t_c / tau.
+  // (1) With the formulas as printed there is no break-even in that region: 1-D is lower at
+  // every point of it (n = 4..20, r/N across the region).
+  for (int n = 4; n <= 20; n += 2)
+    for (double f = 1.0; f <= 2.0; f += 0.05) {
+      const auto D = static_cast<std::int64_t>(f * n * n * 1000);  // tau = 1000 t_c: r/N = D/1000
+      const double one_d = static_cast<double>(D) / 2 * 1e-12 + n * 1e-9;
+      const tr572::Theorem2 th = tr572::theorem2(D, n, 1e-9, 1e-12);
+      if (th.case_number == 2 || th.case_number == 3) EXPECT_GT(th.time, one_d) << "n=" << n << " r/N=" << f * n * n;
+    }
+  // (2) Simulated (SBnT against MPT, all-port, B unconstraining, tau = 100 t_c): the 2-D
+  // transpose wins on small cubes, because SBnT's schedule does not reach its formula, and the
+  // 1-D one from n = 8 on, for r = 1.0e4 and for r = 1.7e5 alike; §9's N ≈ c r / log² r would put
+  // the break-even at N = 29..59 and 278..557.
+  for (std::int64_t P : {1024, 4096}) {
+    std::map<int, double> ratio;  // 2-D / 1-D
+    for (int n : {2, 4, 6, 8}) {
+      cubesim::Setup s;
+      s.machine = grid_machine(PortModel{PortKind::all}, 100'000'000, 1'000'000, 0, 0);
+      s.machine.packet_elements = std::int64_t{1} << 24;
+      s.topology = Topology::hypercube(n);
+      s.params.P = s.params.Q = P;
+      s.params.B = s.machine.packet_elements;
+      s.data_mode = false;
+      ratio[n] = run("transpose.mpt", s).stats.time.seconds() / run("transpose.sbnt", s).stats.time.seconds();
+    }
+    const double r = static_cast<double>(P * P) / 100;
+    std::cout << "[ Fig. 19 ] r = " << r << ", c r / log2² r for c = 1/2..1: " << r / (2 * std::log2(r) * std::log2(r)) << ".."
+              << r / (std::log2(r) * std::log2(r)) << "; MPT / SBnT at n = 2, 4, 6, 8:";
+    for (auto [n, x] : ratio) std::cout << " " << x;
+    std::cout << "\n";
+    EXPECT_LT(ratio[6], 1.0);
+    EXPECT_GT(ratio[8], 1.0);
+  }
+}
+
 TEST(Transpose, EveryTwoDimensionalTransposeRespectsTheorem3) {
   // TR-572 Theorem 3: at least max(n tau, (PQ/2N) t_c), on any port model.
   const Registry reg = make_registry();
