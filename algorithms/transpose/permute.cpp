@@ -150,13 +150,8 @@ Task<> permute_bitreverse(Node& self, Params p) { return permute(self, std::move
 Task<> permute_dimensions(Node& self, Params p) { return permute(self, std::move(p), false); }
 
 std::optional<SetupError> check_permute(const Setup& s, bool bitreverse) {
-  if (s.topology.kind() != Topology::Kind::hypercube)
-    return SetupError{"/topology/kind", "a dimension permutation runs on a hypercube, not a " + s.topology.kind_name()};
+  if (auto e = check_cube_collective(s, false)) return e;  // a hypercube, M >= 1, 1 <= B <= B_m
   const Params& p = s.params;
-  if (p.M < 1) return SetupError{"/params/M", "M (each node's block) must be at least 1 element"};
-  if (p.B < 1 || p.B > s.machine.packet_elements)
-    return SetupError{"/params/B", "B = " + std::to_string(p.B) + " must be between 1 and the machine's B_m = " +
-                                       std::to_string(s.machine.packet_elements)};
   const std::int64_t limit = std::int64_t{1} << (s.data_mode ? 24 : 40);
   if (p.M > limit / s.topology.size())
     return SetupError{"/params/M", "M N = " + std::to_string(p.M) + " x " + std::to_string(s.topology.size()) +

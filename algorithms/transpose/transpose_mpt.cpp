@@ -191,33 +191,32 @@ Prediction predict_mpt(const Setup& s) {
   Prediction pr;
   pr.source = "TR-572 §6.1.3: (2kH + 1)(tau + PQ t_c / (4kHN)) at each class's k, the largest over H";
   if (t.n == 0) return pr;
-  bool full = true;
-  Time worst = Time::ps(-1);
-  Plan at;
-  for (int H = 1; H <= t.h; ++H) {
-    const Plan pl = plan_for(H, D, s.params.B, s.machine);
-    full = full && D % pl.packets() == 0;
-    const Time T = pl.cycle * (2 * pl.k * H + 1);
-    if (T > worst) worst = T, at = pl;  // ties: the smaller H (the critical path ends in its chain)
-  }
-  // The chain of the last packet: the source waits for its cycle, 2H(k - 1) + 1, then 2H hops.
-  const std::int64_t hops = 2 * at.H;
-  pr.startups = hops;
-  pr.msg_startups = hops;
-  pr.element_transfers = hops * at.b;
-  pr.delays = at.cycle * (2 * at.H * (at.k - 1) + 1);
-  pr.relation = full ? Relation::exact : Relation::upper_bound;
   if (s.machine.ports.kind != PortKind::all) {
     // One port: the anti-diagonal source's packets queue at its port; then the last one's
     // 2H - 1 more hops. A lower bound.
     const Plan pl = plan_for(t.h, D, s.params.B, s.machine);
     const std::int64_t sent = ceil_div(D, pl.b), last = D - (sent - 1) * pl.b;
-    pr = Prediction{};
     pr.source = "TR-572 §6.1.3 on one port: the anti-diagonal node's packets in turn, the last over n - 1 more links";
     pr.relation = Relation::lower_bound;
     pr.startups = sent + t.n - 1;
     pr.msg_startups = pr.startups;
     pr.element_transfers = D + (t.n - 1) * last;
+  } else {
+    bool full = true;
+    Time worst = Time::ps(-1);
+    Plan at;
+    for (int H = 1; H <= t.h; ++H) {
+      const Plan pl = plan_for(H, D, s.params.B, s.machine);
+      full = full && D % pl.packets() == 0;
+      const Time T = pl.cycle * (2 * pl.k * H + 1);
+      if (T > worst) worst = T, at = pl;  // ties: the smaller H (the critical path ends in its chain)
+    }
+    // The chain of the last packet: the source waits for its cycle, 2H(k - 1) + 1, then 2H hops.
+    pr.startups = 2 * at.H;
+    pr.msg_startups = pr.startups;
+    pr.element_transfers = pr.startups * at.b;
+    pr.delays = at.cycle * (2 * at.H * (at.k - 1) + 1);
+    pr.relation = full ? Relation::exact : Relation::upper_bound;
   }
   const double tau = (s.machine.tau + s.machine.tau_msg).seconds(), tc = s.machine.t_c.seconds();
   if (tau > 0 && tc > 0) pr.b_opt = tr572::theorem2(D, t.n, tau, tc).b_opt;
