@@ -6,13 +6,53 @@
 
 namespace cubesim {
 
+RowTerms sbt_doubling_terms(std::int64_t M, int n, std::int64_t B) {
+  RowTerms t;
+  t.elements = ((std::int64_t{1} << n) - 1) * M;
+  for (int i = 0; i < n; ++i) t.startups += ceil_div((std::int64_t{1} << i) * M, B);
+  t.messages = n;
+  return t;
+}
+
+RowTerms balanced_levels_terms(std::int64_t M, int n, std::int64_t B) {
+  RowTerms t;
+  if (n == 0) return t;
+  t.elements = ceil_div(((std::int64_t{1} << n) - 1) * M, n);
+  for (int i = 1; i <= n; ++i) t.startups += ceil_div(binomial(n, i) * M, n * B);
+  t.messages = n;
+  return t;
+}
+
+RowTerms standard_exchange_terms(std::int64_t M, int n, std::int64_t B) {
+  const std::int64_t half = (std::int64_t{1} << n) * M / 2;
+  return {.startups = ceil_div(half, B) * n, .elements = half * n, .messages = n};
+}
+
+RowTerms nrsbt_alltoall_terms(std::int64_t M, int n, std::int64_t B) {
+  if (n == 0) return {};
+  const std::int64_t half = (std::int64_t{1} << n) * M / 2;
+  return {.startups = ceil_div(half, n * B) * n, .elements = half, .messages = n};
+}
+
+RowTerms ring_terms(std::int64_t M, int n, std::int64_t B) {
+  const std::int64_t steps = (std::int64_t{1} << n) - 1;
+  return {.startups = ceil_div(M, B) * steps, .elements = M * steps, .messages = steps};
+}
+
+RowTerms rotated_gray_terms(std::int64_t M, int n, std::int64_t B) {
+  if (n == 0) return {};
+  const std::int64_t steps = (std::int64_t{1} << n) - 1, part = ceil_div(M, n);
+  return {.startups = ceil_div(part, B) * steps, .elements = part * steps, .messages = steps};
+}
+
 Prediction predict_sbt_doubling(const Setup& s, std::string source) {
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = std::move(source);
-  pr.element_transfers = (N - 1) * M;
-  for (std::int64_t i = 0; i < n; ++i) pr.startups += ceil_div((std::int64_t{1} << i) * M, B);
-  pr.msg_startups = n;
+  const RowTerms t = sbt_doubling_terms(M, static_cast<int>(n), B);
+  pr.element_transfers = t.elements;
+  pr.startups = t.startups;
+  pr.msg_startups = t.messages;
   pr.b_opt = static_cast<double>(N * M) / 2;
   pr.min_startups = static_cast<double>(n);
   pr.time = prediction_time(s.machine, pr);
@@ -24,10 +64,10 @@ Prediction predict_rotated_gray(const Setup& s, std::string source) {
   Prediction pr;
   pr.source = std::move(source);
   if (n > 0) {
-    const std::int64_t part = ceil_div(M, n);
-    pr.element_transfers = part * (N - 1);
-    pr.startups = ceil_div(part, B) * (N - 1);
-    pr.msg_startups = N - 1;
+    const RowTerms t = rotated_gray_terms(M, static_cast<int>(n), B);
+    pr.element_transfers = t.elements;
+    pr.startups = t.startups;
+    pr.msg_startups = t.messages;
     pr.b_opt = static_cast<double>(M) / static_cast<double>(n);
     pr.min_startups = static_cast<double>(N - 1);
   }
@@ -52,9 +92,10 @@ Prediction predict_balanced_levels(const Setup& s, std::string source) {
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = std::move(source);
-  pr.element_transfers = n > 0 ? ceil_div((N - 1) * M, n) : 0;
-  for (int i = 1; i <= n; ++i) pr.startups += ceil_div(binomial(static_cast<int>(n), i) * M, n * B);
-  pr.msg_startups = n;
+  const RowTerms t = balanced_levels_terms(M, static_cast<int>(n), B);
+  pr.element_transfers = t.elements;
+  pr.startups = t.startups;
+  pr.msg_startups = t.messages;
   pr.b_opt = std::sqrt(2 / M_PI) * static_cast<double>(N * M) /
              std::pow(static_cast<double>(std::max<std::int64_t>(n, 1)), 1.5);
   pr.min_startups = static_cast<double>(n);

@@ -9,6 +9,29 @@
 
 namespace cubesim {
 
+/// The terms of one Table 1-4 row for a block of M elements on an n-cube with packets of B, for
+/// the algorithms that are sums of rows (TR-530 §5, Tables 5-12).
+struct RowTerms {
+  std::int64_t startups = 0, elements = 0, messages = 0;
+  RowTerms& operator+=(const RowTerms& o) {
+    startups += o.startups, elements += o.elements, messages += o.messages;
+    return *this;
+  }
+};
+/// Table 2 SBT-b(1,N) (recursive doubling; reversed: the all-to-all reduction): (N-1)M,
+/// sum_{i<n} ceil(2^i M / B), n messages.
+RowTerms sbt_doubling_terms(std::int64_t M, int n, std::int64_t B);
+/// Table 2 SBnT-b(n,N) and nRSBT-b(n,N): ceil((N-1)M/n), sum_{i=1}^{n} ceil(C(n,i) M / (nB)), n.
+RowTerms balanced_levels_terms(std::int64_t M, int n, std::int64_t B);
+/// Table 4 SBT-p(1,N) (the standard exchange): n steps of NM/2: (n/2)NM, ceil(NM/(2B)) n, n.
+RowTerms standard_exchange_terms(std::int64_t M, int n, std::int64_t B);
+/// Table 4 nRSBT-p(n,N): NM/2, ceil(NM/(2nB)) n, n.
+RowTerms nrsbt_alltoall_terms(std::int64_t M, int n, std::int64_t B);
+/// Table 2 GCEA(1,N) and CRA(1,N): (N-1)M, ceil(M/B)(N-1), N-1 messages.
+RowTerms ring_terms(std::int64_t M, int n, std::int64_t B);
+/// Table 2 GCEA(n,N): part = ceil(M/n) on every port: (N-1) part, (N-1) ceil(part/B), N-1.
+RowTerms rotated_gray_terms(std::int64_t M, int n, std::int64_t B);
+
 /// The row TR-530 Table 2 SBT-b(1,N) and Table 3 SBT-p(1,1) share: element transfers (N-1)M,
 /// start-ups sum_{i<n} ceil(2^i M / B), one message per dimension, B_opt = NM/2, min start-ups n.
 Prediction predict_sbt_doubling(const Setup& s, std::string source);

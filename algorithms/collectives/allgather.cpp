@@ -86,19 +86,7 @@ Task<> allgather_gcea_one_port(Node& self, Params p) {
 }
 
 Task<> allgather_sbt_one_port(Node& self, Params p) {
-  const NodeId x = self.id();
-  const int n = self.topology().dim();
-  Buffer all = gathered(self, p.M);
-  all.write(x * p.M, own_block(self, p.M));
-  for (int i = 0; i < n; ++i) {
-    const NodeId span = NodeId{1} << i;
-    const NodeId base = x & ~(span - 1);  // my group: nodes [base, base + 2^i)
-    auto snd = self.send(i, all.slice(base * p.M, span * p.M));
-    auto rcv = self.recv(i);
-    co_await all_of(snd, rcv);
-    all.write((base ^ span) * p.M, rcv.take());
-  }
-  self.set_result(std::move(all));
+  self.set_result(co_await routing::allgather_doubling(self, p.M, own_block(self, p.M), routing::SubCube::whole(self.topology().dim())));
 }
 
 /// The n-bit value rotated left by k (dimension d becomes (d + k) mod n).

@@ -130,32 +130,9 @@ Element alltoall_value(NodeId src, NodeId dst, NodeId N, std::int64_t M, std::in
 }
 
 /// The standard exchange (TR-572 §3.2, "Transposition by the Standard Exchange Algorithm")
-/// inside this node's subcube of dimensions dims-1 .. 0: slot v (blocks of M elements) holds at
-/// first this node's block for the subcube's node v, at the end node v's block for this node. In
-/// the step across d the half of the slots on the other side of d goes as one message.
+/// inside this node's subcube of dimensions dims-1 .. 0 (routing::standard_exchange).
 Task<Buffer> standard_exchange(Node& self, Buffer slots, int dims, std::int64_t M) {
-  const NodeId x = self.id(), S = NodeId{1} << dims;
-  for (int d = dims - 1; d >= 0; --d) {
-    const NodeId bit = NodeId{1} << d;
-    Buffer out = Buffer::sized(S / 2 * M);  // timing-only: the size is all there is
-    if (self.data_mode()) {
-      out = Buffer::of({});
-      for (NodeId v = 0; v < S; ++v)
-        if ((v & bit) != (x & bit)) out.append(slots.slice(v * M, M));
-    }
-    auto snd = self.send(d, std::move(out));
-    auto rcv = self.recv(d);
-    co_await all_of(snd, rcv);
-    const Buffer in = rcv.take();
-    if (!self.data_mode()) continue;
-    std::int64_t off = 0;
-    for (NodeId v = 0; v < S; ++v)
-      if ((v & bit) != (x & bit)) {
-        slots.write(v * M, in.slice(off, M));
-        off += M;
-      }
-  }
-  co_return slots;
+  return routing::standard_exchange(self, M, std::move(slots), routing::SubCube::whole(dims));
 }
 
 Task<> alltoall_sbt(Node& self, Params p) {

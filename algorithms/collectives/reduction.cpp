@@ -30,6 +30,7 @@
 //                      flops (N-1) M. Exact.
 #include <bit>
 
+#include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/collectives/verify.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/rows.hpp"
@@ -44,13 +45,7 @@ Buffer own_vector(const Node& self, std::int64_t M) {
   return Buffer::make(M, self.data_mode(), [&](std::int64_t i) { return input(x, i); });
 }
 
-/// acc += other, element by element (in data mode); the flops are charged by the caller.
-void add_into(Buffer& acc, const Buffer& other, std::int64_t offset = 0) {
-  if (!acc.has_data() || !other.has_data()) return;
-  auto a = acc.values();
-  auto b = other.values();
-  for (std::size_t i = 0; i < b.size(); ++i) a[static_cast<std::size_t>(offset) + i] += b[i];
-}
+using routing::add_into;
 
 Task<> reduce_sbt(Node& self, Params p) {
   const NodeId r = self.id() ^ p.root;  // address relative to the root
@@ -85,23 +80,9 @@ Task<> allreduce_sbt(Node& self, Params p) {
 
 Task<> reduce_scatter_sbt(Node& self, Params p) {
   const NodeId x = self.id(), N = self.size();
-  const int n = self.topology().dim();
-  const std::int64_t M = p.M;
-  // All N blocks, block j at offset j M; after the step over dimension d only the blocks whose
-  // owners agree with x on bits d.. are still held: [lo, lo + 2^d).
-  Buffer all = Buffer::make(N * M, self.data_mode(),
+  Buffer all = Buffer::make(N * p.M, self.data_mode(),
                             [&](std::int64_t k) { return static_cast<Element>(x + k + 1); });
-  for (int d = n - 1; d >= 0; --d) {
-    const NodeId span = NodeId{1} << d;
-    const NodeId lo = x & ~((span << 1) - 1);           // the 2^(d+1) blocks held now
-    const NodeId mine = lo | (x & span), theirs = lo | (~x & span);
-    auto snd = self.send(d, all.slice(theirs * M, span * M));
-    auto rcv = self.recv(d);
-    co_await all_of(snd, rcv);
-    add_into(all, rcv.take(), mine * M);
-    co_await self.compute(span * M);
-  }
-  self.set_result(all.slice(x * M, M));
+  self.set_result(co_await routing::reduce_halving(self, p.M, std::move(all), routing::SubCube::whole(self.topology().dim())));
 }
 
 /// sum over x of v_x = sum_x (x + c) = N(N-1)/2 + N c.

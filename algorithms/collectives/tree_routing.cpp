@@ -98,32 +98,39 @@ struct StepOps {
   std::vector<std::pair<std::size_t, int>> recvs;  // (index into ops, dimension)
 };
 
-/// The step form both all-to-all collectives share: in every step, across every dimension whose
+/// One step of the step form the all-to-all collectives share: across every dimension whose
 /// message is not empty, one exchange (a send and a receive at once). `pack(d, entry, out)`
-/// appends an edge's items to the message across d; `unpack(entry, got, offset)` takes them, in
+/// appends an edge's items to the message across d; `unpack(d, entry, got, offset)` takes them, in
 /// the same order, from the message received (every node has the same lists: the schedule is
-/// translated).
+/// translated). Returns the elements received.
 template <class Pack, class Unpack>
-Task<> exchange_steps(Node& self, const Plan& P, std::int64_t M, Pack pack, Unpack unpack) {
-  for (int s = 0; s < P.steps; ++s) {
-    StepOps st;
-    for (int d = 0; d < P.n; ++d) {
-      const auto& list = P.at(s, d);
-      if (list.empty() || elements(P, M, list) == 0) continue;
-      Buffer out;
-      for (const Entry& e : list) pack(d, e, out);
-      st.ops.push_back(self.send(d, std::move(out)));
-      st.recvs.emplace_back(st.ops.size(), d);
-      st.ops.push_back(self.recv(d));
-    }
-    if (st.ops.empty()) continue;
-    co_await all_of(st.ops);
-    for (auto [k, d] : st.recvs) {
-      const Buffer got = st.ops[k].take();
-      std::int64_t off = 0;
-      for (const Entry& e : P.at(s, d)) unpack(e, got, off);
-    }
+Task<std::int64_t> exchange_step(Node& self, const Plan& P, const SubCube& sub, int s, std::int64_t M, Pack& pack,
+                                 Unpack& unpack) {
+  StepOps st;
+  for (int d = 0; d < P.n; ++d) {
+    const auto& list = P.at(s, d);
+    if (list.empty() || elements(P, M, list) == 0) continue;
+    Buffer out;
+    for (const Entry& e : list) pack(d, e, out);
+    st.ops.push_back(self.send(sub.dims[d], std::move(out)));
+    st.recvs.emplace_back(st.ops.size(), d);
+    st.ops.push_back(self.recv(sub.dims[d]));
   }
+  if (st.ops.empty()) co_return 0;
+  co_await all_of(st.ops);
+  std::int64_t received = 0;
+  for (auto [k, d] : st.recvs) {
+    const Buffer got = st.ops[k].take();
+    received += got.size();
+    std::int64_t off = 0;
+    for (const Entry& e : P.at(s, d)) unpack(d, e, got, off);
+  }
+  co_return received;
+}
+
+template <class Pack, class Unpack>
+Task<> exchange_steps(Node& self, const Plan& P, const SubCube& sub, std::int64_t M, Pack pack, Unpack unpack) {
+  for (int s = 0; s < P.steps; ++s) co_await exchange_step(self, P, sub, s, M, pack, unpack);
 }
 
 }  // namespace
@@ -233,18 +240,22 @@ Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer mes
 }
 
 Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl) {
+  return allgather(self, M, std::move(own), pl, SubCube::whole(pl->n));
+}
+
+Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl, const SubCube& sub) {
   const Plan& P = *pl;
-  const NodeId x = self.id();
+  const NodeId x = sub.local(self.id());
   Buffer all = Buffer::make(P.N * M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
   all.write(x * M, own);
   auto where = [&](std::int64_t src, int j) { return src * M + P.part_offset(M, j); };
   co_await exchange_steps(
-      self, P, M,
+      self, P, sub, M,
       [&](int d, const Entry& e, Buffer& out) {  // x holds part j of the block of src
         const int j = static_cast<int>(e.tree);
         out.append(all.slice(where(x ^ (NodeId{1} << d) ^ e.q, j), P.part_size(M, j)));
       },
-      [&](const Entry& e, const Buffer& got, std::int64_t& off) {
+      [&](int, const Entry& e, const Buffer& got, std::int64_t& off) {
         const int j = static_cast<int>(e.tree);
         all.write(where(x ^ e.q, j), got.slice(off, P.part_size(M, j)));
         off += P.part_size(M, j);
@@ -252,9 +263,38 @@ Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<c
   co_return all;
 }
 
-Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl) {
+Task<Buffer> reduce_scatter(Node& self, std::int64_t M, Buffer partials, std::shared_ptr<const Plan> pl, const SubCube& sub) {
   const Plan& P = *pl;
-  const NodeId x = self.id();
+  const NodeId x = sub.local(self.id());
+  auto where = [&](std::int64_t dst, int j) { return dst * M + P.part_offset(M, j); };
+  // The all-to-all broadcast backwards: where it sent part j of the block of src across d, this
+  // receives the partial sum for src from that neighbour and adds it; where it received, this
+  // sends its partial sum for src, complete by then (its subtree's edges come later forwards,
+  // earlier backwards).
+  auto pack = [&](int, const Entry& e, Buffer& out) {
+    const int j = static_cast<int>(e.tree);
+    out.append(partials.slice(where(x ^ e.q, j), P.part_size(M, j)));
+  };
+  auto unpack = [&](int d, const Entry& e, const Buffer& got, std::int64_t& off) {
+    const int j = static_cast<int>(e.tree);
+    const std::int64_t at = where(x ^ (NodeId{1} << d) ^ e.q, j), len = P.part_size(M, j);
+    add_into(partials, got.slice(off, len), at);
+    off += len;
+  };
+  for (int s = P.steps - 1; s >= 0; --s) {
+    const std::int64_t received = co_await exchange_step(self, P, sub, s, M, pack, unpack);
+    if (received > 0) co_await self.compute(received);
+  }
+  co_return partials.slice(x * M, M);
+}
+
+Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl) {
+  return alltoall(self, M, std::move(own), pl, SubCube::whole(pl->n));
+}
+
+Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl, const SubCube& sub) {
+  const Plan& P = *pl;
+  const NodeId x = sub.local(self.id());
   const std::int64_t N = P.N;
   // Every node holds, for each source src and tree j, the parts (of the blocks src sends) for the
   // subtree of tree j below this node (relative address q = x ^ src), ascending: a segment of
@@ -278,7 +318,7 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<co
       hold.write(item(j, 0, w), own.slice((x ^ w) * M + P.part_offset(M, j), P.part_size(M, j)));
   }
   co_await exchange_steps(
-      self, P, M,
+      self, P, sub, M,
       [&](int d, const Entry& e, Buffer& out) {  // the parts for q's subtree, held for parent(q)
         const int j = static_cast<int>(e.tree);
         const std::int64_t par = e.q ^ (std::int64_t{1} << d);  // this node, relative to the source
@@ -286,7 +326,7 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<co
         for (std::uint32_t w : P.below(j, e.q))
           out.append(hold.slice(item(j, par, rank_in(mine, w)), P.part_size(M, j)));
       },
-      [&](const Entry& e, const Buffer& got, std::int64_t& off) {
+      [&](int, const Entry& e, const Buffer& got, std::int64_t& off) {
         const int j = static_cast<int>(e.tree);
         const std::int64_t len = static_cast<std::int64_t>(P.below(j, e.q).size()) * P.part_size(M, j);
         hold.write(item(j, e.q, 0), got.slice(off, len));
@@ -371,6 +411,70 @@ Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer 
   Buffer mine = Buffer::make(M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
   for (int j = 0; j < P.trees; ++j) mine.write(P.part_offset(M, j), hold.slice(item(j, 0), P.part_size(M, j)));
   co_return mine;
+}
+
+void add_into(Buffer& acc, const Buffer& other, std::int64_t offset) {
+  if (!acc.has_data() || !other.has_data()) return;
+  auto a = acc.values();
+  auto b = other.values();
+  for (std::size_t i = 0; i < b.size(); ++i) a[static_cast<std::size_t>(offset) + i] += b[i];
+}
+
+Task<Buffer> allgather_doubling(Node& self, std::int64_t M, Buffer own, const SubCube& sub) {
+  const NodeId x = sub.local(self.id());
+  Buffer all = Buffer::make(sub.size() * M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
+  all.write(x * M, own);
+  for (int i = 0; i < sub.n(); ++i) {
+    const NodeId span = NodeId{1} << i;
+    const NodeId base = x & ~(span - 1);  // my group: local nodes [base, base + 2^i)
+    auto snd = self.send(sub.dims[i], all.slice(base * M, span * M));
+    auto rcv = self.recv(sub.dims[i]);
+    co_await all_of(snd, rcv);
+    all.write((base ^ span) * M, rcv.take());
+  }
+  co_return all;
+}
+
+Task<Buffer> reduce_halving(Node& self, std::int64_t M, Buffer all, const SubCube& sub) {
+  const NodeId x = sub.local(self.id());
+  // After the step over local dimension d only the blocks whose owners agree with x on bits d..
+  // are still held: [lo, lo + 2^d).
+  for (int d = sub.n() - 1; d >= 0; --d) {
+    const NodeId span = NodeId{1} << d;
+    const NodeId lo = x & ~((span << 1) - 1);  // the 2^(d+1) blocks held now
+    const NodeId mine = lo | (x & span), theirs = lo | (~x & span);
+    auto snd = self.send(sub.dims[d], all.slice(theirs * M, span * M));
+    auto rcv = self.recv(sub.dims[d]);
+    co_await all_of(snd, rcv);
+    add_into(all, rcv.take(), mine * M);
+    co_await self.compute(span * M);
+  }
+  co_return all.slice(x * M, M);
+}
+
+Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, const SubCube& sub) {
+  const NodeId x = sub.local(self.id()), S = sub.size();
+  for (int d = sub.n() - 1; d >= 0; --d) {
+    const NodeId bit = NodeId{1} << d;
+    Buffer out = Buffer::sized(S / 2 * M);  // timing-only: the size is all there is
+    if (self.data_mode()) {
+      out = Buffer::of({});
+      for (NodeId v = 0; v < S; ++v)
+        if ((v & bit) != (x & bit)) out.append(slots.slice(v * M, M));
+    }
+    auto snd = self.send(sub.dims[d], std::move(out));
+    auto rcv = self.recv(sub.dims[d]);
+    co_await all_of(snd, rcv);
+    const Buffer in = rcv.take();
+    if (!self.data_mode()) continue;
+    std::int64_t off = 0;
+    for (NodeId v = 0; v < S; ++v)
+      if ((v & bit) != (x & bit)) {
+        slots.write(v * M, in.slice(off, M));
+        off += M;
+      }
+  }
+  co_return slots;
 }
 
 }  // namespace cubesim::routing

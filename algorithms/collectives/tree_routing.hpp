@@ -45,6 +45,34 @@ constexpr const char* family_name(Family f) {
   return "?";
 }
 
+/// A subcube of the machine's cube on which a collective runs: a processor row or column of a
+/// 2-D grid (TR-530 §5.2: "rows" use the least n2 dimensions, columns the other n1). Local
+/// dimension d is the cube's dimension dims[d]; a node's local address is its bits on those
+/// dimensions, and a plan's relative addresses and block indices are local ones.
+struct SubCube {
+  std::vector<int> dims;
+  /// The whole n-cube (local = global).
+  static SubCube whole(int n) { return range(0, n); }
+  /// Dimensions lo, lo + 1, ..., lo + count - 1.
+  static SubCube range(int lo, int count) {
+    SubCube s;
+    for (int d = 0; d < count; ++d) s.dims.push_back(lo + d);
+    return s;
+  }
+  [[nodiscard]] int n() const { return static_cast<int>(dims.size()); }
+  [[nodiscard]] std::int64_t size() const { return std::int64_t{1} << n(); }
+  [[nodiscard]] NodeId local(NodeId x) const {
+    NodeId r = 0;
+    for (int d = 0; d < n(); ++d) r |= ((x >> dims[d]) & 1) << d;
+    return r;
+  }
+  /// The node of x's subcube whose local address is `a`.
+  [[nodiscard]] NodeId member(NodeId x, NodeId a) const {
+    for (int d = 0; d < n(); ++d) x = (x & ~(NodeId{1} << dims[d])) | (((a >> d) & 1) << dims[d]);
+    return x;
+  }
+};
+
 struct Entry {
   std::uint32_t q;    ///< the tree node (relative address) the edge leads into
   std::uint32_t tree;
@@ -75,14 +103,39 @@ std::shared_ptr<const Plan> plan(Family f, Schedule s, int n, bool with_subtrees
 
 /// One-to-all broadcast in step form: the root's `message` (M elements) reaches every node.
 Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer message, std::shared_ptr<const Plan> plan);
-/// All-to-all broadcast in step form: returns all N blocks (M elements each) in node order.
+/// All-to-all broadcast in step form: returns all N blocks (M elements each) in node order. On a
+/// subcube (plan.n == sub.n()), the blocks of its nodes in local-address order.
 Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan);
+Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan, const SubCube& sub);
+/// All-to-all reduction (reduce-scatter) in step form: the all-to-all broadcast run backwards
+/// (TR-530 §5.1: "the same algorithms, but in the other direction"). `partials` holds one block of
+/// M elements for every node of the subcube (local-address order); each node ends with the sum
+/// over the subcube of the blocks for itself. Every element received is added to the partial sum
+/// it belongs to, one flop each, charged after the step's messages have arrived.
+Task<Buffer> reduce_scatter(Node& self, std::int64_t M, Buffer partials, std::shared_ptr<const Plan> plan, const SubCube& sub);
 /// All-to-all personalized in step form: `own` holds N blocks of M by destination; returns N
-/// blocks by source.
+/// blocks by source (local addresses on a subcube).
 Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan);
+Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan, const SubCube& sub);
 /// One-to-all personalized, reverse breadth-first (TR-572 §3.1): the root's `all` holds N blocks
 /// of M by destination node; returns this node's block.
 Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer all, std::shared_ptr<const Plan> plan);
+
+/// The one-port SBT forms on a subcube (TR-530 §4.2.2, Table 2 SBT-b(1,N); §5.1 A4; TR-572 §3.2),
+/// one exchange per dimension:
+///  - allgather_doubling: recursive doubling, local dimensions 0, 1, ..., n-1; step i exchanges
+///    the 2^i blocks gathered so far. Returns the subcube's blocks in local-address order.
+///  - reduce_halving: the same backwards (recursive halving), local dimensions n-1, ..., 0; step d
+///    sends the 2^d partial blocks whose owners lie across d and adds the 2^d received (one flop an
+///    element, charged after the message). `partials`: one block per subcube node; returns the
+///    sum of the blocks for this node.
+///  - standard_exchange: all-to-all personalized, local dimensions n-1, ..., 0; slot v holds at
+///    first this node's block for local node v and at the end local node v's block for this one.
+Task<Buffer> allgather_doubling(Node& self, std::int64_t M, Buffer own, const SubCube& sub);
+Task<Buffer> reduce_halving(Node& self, std::int64_t M, Buffer partials, const SubCube& sub);
+Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, const SubCube& sub);
+/// acc[offset ..] += other, element by element, in data mode (the caller charges the flops).
+void add_into(Buffer& acc, const Buffer& other, std::int64_t offset = 0);
 
 /// The terms of a schedule run in lockstep, for the rows TR-530 does not give: start-ups,
 /// element transfers and messages summed over the steps (or messages) named below.

@@ -1,0 +1,66 @@
+#pragma once
+/// Matrix multiplication on the Boolean cube (Johnsson & Ho, TR-530 §5): A <- C D + E, C of
+/// P x Q, D of Q x R, E and A of P x R (the paper's notation; docs/matmul.md has the crosswalk to
+/// C = A B of FOH and Gao). Shared by the one- and two-dimensional algorithms: the matrices'
+/// values, blocks of them, the local multiply, the check of the product, and the cost terms.
+///
+/// Values are small integers (|c|, |d| <= 3, 0 <= e <= 2), so every product and sum is exact in
+/// doubles and the check compares exactly. The reference product is computed once, outside the
+/// simulation, in verify.
+///
+/// Blocks and padding. A matrix of X rows on N1 processors is cut into blocks of ceil(X/N1) rows
+/// (TR-530 §5: "⌈P/N1⌉"); the last blocks are padded with zero rows (columns likewise). Every node
+/// holds, sends and multiplies whole padded blocks, so the tables' ⌈X/N⌉ terms are the block
+/// sizes; where a table writes PQ/N we read P⌈Q/N⌉ (equal when N divides Q), and arithmetic is
+/// charged on padded blocks too (2 Q ⌈P/N1⌉ ⌈R/N2⌉ is "2Q per element of the node's block").
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+#include "algorithms/rows.hpp"
+
+namespace cubesim::matmul {
+
+enum class Which { C, D, E };
+Element value(Which m, std::int64_t i, std::int64_t j);
+
+/// A rectangle of a matrix: rows [r0, r0 + rows), columns [c0, c0 + cols).
+struct Rect {
+  std::int64_t r0 = 0, rows = 0, c0 = 0, cols = 0;
+  [[nodiscard]] std::int64_t size() const { return rows * cols; }
+};
+
+/// The matrix sizes of a run.
+struct Shape {
+  std::int64_t P = 0, Q = 0, R = 0;
+  [[nodiscard]] std::int64_t rows(Which m) const { return m == Which::D ? Q : P; }
+  [[nodiscard]] std::int64_t cols(Which m) const { return m == Which::C ? Q : R; }
+};
+
+/// The block `r` of matrix m, row-major; entries outside the matrix (padding) are 0.
+Buffer block(bool data, const Shape& sh, Which m, const Rect& r);
+
+/// A[a_off + i lda + j] += sum_{t<k} C[c_off + i ldc + t] D[d_off + t ldd + j] for i < m, j < n,
+/// in data mode (the caller charges the flops).
+struct Operand {
+  const Buffer* buf;
+  std::int64_t off, ld;
+};
+void multiply_add(Buffer& A, std::int64_t a_off, std::int64_t lda, Operand C, Operand D, std::int64_t m, std::int64_t k,
+                  std::int64_t n);
+
+/// Checks that node x ends with the A block `where(x)` (row-major, padding 0) of A = C D + E.
+Verdict verify_product(const Setup& s, const std::vector<Buffer>& results, const std::function<Rect(NodeId)>& where);
+
+/// Common checks: a hypercube, P, Q, R >= 1, B within the machine's B_m, and in data mode no more
+/// than 2^27 elements held by all nodes at once (`peak_per_node` elements each; the timing mode
+/// has no such limit).
+std::optional<SetupError> check(const Setup& s, std::int64_t peak_per_node);
+
+/// A prediction from row terms (TR-530 Tables 6-12 are sums of Table 1-4 rows) and flops.
+Prediction from_terms(const Setup& s, const RowTerms& t, std::int64_t flops, std::string source);
+
+}  // namespace cubesim::matmul
