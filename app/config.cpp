@@ -50,7 +50,9 @@ struct Parser {
   Topology topology(const ojson& t, const std::string& ptr) const { return parse_topology(t, file, ptr); }
 
   /// One fully resolved config (no sweep) -> Setup.
-  Setup setup(const ojson& j, const AlgorithmInfo& info) const {
+  /// `lenient`: the algorithm is swept, so a parameter another swept algorithm takes is ignored
+  /// where this one takes none (docs/matmul.md "Comparing algorithms").
+  Setup setup(const ojson& j, const AlgorithmInfo& info, const std::set<std::string>& lenient = {}) const {
     Setup s;
     // Machine.
     ResolvedMachine rm = resolve_machine(j["machine"], file, "/machine");
@@ -67,6 +69,7 @@ struct Parser {
     std::set<std::string> accepted(info.params.begin(), info.params.end());
     for (const auto& [k, v] : pj.items()) {
       const std::string ptr = "/params/" + k;
+      if (accepted.count(k) == 0 && lenient.count(k)) continue;
       if (accepted.count(k) == 0)
         fail(ptr, find_param(k) != nullptr ? info.name + " takes no parameter \"" + k + "\" (it takes: " + join(info.params) + ")"
                                       : "unknown parameter \"" + k + "\" (" + info.name + " takes: " + join(info.params) + ")");
@@ -102,7 +105,7 @@ std::string dotted_to_pointer(const std::string& key) {
 }
 
 bool allowed_sweep_key(const std::string& key) {
-  static const std::set<std::string> exact = {"machine", "topology.dim", "topology.shape", "topology.kind", "mode"};
+  static const std::set<std::string> exact = {"algorithm", "machine", "topology.dim", "topology.shape", "topology.kind", "mode"};
   if (exact.count(key)) return true;
   for (const char* prefix : {"params.", "machine_overrides."})
     if (key.rfind(prefix, 0) == 0 && key.size() > std::string(prefix).size() &&
@@ -154,9 +157,22 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     if (!sw.is_object()) P.fail("/sweep", "sweep maps dotted config keys to lists of values");
     for (const auto& [k, v] : sw.items()) {
       if (!allowed_sweep_key(k))
-        P.fail("/sweep/" + k, "cannot sweep \"" + k + "\" (sweep machine, mode, topology.dim, topology.shape, topology.kind, params.X or machine_overrides.X)");
+        P.fail("/sweep/" + k, "cannot sweep \"" + k + "\" (sweep algorithm, machine, mode, topology.dim, topology.shape, topology.kind, params.X or machine_overrides.X)");
       if (!v.is_array() || v.empty()) P.fail("/sweep/" + k, "a sweep axis is a non-empty list of values");
       axes.emplace_back(k, std::vector<ojson>(v.begin(), v.end()));
+    }
+  }
+  // A swept algorithm: every name must exist; the parameters any of them takes are accepted.
+  std::set<std::string> lenient;
+  for (const auto& [key, values] : axes) {
+    if (key != "algorithm") continue;
+    ex.algorithm_swept = true;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const AlgorithmInfo* a = values[i].is_string() ? registry.find(values[i].get<std::string>()) : nullptr;
+      if (a == nullptr)
+        P.fail("/sweep/algorithm/" + std::to_string(i), values[i].is_string() ? "unknown algorithm " + values[i].dump()
+                                                                               : "an algorithm is a name (a string)");
+      lenient.insert(a->params.begin(), a->params.end());
     }
   }
   std::size_t total = 1;
@@ -175,8 +191,9 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
       point[ptr] = values[idx[a]];
       rp.point.emplace_back(key, values[idx[a]]);
     }
+    rp.info = ex.algorithm_swept ? registry.find(point["algorithm"].get<std::string>()) : ex.info;
     try {
-      rp.setup = P.setup(point, *ex.info);
+      rp.setup = P.setup(point, *rp.info, lenient);
     } catch (const InputError& e) {
       // Point the error at the swept value that caused it, when it did.
       for (std::size_t a = 0; a < axes.size(); ++a) {

@@ -19,13 +19,15 @@ using ojson = nlohmann::ordered_json;
 struct RunPoint {
   std::vector<std::pair<std::string, ojson>> point;  ///< swept key -> value, in sweep order
   Setup setup;
+  const AlgorithmInfo* info = nullptr;  ///< the point's algorithm (a sweep may vary it)
 };
 
 struct Experiment {
   std::string file;
   std::string name;
-  std::string algorithm;
+  std::string algorithm;                ///< the config's "algorithm" (each run's may differ: RunPoint::info)
   const AlgorithmInfo* info = nullptr;
+  bool algorithm_swept = false;         ///< "algorithm" is a sweep axis: reports name each run's, and the winner
   bool verify = true;
   std::vector<RunPoint> runs;
 };

@@ -78,12 +78,12 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
   outcomes.reserve(ex.runs.size());
   for (const RunPoint& p : ex.runs) {
     trace::TraceSession session(formats, p.setup.topology);
-    outcomes.push_back(run_point(p, *ex.info, ex.verify, engine, session.observer()));
+    outcomes.push_back(run_point(p, *p.info, ex.verify, engine, session.observer()));
     const RunOutcome& o = outcomes.back();
     if (formats.any() && o.error.empty()) {
       const std::string stem = run_stem(ex.name, outcomes.size() - 1, ex.runs.size());
       for (const std::string& f : session.write((std::filesystem::path(out_dir) / "traces").string(), stem,
-                                                trace_header(ex.name, ex.algorithm, p.setup, o.stats), p.setup.machine))
+                                                trace_header(ex.name, p.info->name, p.setup, o.stats), p.setup.machine))
         log->info("wrote {}", f);
     }
     if (o.cycle_ran && !o.error.empty()) log->error("{}: {}", ex.name, o.error);
@@ -184,7 +184,7 @@ int cmd_predict(const Registry& reg, const std::string& config, bool json) {
   Experiment ex = load_experiment(config, reg);
   ojson arr = ojson::array();
   for (const RunPoint& p : ex.runs) {
-    Prediction pr = ex.info->predict(p.setup);
+    Prediction pr = p.info->predict(p.setup);
     ojson pt = ojson::object();
     for (const auto& [k, v] : p.point) pt[k] = v;
     arr.push_back({{"point", pt}, {"topology", p.setup.topology.describe()}, {"predicted", prediction_json(pr)}});

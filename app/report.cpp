@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
+#include "app/params_json.hpp"
 #include "sim/number_format.hpp"
 
 namespace cubesim {
@@ -19,6 +21,43 @@ std::string point_label(const RunPoint& p) {
   std::string s;
   for (const auto& [k, v] : p.point) s += (s.empty() ? "" : " ") + k + "=" + v.dump();
   return s.empty() ? "-" : s;
+}
+
+/// Where the algorithm is swept: at each point (the other swept values), the fastest algorithm,
+/// its lead over the runner-up (margin = runner-up / winner - 1) and how far each run is behind
+/// it (behind = this run / winner - 1). Runs that failed take no part.
+struct Standing {
+  std::string winner;
+  double margin = NAN, behind = NAN;
+};
+
+double run_seconds(const RunOutcome& r) {
+  if (r.cycle_ran) return r.error.empty() ? r.stats.time.seconds() : NAN;
+  return r.simgrid && r.simgrid->error.empty() ? r.simgrid->stats.time_s : NAN;
+}
+
+std::string group_of(const RunPoint& p) {
+  std::string g;
+  for (const auto& [k, v] : p.point)
+    if (k != "algorithm") g += (g.empty() ? "" : " ") + k + "=" + v.dump();
+  return g.empty() ? "-" : g;
+}
+
+std::vector<Standing> standings(const std::vector<RunOutcome>& runs) {
+  std::map<std::string, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (std::isfinite(run_seconds(runs[i]))) groups[group_of(*runs[i].point)].push_back(i);
+  std::vector<Standing> out(runs.size());
+  for (const auto& [g, idx] : groups) {
+    std::vector<std::size_t> order = idx;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return run_seconds(runs[a]) < run_seconds(runs[b]); });
+    const double best = run_seconds(runs[order[0]]);
+    const double margin = order.size() > 1 && best > 0 ? run_seconds(runs[order[1]]) / best - 1 : NAN;
+    for (std::size_t i : idx)
+      out[i] = {runs[order[0]].point->info ? runs[order[0]].point->info->name : "", margin,
+                best > 0 ? run_seconds(runs[i]) / best - 1 : 0.0};
+  }
+  return out;
 }
 
 std::string csv_escape(const std::string& s) {
@@ -158,15 +197,27 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
   r["engine"] = engine_name(opt.engine);
   r["machine"] = runs.empty() ? ojson::object() : machine_json(runs.front().point->setup.machine);
   ojson arr = ojson::array();
-  for (const RunOutcome& o : runs) {
+  const std::vector<Standing> stand = ex.algorithm_swept ? standings(runs) : std::vector<Standing>{};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunOutcome& o = runs[i];
     const Setup& s = o.point->setup;
     ojson run;
     ojson pt = ojson::object();
     for (const auto& [k, v] : o.point->point) pt[k] = v;
     run["point"] = pt;
+    if (ex.algorithm_swept && o.point->info) {
+      run["algorithm"] = o.point->info->name;
+      if (!stand[i].winner.empty()) {
+        run["winner"] = stand[i].winner;
+        run["margin"] = std::isfinite(stand[i].margin) ? ojson(stand[i].margin) : ojson(nullptr);
+        run["behind"] = stand[i].behind;
+      }
+    }
     run["topology"] = s.topology.describe();
     run["nodes"] = s.topology.size();
     run["params"] = {{"root", s.params.root}, {"M", s.params.M}, {"B", s.params.B}};
+    for (const char* key : {"P", "Q", "R", "N1", "N2", "k"})  // matrix runs: their sizes and grid
+      if (ojson v = param_to_json(s.params, *find_param(key)); !v.is_null() && v != 0) run["params"][key] = v;
     run["mode"] = s.data_mode ? "data" : "timing";
     // A sweep over machine or machine_overrides: each run carries the machine it ran on.
     if (ojson mj = machine_json(s.machine); mj != r["machine"]) run["machine"] = std::move(mj);
@@ -217,8 +268,11 @@ std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs
        "wall_s,verified,error";
   const bool sg = opt.engine != EngineKind::cycle;
   if (sg) o << ",simgrid_s,simgrid_relative_difference,simgrid_wall_s,wall_ratio,simgrid_max_rss_bytes,simgrid_verified,simgrid_error";
+  if (ex.algorithm_swept) o << ",winner,margin,behind";
   o << "\n";
-  for (const RunOutcome& r : runs) {
+  const std::vector<Standing> stand = ex.algorithm_swept ? standings(runs) : std::vector<Standing>{};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunOutcome& r = runs[i];
     const Setup& s = r.point->setup;
     for (const auto& [k, v] : r.point->point) o << csv_escape(v.is_string() ? v.get<std::string>() : v.dump()) << ",";
     o << s.topology.size() << "," << s.params.M << "," << s.params.B << ",";
@@ -253,6 +307,9 @@ std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs
         << (wall ? static_cast<std::int64_t>(g.max_rss_kib) * 1024 : 0) << "," << (g.verified ? "true" : "false") << ","
         << csv_escape(g.error);
     }
+    if (ex.algorithm_swept)
+      o << "," << stand[i].winner << "," << (std::isfinite(stand[i].margin) ? num(stand[i].margin) : "") << ","
+        << (std::isfinite(stand[i].behind) ? num(stand[i].behind) : "");
     o << "\n";
   }
   return o.str();
@@ -320,6 +377,22 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
       row += line;
     }
     o << row;
+  }
+  if (ex.algorithm_swept) {  // the winner at each point of the other swept values
+    const std::vector<Standing> stand = standings(runs);
+    std::vector<std::string> seen;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const std::string g = group_of(*runs[i].point);
+      if (stand[i].winner.empty() || std::find(seen.begin(), seen.end(), g) != seen.end()) continue;
+      seen.push_back(g);
+      o << "fastest at " << g << ": " << stand[i].winner;
+      if (std::isfinite(stand[i].margin)) {
+        char m[64];
+        std::snprintf(m, sizeof m, " (the next is %.2f %% slower)", 100 * stand[i].margin);
+        o << m;
+      }
+      o << "\n";
+    }
   }
   std::vector<std::string> sources;  // each distinct table row, in the order the runs use them
   for (const RunOutcome& r : runs)

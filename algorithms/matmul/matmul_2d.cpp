@@ -1,0 +1,245 @@
+// Two-dimensional matrix multiplication on the Boolean n-cube — Johnsson & Ho, TR-530 §5.2,
+// Tables 8-12, Figs 15-19. A <- C D + E (matmul.hpp) on an N1 x N2 processor grid, N1 N2 = N,
+// Gray-coded (§5.2): the grid row index k is IG of the high n1 address bits, the column index l IG
+// of the low n2 bits, so a processor row is a subcube of the least n2 dimensions and a processor
+// column one of the other n1 (the Cannon code: "rid = IG(⌊pid/N2⌋), cid = IG(pid mod N2)").
+// Processor (k, l) holds the blocks C_kl (⌈P/N1⌉ x ⌈Q/N2⌉), D_kl (⌈Q/N1⌉ x ⌈R/N2⌉) and E_kl, and
+// ends with A_kl (⌈P/N1⌉ x ⌈R/N2⌉). N1 defaults to 2^⌈n/2⌉.
+//
+//  matmul2d.a1      A1 (Fig. 15, the SBT-based variant of §5.2.1): all-to-all broadcast of C
+//                   within processor rows and of D within processor columns, then one multiply
+//                   C_{k*} D_{*l}. One-port: SBT-b(1,N2) then SBT-b(1,N1) (Table 9 A1(1), exact).
+//                   All-port: nRSBT-b(n2,N2) and nRSBT-b(n1,N1) at once on their disjoint
+//                   dimensions, so the slower sets the time: Table 11's max (the §5.2.1 text's
+//                   "min" does not hold; docs/matmul.md).
+//  matmul2d.cannon  Cannon's algorithm (Fig. 17, §5.2.1 code) on a square grid (N1 = N2 = L):
+//                   alignment by CRA shifts along the Gray-code rings, row k of C k places left
+//                   and column l of D l places up, each the shorter way round (at most ⌊L/2⌋
+//                   steps), then L multiplies and L - 1 rolls of C left and D up. One-port: the C
+//                   and D shifts one after the other; all-port: at once.
+#include <algorithm>
+
+#include "algorithms/collectives/tree_routing.hpp"
+#include "algorithms/embedding/gray.hpp"
+#include "algorithms/matmul/matmul.hpp"
+#include "algorithms/registry.hpp"
+
+namespace cubesim {
+namespace {
+
+using matmul::Operand;
+using matmul::Rect;
+using matmul::Which;
+
+int log2_of(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0 ? std::countr_zero(static_cast<std::uint64_t>(v)) : -1; }
+
+/// The processor grid and the block sizes of one run.
+struct Grid {
+  matmul::Shape sh;
+  std::int64_t N = 1, N1 = 1, N2 = 1;
+  int n = 0, n1 = 0, n2 = 0;
+  std::int64_t bP1 = 0, bQ1 = 0, bQ2 = 0, bR2 = 0;  ///< ⌈P/N1⌉, ⌈Q/N1⌉, ⌈Q/N2⌉, ⌈R/N2⌉
+  Grid(const Params& p, const Topology& t) : sh{p.P, p.Q, p.R}, N(t.size()), n(t.dim()) {
+    n1 = p.N1 > 0 ? std::max(log2_of(p.N1), 0) : (n + 1) / 2;
+    n1 = std::min(n1, n);
+    n2 = n - n1;
+    N1 = std::int64_t{1} << n1, N2 = std::int64_t{1} << n2;
+    bP1 = ceil_div(sh.P, N1), bQ1 = ceil_div(sh.Q, N1), bQ2 = ceil_div(sh.Q, N2), bR2 = ceil_div(sh.R, N2);
+  }
+  [[nodiscard]] std::int64_t row_of(NodeId x) const { return gray::decode(x >> n2); }
+  [[nodiscard]] std::int64_t col_of(NodeId x) const { return gray::decode(x & (N2 - 1)); }
+  [[nodiscard]] NodeId node(std::int64_t k, std::int64_t l) const { return (gray::encode(k) << n2) | gray::encode(l); }
+  [[nodiscard]] routing::SubCube row_cube() const { return routing::SubCube::range(0, n2); }
+  [[nodiscard]] routing::SubCube col_cube() const { return routing::SubCube::range(n2, n1); }
+  [[nodiscard]] Rect a_block(NodeId x) const { return {row_of(x) * bP1, bP1, col_of(x) * bR2, bR2}; }
+};
+
+std::optional<SetupError> check_grid(const Setup& s) {
+  const std::int64_t N = s.topology.size();
+  if (s.params.N1 != 0 && (log2_of(s.params.N1) < 0 || s.params.N1 > N))
+    return SetupError{"/params/N1", "N1 = " + std::to_string(s.params.N1) + " processor rows: must be a power of two dividing N = " + std::to_string(N)};
+  const Grid g(s.params, s.topology);
+  if (s.params.N2 != 0 && s.params.N2 != g.N2)
+    return SetupError{"/params/N2", "N2 = " + std::to_string(s.params.N2) + " must be N/N1 = " + std::to_string(g.N2)};
+  return std::nullopt;
+}
+
+bool all_port(const Node& self) { return self.machine().ports.kind == PortKind::all; }
+
+/// The all-to-all broadcast inside a subcube into `out`: SBT-b(1,.) one-port, nRSBT-b(n,.) all-port.
+Task<> gather_into(Node& self, std::int64_t M, Buffer own, routing::SubCube sub, Buffer& out) {
+  if (all_port(self) && sub.n() > 1)
+    out = co_await routing::allgather(self, M, std::move(own), routing::plan(routing::Family::nrsbt, routing::Schedule::depth, sub.n()), sub);
+  else
+    out = co_await routing::allgather_doubling(self, M, std::move(own), sub);
+}
+
+Task<> a1(Node& self, Params p) {
+  const Grid g(p, self.topology());
+  const NodeId x = self.id();
+  const bool data = self.data_mode();
+  const std::int64_t k = g.row_of(x), l = g.col_of(x);
+  Buffer C, D;
+  Buffer Cown = matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2});
+  Buffer Down = matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2});
+  if (all_port(self)) {  // disjoint dimensions: both broadcasts at once (Table 11's max)
+    std::vector<Task<>> both;
+    both.push_back(gather_into(self, g.bP1 * g.bQ2, std::move(Cown), g.row_cube(), C));
+    both.push_back(gather_into(self, g.bQ1 * g.bR2, std::move(Down), g.col_cube(), D));
+    co_await all_of(std::move(both));
+  } else {
+    co_await gather_into(self, g.bP1 * g.bQ2, std::move(Cown), g.row_cube(), C);
+    co_await gather_into(self, g.bQ1 * g.bR2, std::move(Down), g.col_cube(), D);
+  }
+  // C_{k*}: the row's blocks by local address G(l'); D_{*l}: the column's by G(k').
+  Buffer A = matmul::block(data, g.sh, Which::E, g.a_block(x));
+  for (std::int64_t q = 0; q < g.sh.Q; ++q) {
+    const std::int64_t cpos = gray::encode(q / g.bQ2) * g.bP1 * g.bQ2 + q % g.bQ2;
+    const std::int64_t dpos = gray::encode(q / g.bQ1) * g.bQ1 * g.bR2 + (q % g.bQ1) * g.bR2;
+    matmul::multiply_add(A, 0, g.bR2, Operand{&C, cpos, g.bQ2}, Operand{&D, dpos, g.bR2}, g.bP1, 1, g.bR2);
+  }
+  co_await self.compute(2 * g.sh.Q * g.bP1 * g.bR2);
+  self.set_result(std::move(A));
+}
+
+/// Table 9 A1(1) (one-port) or Table 11 A1(n) (all-port, the broadcasts at once) + Table 10's
+/// arithmetic 2Q⌈P/N1⌉⌈R/N2⌉.
+Prediction predict_a1(const Setup& s) {
+  const Grid g(s.params, s.topology);
+  const std::int64_t B = s.params.B, X = g.bP1 * g.bQ2, Y = g.bQ1 * g.bR2, flops = 2 * g.sh.Q * g.bP1 * g.bR2;
+  if (s.machine.ports.kind != PortKind::all) {
+    RowTerms t = sbt_doubling_terms(X, g.n2, B);
+    t += sbt_doubling_terms(Y, g.n1, B);
+    return matmul::from_terms(s, t, flops, "TR-530 Table 9 A1(1) + Table 10 arithmetic");
+  }
+  auto terms = [&](std::int64_t M, int d) { return d > 1 ? balanced_levels_terms(M, d, B) : sbt_doubling_terms(M, d, B); };
+  const RowTerms row = terms(X, g.n2), col = terms(Y, g.n1);
+  const Prediction pr_row = matmul::from_terms(s, row, flops, ""), pr_col = matmul::from_terms(s, col, flops, "");
+  Prediction pr = matmul::from_terms(s, pr_row.time >= pr_col.time ? row : col, flops,
+                                     "TR-530 Table 11 A1(n): max(row nRSBT-b(n2,N2), column nRSBT-b(n1,N1)) + Table 10");
+  if ((g.n2 > 1 && X % g.n2) || (g.n1 > 1 && Y % g.n1)) pr.relation = Relation::approx, pr.tolerance = 2.5;
+  return pr;
+}
+
+// ---- Cannon ----
+
+/// One CRA shift along a Gray-code ring of L nodes inside `sub` (a row or a column): send `out`
+/// to the ring neighbour `dir` places on (+1 or -1) and receive from the other side.
+Task<> shift(Node& self, const routing::SubCube& sub, std::int64_t L, int dir, Buffer& b) {
+  const NodeId x = self.id();
+  const std::int64_t pos = gray::decode(sub.local(x));
+  auto at = [&](std::int64_t q) { return sub.member(x, gray::encode(((q % L) + L) % L)); };
+  auto snd = self.send(self.topology().port_to(x, at(pos + dir)), std::move(b));
+  auto rcv = self.recv(self.topology().port_to(x, at(pos - dir)));
+  co_await all_of(snd, rcv);
+  b = rcv.take();
+}
+
+/// Shifts `b` by `amount` places toward lower ring positions, the shorter way round.
+Task<> align(Node& self, routing::SubCube sub, std::int64_t L, std::int64_t amount, Buffer& b) {
+  const bool down = amount <= L / 2;
+  const std::int64_t steps = down ? amount : L - amount;
+  for (std::int64_t t = 0; t < steps; ++t) co_await shift(self, sub, L, down ? -1 : 1, b);
+}
+
+Task<> roll(Node& self, routing::SubCube sub, std::int64_t L, Buffer& b) { co_await shift(self, sub, L, -1, b); }
+
+Task<> cannon(Node& self, Params p) {
+  const Grid g(p, self.topology());
+  const NodeId x = self.id();
+  const bool data = self.data_mode();
+  const std::int64_t L = g.N1, k = g.row_of(x), l = g.col_of(x);
+  // Square blocks: ⌈P/L⌉ x ⌈Q/L⌉ of C, ⌈Q/L⌉ x ⌈R/L⌉ of D.
+  Buffer C = matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2});
+  Buffer D = matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2});
+  Buffer A = matmul::block(data, g.sh, Which::E, g.a_block(x));
+  if (all_port(self)) {
+    std::vector<Task<>> both;
+    both.push_back(align(self, g.row_cube(), L, k, C));
+    both.push_back(align(self, g.col_cube(), L, l, D));
+    co_await all_of(std::move(both));
+  } else {
+    co_await align(self, g.row_cube(), L, k, C);
+    co_await align(self, g.col_cube(), L, l, D);
+  }
+  for (std::int64_t t = 0; t < L; ++t) {
+    if (t > 0) {
+      if (all_port(self)) {
+        std::vector<Task<>> both;
+        both.push_back(roll(self, g.row_cube(), L, C));
+        both.push_back(roll(self, g.col_cube(), L, D));
+        co_await all_of(std::move(both));
+      } else {
+        co_await roll(self, g.row_cube(), L, C);
+        co_await roll(self, g.col_cube(), L, D);
+      }
+    }
+    // Now C holds C(k, s) and D holds D(s, l), s = (k + l + t) mod L.
+    const std::int64_t s = (k + l + t) % L;
+    const std::int64_t inner = std::clamp(g.sh.Q - s * g.bQ2, std::int64_t{0}, g.bQ2);
+    matmul::multiply_add(A, 0, g.bR2, Operand{&C, 0, g.bQ2}, Operand{&D, 0, g.bR2}, g.bP1, inner, g.bR2);
+    co_await self.compute(2 * g.bP1 * g.bQ2 * g.bR2);
+  }
+  self.set_result(std::move(A));
+}
+
+/// §5.2.1 (Fig. 17): alignment ⌊N2/2⌋ shifts of ⌈P/N1⌉⌈Q/N2⌉ and ⌊N1/2⌋ of ⌈Q/N1⌉⌈R/N2⌉, then
+/// max(N1, N2) - 1 rolls of both blocks; L multiplies of 2⌈P/L⌉⌈Q/L⌉⌈R/L⌉ flops. One-port: the
+/// C and D shifts add; all-port: the larger of the two each time.
+Prediction predict_cannon(const Setup& s) {
+  const Grid g(s.params, s.topology);
+  const std::int64_t B = s.params.B, L = g.N1, X = g.bP1 * g.bQ2, Y = g.bQ1 * g.bR2;
+  const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
+  RowTerms step = cx;
+  if (s.machine.ports.kind == PortKind::all) {
+    const Time tx = ceil_div(X, B) * s.machine.tau + X * s.machine.t_c, ty = ceil_div(Y, B) * s.machine.tau + Y * s.machine.t_c;
+    if (ty > tx) step = dy;
+  } else {
+    step += dy;
+  }
+  RowTerms t;
+  for (std::int64_t i = 0; i < L / 2 + (L - 1); ++i) t += step;
+  return matmul::from_terms(s, t, L * 2 * g.bP1 * g.bQ2 * g.bR2,
+                            "TR-530 §5.2.1 Cannon (Fig. 17): ⌊L/2⌋ alignment shifts + (L-1) rolls of C and D + L multiplies");
+}
+
+std::optional<SetupError> check_a1(const Setup& s) {
+  if (auto e = check_grid(s)) return e;
+  const Grid g(s.params, s.topology);
+  return matmul::check(s, g.bP1 * g.N2 * g.bQ2 + g.N1 * g.bQ1 * g.bR2 + 2 * g.bP1 * g.bR2);
+}
+
+std::optional<SetupError> check_cannon(const Setup& s) {
+  if (auto e = check_grid(s)) return e;
+  const Grid g(s.params, s.topology);
+  if (g.N1 != g.N2)
+    return SetupError{"/params/N1", "Cannon's algorithm runs on a square grid here: N1 = " + std::to_string(g.N1) + ", N2 = " +
+                                        std::to_string(g.N2) + " (rectangular grids are not built yet)"};
+  return matmul::check(s, 2 * g.bP1 * g.bQ2 + 2 * g.bQ1 * g.bR2 + g.bP1 * g.bR2);
+}
+
+Verdict verify_2d(const Setup& s, const std::vector<Buffer>& results) {
+  const Grid g(s.params, s.topology);
+  return matmul::verify_product(s, results, [&](NodeId x) { return g.a_block(x); });
+}
+
+const Registration kRegistration{[](Registry& r) {
+  r.add({.name = "matmul2d.a1",
+         .summary = "A <- CD + E on an N1 x N2 grid: broadcast C in rows and D in columns, one multiply (A1)",
+         .source = "TR-530 §5.2, Tables 8-12 A1(1), A1(n)",
+         .params = {"P", "Q", "R", "N1", "N2", "B"}, .required = {"P", "Q", "R"},
+         .check = check_a1, .process = a1, .predict = predict_a1, .verify = verify_2d,
+         .one_port = {.row = "T9 A1(1) + T10", .relation = "exact"},
+         .all_port = {.row = "T11 A1(n): the max of the row and column nRSBT-b + T10",
+                      .relation = "exact when n2 | ⌈P/N1⌉⌈Q/N2⌉ and n1 | ⌈Q/N1⌉⌈R/N2⌉; approx"}});
+  r.add({.name = "matmul2d.cannon",
+         .summary = "A <- CD + E on a square grid: Cannon's alignment by CRA shifts, then L - 1 rolls",
+         .source = "TR-530 §5.2.1, Fig. 17",
+         .params = {"P", "Q", "R", "N1", "N2", "B"}, .required = {"P", "Q", "R"},
+         .check = check_cannon, .process = cannon, .predict = predict_cannon, .verify = verify_2d,
+         .one_port = {.row = "§5.2.1: ⌊L/2⌋ + L - 1 shifts of C then D + L multiplies", .relation = "exact"},
+         .all_port = {.row = "§5.2.1, C and D shifted at once", .relation = "exact"}});
+}};
+
+}  // namespace
+}  // namespace cubesim
