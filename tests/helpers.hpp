@@ -44,10 +44,14 @@ inline std::string case_name(const ::testing::TestParamInfo<AlgorithmCase>& i) {
 
 inline const PortModel kOne{PortKind::one, 1}, kAll{PortKind::all, 0}, kThree{PortKind::k, 3};
 
+/// True for the matrix multiplications (TR-530 §5: P, Q and R; tests/test_matmul.cpp).
+inline bool multiplies(const AlgorithmInfo& info) {
+  return std::find(info.params.begin(), info.params.end(), "R") != info.params.end();
+}
 /// True for the algorithms on a P x Q matrix (TR-572's transpositions: tests/test_transpose.cpp
-/// holds their grids); the others take a block of M elements (TR-530's primitives).
+/// holds their grids); the others take a block of M elements (TR-530's primitives) or multiply.
 inline bool takes_matrix(const AlgorithmInfo& info) {
-  return std::find(info.params.begin(), info.params.end(), "P") != info.params.end();
+  return !multiplies(info) && std::find(info.params.begin(), info.params.end(), "P") != info.params.end();
 }
 
 /// The list and choice parameters of the grids, deterministic per point: a dimension
@@ -67,11 +71,12 @@ inline void fill_grid_params(Params& p, int n, std::int64_t seed) {
 /// Every registered algorithm of one family (matrix or not) on one port and on all ports, and on
 /// three ports those named: the cases of the grids that must cover every algorithm (a new one
 /// joins them by registering).
-inline std::vector<AlgorithmCase> every_algorithm_case(const std::set<std::string>& three_port, bool matrix = false) {
+inline std::vector<AlgorithmCase> every_algorithm_case(const std::set<std::string>& three_port, bool matrix = false,
+                                                       bool multiply = false) {
   std::vector<AlgorithmCase> cases;
   const Registry reg = make_registry();
   for (const AlgorithmInfo* info : reg.all()) {
-    if (takes_matrix(*info) != matrix) continue;
+    if (takes_matrix(*info) != matrix || multiplies(*info) != multiply) continue;
     cases.push_back({info->name, kOne});
     cases.push_back({info->name, kAll});
     if (three_port.count(info->name)) cases.push_back({info->name, kThree});

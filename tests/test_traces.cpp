@@ -57,7 +57,8 @@ TEST(Traces, EveryAlgorithmReplaysIdenticallyOnItsMachineAndRunsElsewhere) {
     for (const char* mname : {"ipsc-nx", "mesh2d"}) {
       for (int n : {1, 3, 4, 5}) {
         // n = 4: the two-dimensional transpositions (even n) only, to keep the suite quick.
-        if (n == 4 && !cubesim::test::takes_matrix(*info)) continue;
+        // n = 4: the two-dimensional transpositions (even n) and Cannon's square grid only.
+        if (n == 4 && !cubesim::test::takes_matrix(*info) && info->name != "matmul2d.cannon") continue;
         for (std::int64_t M : {1, 300, 1000}) {
           cubesim::Setup s;
           s.machine = preset("ipsc-nx");
@@ -66,6 +67,8 @@ TEST(Traces, EveryAlgorithmReplaysIdenticallyOnItsMachineAndRunsElsewhere) {
           s.params.M = M;
           s.params.P = 32;
           s.params.Q = M == 1 ? 32 : 64;
+          s.params.R = 24;  // the matrix multiplications
+          if (cubesim::test::multiplies(*info) && M != 300) continue;  // M is not theirs: one run each
           s.params.root = n > 1 ? 1 : 0;
           s.params.B = s.machine.packet_elements;
           cubesim::test::fill_grid_params(s.params, n, M);

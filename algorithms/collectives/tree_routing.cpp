@@ -104,7 +104,7 @@ struct StepOps {
 /// the same order, from the message received (every node has the same lists: the schedule is
 /// translated). Returns the elements received.
 template <class Pack, class Unpack>
-Task<std::int64_t> exchange_step(Node& self, const Plan& P, const SubCube& sub, int s, std::int64_t M, Pack& pack,
+Task<std::int64_t> exchange_step(Node& self, const Plan& P, SubCube sub, int s, std::int64_t M, Pack& pack,
                                  Unpack& unpack) {
   StepOps st;
   for (int d = 0; d < P.n; ++d) {
@@ -129,7 +129,7 @@ Task<std::int64_t> exchange_step(Node& self, const Plan& P, const SubCube& sub, 
 }
 
 template <class Pack, class Unpack>
-Task<> exchange_steps(Node& self, const Plan& P, const SubCube& sub, std::int64_t M, Pack pack, Unpack unpack) {
+Task<> exchange_steps(Node& self, const Plan& P, SubCube sub, std::int64_t M, Pack pack, Unpack unpack) {
   for (int s = 0; s < P.steps; ++s) co_await exchange_step(self, P, sub, s, M, pack, unpack);
 }
 
@@ -243,7 +243,7 @@ Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<c
   return allgather(self, M, std::move(own), pl, SubCube::whole(pl->n));
 }
 
-Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl, const SubCube& sub) {
+Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl, SubCube sub) {
   const Plan& P = *pl;
   const NodeId x = sub.local(self.id());
   Buffer all = Buffer::make(P.N * M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
@@ -263,7 +263,7 @@ Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<c
   co_return all;
 }
 
-Task<Buffer> reduce_scatter(Node& self, std::int64_t M, Buffer partials, std::shared_ptr<const Plan> pl, const SubCube& sub) {
+Task<Buffer> reduce_scatter(Node& self, std::int64_t M, Buffer partials, std::shared_ptr<const Plan> pl, SubCube sub) {
   const Plan& P = *pl;
   const NodeId x = sub.local(self.id());
   auto where = [&](std::int64_t dst, int j) { return dst * M + P.part_offset(M, j); };
@@ -292,7 +292,7 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<co
   return alltoall(self, M, std::move(own), pl, SubCube::whole(pl->n));
 }
 
-Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl, const SubCube& sub) {
+Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl, SubCube sub) {
   const Plan& P = *pl;
   const NodeId x = sub.local(self.id());
   const std::int64_t N = P.N;
@@ -420,7 +420,7 @@ void add_into(Buffer& acc, const Buffer& other, std::int64_t offset) {
   for (std::size_t i = 0; i < b.size(); ++i) a[static_cast<std::size_t>(offset) + i] += b[i];
 }
 
-Task<Buffer> allgather_doubling(Node& self, std::int64_t M, Buffer own, const SubCube& sub) {
+Task<Buffer> allgather_doubling(Node& self, std::int64_t M, Buffer own, SubCube sub) {
   const NodeId x = sub.local(self.id());
   Buffer all = Buffer::make(sub.size() * M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
   all.write(x * M, own);
@@ -435,7 +435,7 @@ Task<Buffer> allgather_doubling(Node& self, std::int64_t M, Buffer own, const Su
   co_return all;
 }
 
-Task<Buffer> reduce_halving(Node& self, std::int64_t M, Buffer all, const SubCube& sub) {
+Task<Buffer> reduce_halving(Node& self, std::int64_t M, Buffer all, SubCube sub) {
   const NodeId x = sub.local(self.id());
   // After the step over local dimension d only the blocks whose owners agree with x on bits d..
   // are still held: [lo, lo + 2^d).
@@ -452,7 +452,7 @@ Task<Buffer> reduce_halving(Node& self, std::int64_t M, Buffer all, const SubCub
   co_return all.slice(x * M, M);
 }
 
-Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, const SubCube& sub) {
+Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, SubCube sub) {
   const NodeId x = sub.local(self.id()), S = sub.size();
   for (int d = sub.n() - 1; d >= 0; --d) {
     const NodeId bit = NodeId{1} << d;

@@ -106,17 +106,17 @@ Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer mes
 /// All-to-all broadcast in step form: returns all N blocks (M elements each) in node order. On a
 /// subcube (plan.n == sub.n()), the blocks of its nodes in local-address order.
 Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan);
-Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan, const SubCube& sub);
+Task<Buffer> allgather(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan, SubCube sub);
 /// All-to-all reduction (reduce-scatter) in step form: the all-to-all broadcast run backwards
 /// (TR-530 §5.1: "the same algorithms, but in the other direction"). `partials` holds one block of
 /// M elements for every node of the subcube (local-address order); each node ends with the sum
 /// over the subcube of the blocks for itself. Every element received is added to the partial sum
 /// it belongs to, one flop each, charged after the step's messages have arrived.
-Task<Buffer> reduce_scatter(Node& self, std::int64_t M, Buffer partials, std::shared_ptr<const Plan> plan, const SubCube& sub);
+Task<Buffer> reduce_scatter(Node& self, std::int64_t M, Buffer partials, std::shared_ptr<const Plan> plan, SubCube sub);
 /// All-to-all personalized in step form: `own` holds N blocks of M by destination; returns N
 /// blocks by source (local addresses on a subcube).
 Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan);
-Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan, const SubCube& sub);
+Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan, SubCube sub);
 /// One-to-all personalized, reverse breadth-first (TR-572 §3.1): the root's `all` holds N blocks
 /// of M by destination node; returns this node's block.
 Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer all, std::shared_ptr<const Plan> plan);
@@ -131,9 +131,9 @@ Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer 
 ///    sum of the blocks for this node.
 ///  - standard_exchange: all-to-all personalized, local dimensions n-1, ..., 0; slot v holds at
 ///    first this node's block for local node v and at the end local node v's block for this one.
-Task<Buffer> allgather_doubling(Node& self, std::int64_t M, Buffer own, const SubCube& sub);
-Task<Buffer> reduce_halving(Node& self, std::int64_t M, Buffer partials, const SubCube& sub);
-Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, const SubCube& sub);
+Task<Buffer> allgather_doubling(Node& self, std::int64_t M, Buffer own, SubCube sub);
+Task<Buffer> reduce_halving(Node& self, std::int64_t M, Buffer partials, SubCube sub);
+Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, SubCube sub);
 /// acc[offset ..] += other, element by element, in data mode (the caller charges the flops).
 void add_into(Buffer& acc, const Buffer& other, std::int64_t offset = 0);
 

@@ -199,8 +199,14 @@ Prediction predict_cannon(const Setup& s) {
   }
   RowTerms t;
   for (std::int64_t i = 0; i < L / 2 + (L - 1); ++i) t += step;
-  return matmul::from_terms(s, t, L * 2 * g.bP1 * g.bQ2 * g.bR2,
-                            "TR-530 §5.2.1 Cannon (Fig. 17): ⌊L/2⌋ alignment shifts + (L-1) rolls of C and D + L multiplies");
+  Prediction pr = matmul::from_terms(s, t, L * 2 * g.bP1 * g.bQ2 * g.bR2,
+                                     "TR-530 §5.2.1 Cannon (Fig. 17): ⌊L/2⌋ alignment shifts + (L-1) rolls of C and D + L multiplies");
+  // One port: the rows shift C by different amounts, so nodes leave the alignment at different
+  // times; a node already rolling C then holds a receiver's one input slot that a column
+  // neighbour still aligning D needs. The count assumes lockstep steps, which the asynchronous
+  // nodes do not keep (docs/matmul.md).
+  if (s.machine.ports.kind != PortKind::all && L > 1) pr.relation = Relation::approx, pr.tolerance = 0.5;
+  return pr;
 }
 
 std::optional<SetupError> check_a1(const Setup& s) {
@@ -231,13 +237,16 @@ const Registration kRegistration{[](Registry& r) {
          .check = check_a1, .process = a1, .predict = predict_a1, .verify = verify_2d,
          .one_port = {.row = "T9 A1(1) + T10", .relation = "exact"},
          .all_port = {.row = "T11 A1(n): the max of the row and column nRSBT-b + T10",
-                      .relation = "exact when n2 | ⌈P/N1⌉⌈Q/N2⌉ and n1 | ⌈Q/N1⌉⌈R/N2⌉; approx"}});
+                      .relation = "exact when n2 | ⌈P/N1⌉⌈Q/N2⌉ and n1 | ⌈Q/N1⌉⌈R/N2⌉; approx <= 250 %",
+                      .deviations = {{Relation::approx, 2.5, 1.46, "n=6 P=1 Q=1 R=1 B=1 N1=64"}}}});
   r.add({.name = "matmul2d.cannon",
          .summary = "A <- CD + E on a square grid: Cannon's alignment by CRA shifts, then L - 1 rolls",
          .source = "TR-530 §5.2.1, Fig. 17",
          .params = {"P", "Q", "R", "N1", "N2", "B"}, .required = {"P", "Q", "R"},
          .check = check_cannon, .process = cannon, .predict = predict_cannon, .verify = verify_2d,
-         .one_port = {.row = "§5.2.1: ⌊L/2⌋ + L - 1 shifts of C then D + L multiplies", .relation = "exact"},
+         .one_port = {.row = "§5.2.1: ⌊L/2⌋ + L - 1 shifts of C then D + L multiplies",
+                      .relation = "approx <= 50 % (nodes leave the unequal alignment out of step)",
+                      .deviations = {{Relation::approx, 0.5, 0.448, "n=6 P=96 Q=96 R=96 B=7 N1=8"}}},
          .all_port = {.row = "§5.2.1, C and D shifted at once", .relation = "exact"}});
 }};
 
