@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
 #include <cstdio>
 #include <ostream>
 #include <set>
@@ -104,5 +107,32 @@ inline std::string describe(std::vector<Deviation> v) {
   }
   return s + "}";
 }
+
+
+/// The worst departures a grid test measures, by promised relation, and the check that they
+/// equal what the algorithm registers (so that the registered figures cannot drift).
+struct Departures {
+  std::map<double, std::pair<double, std::string>> approx;  ///< tolerance -> (worst |ratio - 1|, where)
+  double lowest = 1.0, highest = 1.0;                       ///< upper bounds: lowest ratio; lower bounds: highest
+  std::string lowest_at, highest_at;
+  void add(const Prediction& pred, double ratio, const std::string& at) {
+    if (pred.relation == Relation::approx) {
+      auto& w = approx[pred.tolerance];
+      if (w.second.empty() || std::abs(ratio - 1) > w.first) w = {std::abs(ratio - 1), at};
+    }
+    if (pred.relation == Relation::upper_bound && ratio < lowest) lowest = ratio, lowest_at = at;
+    if (pred.relation == Relation::lower_bound && ratio > highest) highest = ratio, highest_at = at;
+  }
+  void check(const AlgorithmInfo& info, const AlgorithmCase& c, int runs) const {
+    std::vector<Deviation> measured;
+    for (const auto& [tol, w] : approx) measured.push_back({Relation::approx, tol, three_digits(w.first), w.second});
+    if (!lowest_at.empty()) measured.push_back({Relation::upper_bound, 0, three_digits(lowest), lowest_at});
+    if (!highest_at.empty()) measured.push_back({Relation::lower_bound, 0, three_digits(highest), highest_at});
+    std::cout << "[ relation ] " << c.algorithm << " " << c.ports.name() << " " << runs << " runs: " << describe(measured) << "\n";
+    const bool all = c.ports.kind == PortKind::all;
+    EXPECT_EQ(describe(all ? info.all_port.deviations : info.one_port.deviations), describe(measured))
+        << "register these for " << info.name << (all ? " all_port" : " one_port") << ":\n" << describe(measured);
+  }
+};
 
 }  // namespace cubesim::test

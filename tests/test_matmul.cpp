@@ -37,7 +37,7 @@ TEST_P(MatmulGrid, RelationHoldsAndExactRowsToThePicosecond) {
   ASSERT_NE(info, nullptr);
   struct Shape { std::int64_t P, Q, R; };
   const std::vector<Shape> shapes = {{1, 1, 1}, {13, 11, 9}, {32, 32, 32}, {7, 40, 20}, {64, 16, 48}, {96, 96, 96}};
-  std::map<double, std::pair<double, std::string>> worst;
+  test::Departures worst;
   int runs = 0;
   for (int n = 0; n <= 6; ++n)
     for (const Shape& sh : shapes)
@@ -69,22 +69,14 @@ TEST_P(MatmulGrid, RelationHoldsAndExactRowsToThePicosecond) {
                                        << ", elements " << o.stats.critical_path.element_transfers << " vs "
                                        << pred.element_transfers << ", flops " << o.stats.critical_path.flops << " vs "
                                        << pred.flops;
-          } else if (pred.relation == Relation::approx) {
-            const double d = std::abs(static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count()) - 1);
-            auto& w = worst[pred.tolerance];
-            if (w.second.empty() || d > w.first) w = {d, at};
+          } else {
+            worst.add(pred, static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count()), at);
           }
           ++runs;
           if (HasFailure()) return;
         }
   EXPECT_GT(runs, 60) << "the grid must really run";
-  std::vector<Deviation> measured;
-  for (const auto& [tol, w] : worst) measured.push_back({Relation::approx, tol, test::three_digits(w.first), w.second});
-  std::cout << "[ relation ] " << GetParam().algorithm << " " << GetParam().ports.name() << " " << runs << " runs: "
-            << test::describe(measured) << "\n";
-  const bool all = GetParam().ports.kind == PortKind::all;
-  EXPECT_EQ(test::describe(all ? info->all_port.deviations : info->one_port.deviations), test::describe(measured))
-      << "register these for " << info->name << (all ? " all_port" : " one_port") << ":\n" << test::describe(measured);
+  worst.check(*info, GetParam(), runs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tr530s5, MatmulGrid, ::testing::ValuesIn(test::every_algorithm_case({}, false, true)), case_name);

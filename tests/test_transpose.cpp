@@ -45,9 +45,7 @@ TEST_P(TransposeGrid, RelationHoldsAndExactRowsToThePicosecond) {
                                     {1'000'003, 3'001, 0, 7'919},                // co-prime
                                     {6'000'000'000, 4'000'000, 2'000'000'000, 0}};
   const std::vector<std::pair<int, int>> pq = {{1, 1}, {2, 3}, {4, 4}, {5, 7}, {8, 8}, {6, 12}, {12, 6}, {10, 11}};
-  std::map<double, std::pair<double, std::string>> worst;
-  double lowest = 1.0, highest = 1.0;
-  std::string lowest_at, highest_at;
+  test::Departures worst;
   int runs = 0;
   for (int n = 2; n <= 8; ++n) {
     for (auto [p, q] : pq) {
@@ -81,12 +79,7 @@ TEST_P(TransposeGrid, RelationHoldsAndExactRowsToThePicosecond) {
           EXPECT_TRUE(o.relation_holds) << relation_name(pred.relation) << ": sim " << o.stats.time.count() << " pred "
                                         << pred.time.count();
           const double ratio = pred.time.count() == 0 ? 1.0 : static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count());
-          if (pred.relation == Relation::approx) {
-            auto& w = worst[pred.tolerance];
-            if (w.second.empty() || std::abs(ratio - 1) > w.first) w = {std::abs(ratio - 1), at};
-          }
-          if (pred.relation == Relation::upper_bound && ratio < lowest) lowest = ratio, lowest_at = at;
-          if (pred.relation == Relation::lower_bound && ratio > highest) highest = ratio, highest_at = at;
+          worst.add(pred, ratio, at);
           ++runs;
           if (pred.relation == Relation::exact) {
             EXPECT_EQ(o.stats.time, pred.time) << pred.source;
@@ -101,15 +94,7 @@ TEST_P(TransposeGrid, RelationHoldsAndExactRowsToThePicosecond) {
     }
   }
   EXPECT_GT(runs, 30) << "the grid must really run";  // convert.cyclic needs P, Q >= N: 31 points
-  std::vector<Deviation> measured;
-  for (const auto& [tol, w] : worst) measured.push_back({Relation::approx, tol, test::three_digits(w.first), w.second});
-  if (!lowest_at.empty()) measured.push_back({Relation::upper_bound, 0, test::three_digits(lowest), lowest_at});
-  if (!highest_at.empty()) measured.push_back({Relation::lower_bound, 0, test::three_digits(highest), highest_at});
-  std::cout << "[ relation ] " << GetParam().algorithm << " " << GetParam().ports.name() << " " << runs << " runs: "
-            << test::describe(measured) << "\n";
-  const bool all = GetParam().ports.kind == PortKind::all;
-  EXPECT_EQ(test::describe(all ? info->all_port.deviations : info->one_port.deviations), test::describe(measured))
-      << "register these for " << info->name << (all ? " all_port" : " one_port") << ":\n" << test::describe(measured);
+  worst.check(*info, GetParam(), runs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tr572, TransposeGrid, ::testing::ValuesIn(test::every_algorithm_case({}, true)), case_name);
