@@ -49,10 +49,7 @@ Prediction predict_sbt_doubling(const Setup& s, std::string source) {
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = std::move(source);
-  const RowTerms t = sbt_doubling_terms(M, static_cast<int>(n), B);
-  pr.element_transfers = t.elements;
-  pr.startups = t.startups;
-  pr.msg_startups = t.messages;
+  take_terms(pr, sbt_doubling_terms(M, static_cast<int>(n), B));
   pr.b_opt = static_cast<double>(N * M) / 2;
   pr.min_startups = static_cast<double>(n);
   pr.time = prediction_time(s.machine, pr);
@@ -64,10 +61,7 @@ Prediction predict_rotated_gray(const Setup& s, std::string source) {
   Prediction pr;
   pr.source = std::move(source);
   if (n > 0) {
-    const RowTerms t = rotated_gray_terms(M, static_cast<int>(n), B);
-    pr.element_transfers = t.elements;
-    pr.startups = t.startups;
-    pr.msg_startups = t.messages;
+    take_terms(pr, rotated_gray_terms(M, static_cast<int>(n), B));
     pr.b_opt = static_cast<double>(M) / static_cast<double>(n);
     pr.min_startups = static_cast<double>(N - 1);
   }
@@ -92,10 +86,7 @@ Prediction predict_balanced_levels(const Setup& s, std::string source) {
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   pr.source = std::move(source);
-  const RowTerms t = balanced_levels_terms(M, static_cast<int>(n), B);
-  pr.element_transfers = t.elements;
-  pr.startups = t.startups;
-  pr.msg_startups = t.messages;
+  take_terms(pr, balanced_levels_terms(M, static_cast<int>(n), B));
   pr.b_opt = std::sqrt(2 / M_PI) * static_cast<double>(N * M) /
              std::pow(static_cast<double>(std::max<std::int64_t>(n, 1)), 1.5);
   pr.min_startups = static_cast<double>(n);

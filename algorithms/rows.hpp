@@ -18,6 +18,12 @@ struct RowTerms {
     return *this;
   }
 };
+/// Sets pr's start-ups, element transfers and messages (tau_msg terms) to t's.
+inline void take_terms(Prediction& pr, const RowTerms& t) {
+  pr.startups = t.startups;
+  pr.element_transfers = t.elements;
+  pr.msg_startups = t.messages;
+}
 /// Table 2 SBT-b(1,N) (recursive doubling; reversed: the all-to-all reduction): (N-1)M,
 /// sum_{i<n} ceil(2^i M / B), n messages.
 RowTerms sbt_doubling_terms(std::int64_t M, int n, std::int64_t B);

@@ -90,7 +90,7 @@ Task<> allgather_sbt_one_port(Node& self, Params p) {
 }
 
 /// The n-bit value rotated left by k (dimension d becomes (d + k) mod n).
-std::uint64_t rotl(std::uint64_t v, int k, int n) { return trees::rotate_right(v, n, (n - k % n) % n); }
+std::uint64_t rotl(std::uint64_t v, int k, int n) { return trees::rotate_left(v, n, k); }
 
 /// GCEA(n,N) (TR-530 §4.2.1, "GCEA_n"): the block split into n parts; in step s part k is
 /// exchanged across dimension (j + k) mod n, j = the rightmost 0-bit of s-1, so node y receives
@@ -212,18 +212,11 @@ Task<> allgather_hybrid(Node& self, Params p) {
   const int n = self.topology().dim();
   const int k = static_cast<int>(p.k);
   Buffer all = gathered(self, p.M);
-  all.write(x * p.M, own_block(self, p.M));
-  for (int i = 0; i < k; ++i) {  // SBT-b(1, 2^k) inside the k-subcube
-    const NodeId span = NodeId{1} << i;
-    const NodeId base = x & ~(span - 1);
-    auto snd = self.send(i, all.slice(base * p.M, span * p.M));
-    auto rcv = self.recv(i);
-    co_await all_of(snd, rcv);
-    all.write((base ^ span) * p.M, rcv.take());
-  }
+  const NodeId sub = NodeId{1} << k, low = x & ~(sub - 1);
+  // SBT-b(1, 2^k) inside the k-subcube: its blocks, in order, are those of nodes low .. low + 2^k - 1.
+  all.write(low * p.M, co_await routing::allgather_doubling(self, p.M, own_block(self, p.M), routing::SubCube::range(0, k)));
   // GCEA(1, 2^(n-k)) on the quotient cube: step s exchanges, across dimension k + (the rightmost
   // 0-bit of s-1), the super-block received in step s-1 (the k-subcube of x XOR (G(s-1) << k)).
-  const NodeId sub = NodeId{1} << k, low = x & ~(sub - 1);
   for (std::int64_t s = 1; s < (std::int64_t{1} << (n - k)); ++s) {
     const int d = k + gray::transition(s - 1, n - k);
     const NodeId from = low ^ (gray::encode(s - 1) << k);

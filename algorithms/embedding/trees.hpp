@@ -35,6 +35,12 @@ constexpr T rotate_right(T i, int n, int times = 1) {
   return static_cast<T>(((u >> times) | (u << (n - times))) & mask);
 }
 
+/// `times` left rotations of the n-bit value i: dimension d moves to (d + times) mod n.
+template <std::integral T>
+constexpr T rotate_left(T i, int n, int times = 1) {
+  return rotate_right(i, n, (n - times % n) % n);
+}
+
 /// base(i): the least j for which R^j(i) is smallest; -1 for i = 0 (the root).
 constexpr int sbnt_base(Address i, int n) {
   if (i == 0) return -1;

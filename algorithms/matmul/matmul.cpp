@@ -92,9 +92,7 @@ std::optional<SetupError> check(const Setup& s, std::int64_t peak_per_node) {
 Prediction from_terms(const Setup& s, const RowTerms& t, std::int64_t flops, std::string source) {
   Prediction pr;
   pr.source = std::move(source);
-  pr.startups = t.startups;
-  pr.element_transfers = t.elements;
-  pr.msg_startups = t.messages;
+  take_terms(pr, t);
   pr.flops = flops;
   pr.time = prediction_time(s.machine, pr);
   return pr;

@@ -29,6 +29,7 @@
 // term with QR for the printed PR (the broadcast of D; docs/matmul.md).
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/embedding/gray.hpp"
+#include "algorithms/embedding/trees.hpp"
 #include "algorithms/matmul/matmul.hpp"
 #include "algorithms/registry.hpp"
 
@@ -105,8 +106,6 @@ Task<> a1_ring(Node& self, Params p, bool gcea) {
   self.set_result(std::move(a.A));
 }
 
-std::uint64_t rotl(std::uint64_t v, int k, int n) { return ((v << k) | (v >> (n - k))) & ((std::uint64_t{1} << n) - 1); }
-
 /// GCEA(n,N) on C: part k (rows part_offset(P, n, k) ..) of every block travels the GCEA
 /// sequence rotated by k: in step s it crosses dimension (j + k) mod n and the node then holds
 /// part k of the block of x XOR rot_k(G(s)). The n parts of a step are multiplied after the step.
@@ -133,9 +132,9 @@ Task<> a1_gcea_all_port(Node& self, Params p) {
     for (std::size_t i = 0; i < ks.size(); ++i) {
       const int k = ks[i];
       parts[k] = ops[2 * i + 1].take();
-      const auto from = static_cast<std::int64_t>(x ^ static_cast<NodeId>(rotl(gray::encode(s), k, n)));
-      // The part holds rows part_offset.. of its block: multiply it as rows of a block at offset
-      // -part_offset * bQ (multiply() adds r0 * bQ back).
+      const auto from = static_cast<std::int64_t>(x ^ static_cast<NodeId>(trees::rotate_left(gray::encode(s), n, k)));
+      // The part holds rows r0 .. of the block of C of node `from`: A's rows r0 .. gain it times
+      // D's block row `from`.
       const std::int64_t r0 = part_offset(g.sh.P, n, k);
       const std::int64_t k_inner = std::clamp(g.sh.Q - from * g.bQ, std::int64_t{0}, g.bQ);
       matmul::multiply_add(a.A, r0 * g.bR, g.bR, Operand{&parts[k], 0, g.bQ}, Operand{&a.D, from * g.bQ * g.bR, g.bR},
