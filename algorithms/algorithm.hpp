@@ -109,6 +109,10 @@ Time prediction_time(const Machine& m, const Prediction& p);
 /// The dimension of the lowest 1-bit of a (non-zero, relative) node address: the dimension a
 /// node is reached over in an SBT, the parent's direction.
 inline int lowest_one(NodeId x) { return std::countr_zero(static_cast<std::uint64_t>(x)); }
+/// log2 of a power of two, or -1 (TR-572's P = 2^p, TR-530's N1 = 2^n1).
+inline int log2_exact(std::int64_t x) {
+  return x > 0 && (x & (x - 1)) == 0 ? std::countr_zero(static_cast<std::uint64_t>(x)) : -1;
+}
 /// The number of 1-bits of an address: a node's depth in a shortest-path spanning tree.
 inline int ones(NodeId x) { return std::popcount(static_cast<std::uint64_t>(x)); }
 

@@ -31,8 +31,6 @@ using matmul::Operand;
 using matmul::Rect;
 using matmul::Which;
 
-int log2_of(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0 ? std::countr_zero(static_cast<std::uint64_t>(v)) : -1; }
-
 /// The processor grid and the block sizes of one run.
 struct Grid {
   matmul::Shape sh;
@@ -40,7 +38,7 @@ struct Grid {
   int n = 0, n1 = 0, n2 = 0;
   std::int64_t bP1 = 0, bQ1 = 0, bQ2 = 0, bR2 = 0;  ///< ⌈P/N1⌉, ⌈Q/N1⌉, ⌈Q/N2⌉, ⌈R/N2⌉
   Grid(const Params& p, const Topology& t) : sh{p.P, p.Q, p.R}, N(t.size()), n(t.dim()) {
-    n1 = p.N1 > 0 ? std::max(log2_of(p.N1), 0) : (n + 1) / 2;
+    n1 = p.N1 > 0 ? std::max(log2_exact(p.N1), 0) : (n + 1) / 2;
     n1 = std::min(n1, n);
     n2 = n - n1;
     N1 = std::int64_t{1} << n1, N2 = std::int64_t{1} << n2;
@@ -56,7 +54,7 @@ struct Grid {
 
 std::optional<SetupError> check_grid(const Setup& s) {
   const std::int64_t N = s.topology.size();
-  if (s.params.N1 != 0 && (log2_of(s.params.N1) < 0 || s.params.N1 > N))
+  if (s.params.N1 != 0 && (log2_exact(s.params.N1) < 0 || s.params.N1 > N))
     return SetupError{"/params/N1", "N1 = " + std::to_string(s.params.N1) + " processor rows: must be a power of two dividing N = " + std::to_string(N)};
   const Grid g(s.params, s.topology);
   if (s.params.N2 != 0 && s.params.N2 != g.N2)

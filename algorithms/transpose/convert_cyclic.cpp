@@ -70,8 +70,8 @@ Convert convert_of(const Params& prm, const Topology& t) {
   c.Q = prm.Q;
   c.n = t.dim();
   c.h = c.n / 2;
-  c.p = tr572::log2_exact(prm.P);
-  c.q = tr572::log2_exact(prm.Q);
+  c.p = log2_exact(prm.P);
+  c.q = log2_exact(prm.Q);
   c.to_cyclic = prm.layout_before == 0;
   c.variant = prm.variant == 0 ? 3 : static_cast<int>(prm.variant);
   return c;

@@ -6,10 +6,6 @@
 
 namespace cubesim::tr572 {
 
-int log2_exact(std::int64_t x) {
-  if (x <= 0 || (x & (x - 1)) != 0) return -1;
-  return std::countr_zero(static_cast<std::uint64_t>(x));
-}
 
 std::optional<SetupError> check_matrix(const Setup& s) {
   if (s.topology.kind() != Topology::Kind::hypercube) return SetupError{"/topology", "TR-572's algorithms run on hypercubes"};

@@ -26,8 +26,6 @@
 namespace cubesim::tr572 {
 
 inline Element element(std::int64_t u, std::int64_t v, std::int64_t Q) { return static_cast<Element>(u * Q + v); }
-/// log2 of a power of two, or -1.
-int log2_exact(std::int64_t x);
 
 struct RowLayout {
   int kind = 0;              ///< index into kLayoutNames
