@@ -477,4 +477,30 @@ Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, SubCube
   co_return slots;
 }
 
+Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data, Buffer* out) {
+  const std::int64_t B = self.packet_elements();
+  const std::int64_t packets = std::max<std::int64_t>(1, ceil_div(size, B));
+  NodeId at = src;
+  std::size_t hop = 0;
+  while (hop < dims.size() && at != self.id()) at ^= NodeId{1} << dims[hop++];
+  if (at != self.id()) co_return;
+  Buffer got;
+  if (hop == 0) {  // the source
+    std::vector<Request> sends;
+    for (std::int64_t i = 0; i < packets; ++i)
+      sends.push_back(self.start(self.send(dims[0], data.slice(i * B, std::min(B, size - i * B)), tag)));
+    for (Request& r : sends) co_await r;
+  } else if (hop < dims.size()) {  // a relay
+    std::vector<Request> sends;
+    for (std::int64_t i = 0; i < packets; ++i) {
+      Buffer p = co_await self.recv(dims[hop - 1], tag);
+      sends.push_back(self.start(self.send(dims[hop], std::move(p), tag)));
+    }
+    for (Request& r : sends) co_await r;
+  } else {  // the destination
+    for (std::int64_t i = 0; i < packets; ++i) got.append(co_await self.recv(dims[hop - 1], tag));
+  }
+  *out = std::move(got);
+}
+
 }  // namespace cubesim::routing

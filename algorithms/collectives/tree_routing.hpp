@@ -137,6 +137,13 @@ Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, SubCube
 /// acc[offset ..] += other, element by element, in data mode (the caller charges the flops).
 void add_into(Buffer& acc, const Buffer& other, std::int64_t offset = 0);
 
+/// A block's pipelined trip along a path of dimensions (TR-572 §6.1's SPT/DPT, TR-530 §5.2.2's
+/// TXP(n,N)): node `self` plays its part as the source `src` (sends `data`, `size` elements, in
+/// packets of at most B back to back), a relay (forwards each packet as it arrives) or the
+/// destination (`*out` gets what arrived). Packets carry `tag` (the path's id; nonzero where
+/// other traffic on the same ports uses tag 0). A node not on the path does nothing.
+Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data, Buffer* out);
+
 /// The terms of a schedule run in lockstep, for the rows TR-530 does not give: start-ups,
 /// element transfers and messages summed over the steps (or messages) named below.
 struct Terms {

@@ -29,11 +29,14 @@ void multiply_add(Buffer& A, std::int64_t a_off, std::int64_t lda, Operand C, Op
   auto d = D.buf->values();
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t t = 0; t < k; ++t) {
-      const Element cv = c[C.off + i * C.ld + t];
+      const Element cv = c[C.off + i * C.ld + t * C.cs];
       if (cv == 0) continue;
       const Element* drow = d.data() + D.off + t * D.ld;
       Element* arow = a.data() + a_off + i * lda;
-      for (std::int64_t j = 0; j < n; ++j) arow[j] += cv * drow[j];
+      if (D.cs == 1)
+        for (std::int64_t j = 0; j < n; ++j) arow[j] += cv * drow[j];
+      else
+        for (std::int64_t j = 0; j < n; ++j) arow[j] += cv * drow[j * D.cs];
     }
 }
 
@@ -87,6 +90,28 @@ std::optional<SetupError> check(const Setup& s, std::int64_t peak_per_node) {
     return SetupError{"/params", "the nodes would hold " + std::to_string(peak_per_node) + " elements each, " +
                                      std::to_string(s.topology.size()) + " nodes: more than 2^27 elements in data mode (use \"mode\": \"timing\")"};
   return std::nullopt;
+}
+
+bool all_port(const Node& self, const routing::SubCube& sub) {
+  return self.machine().ports.kind == PortKind::all && sub.n() > 1;
+}
+
+Task<Buffer> gather(Node& self, std::int64_t M, Buffer own, routing::SubCube sub) {
+  if (all_port(self, sub))
+    co_return co_await routing::allgather(self, M, std::move(own), routing::plan(routing::Family::nrsbt, routing::Schedule::depth, sub.n()), sub);
+  co_return co_await routing::allgather_doubling(self, M, std::move(own), sub);
+}
+
+Task<Buffer> reduce(Node& self, std::int64_t M, Buffer partials, routing::SubCube sub) {
+  if (all_port(self, sub))
+    co_return co_await routing::reduce_scatter(self, M, std::move(partials), routing::plan(routing::Family::nrsbt, routing::Schedule::depth, sub.n()), sub);
+  co_return co_await routing::reduce_halving(self, M, std::move(partials), sub);
+}
+
+Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer slots, routing::SubCube sub) {
+  if (all_port(self, sub))
+    co_return co_await routing::alltoall(self, M, std::move(slots), routing::plan(routing::Family::nrsbt, routing::Schedule::phased, sub.n(), true), sub);
+  co_return co_await routing::standard_exchange(self, M, std::move(slots), sub);
 }
 
 Prediction from_terms(const Setup& s, const RowTerms& t, std::int64_t flops, std::string source) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "algorithms/algorithm.hpp"
+#include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/rows.hpp"
 
 namespace cubesim::matmul {
@@ -43,11 +44,12 @@ struct Shape {
 /// The block `r` of matrix m, row-major; entries outside the matrix (padding) are 0.
 Buffer block(bool data, const Shape& sh, Which m, const Rect& r);
 
-/// A[a_off + i lda + j] += sum_{t<k} C[c_off + i ldc + t] D[d_off + t ldd + j] for i < m, j < n,
-/// in data mode (the caller charges the flops).
+/// A[a_off + i lda + j] += sum_{t<k} C(i, t) D(t, j) for i < m, j < n, in data mode (the caller
+/// charges the flops). An operand's element (i, t) is buf[off + i ld + t cs]: cs = 1 for a
+/// row-major block, ld = 1 and cs = its row length for a block held transposed.
 struct Operand {
   const Buffer* buf;
-  std::int64_t off, ld;
+  std::int64_t off, ld, cs = 1;
 };
 void multiply_add(Buffer& A, std::int64_t a_off, std::int64_t lda, Operand C, Operand D, std::int64_t m, std::int64_t k,
                   std::int64_t n);
@@ -59,6 +61,17 @@ Verdict verify_product(const Setup& s, const std::vector<Buffer>& results, const
 /// than 2^27 elements held by all nodes at once (`peak_per_node` elements each; the timing mode
 /// has no such limit).
 std::optional<SetupError> check(const Setup& s, std::int64_t peak_per_node);
+
+/// The collectives the algorithms compose, on a subcube (the whole cube, a processor row or
+/// column), one-port or all-port by the machine (all-port where the subcube has more than one
+/// dimension):
+///  - gather: all-to-all broadcast, SBT-b(1,.) by recursive doubling / nRSBT-b(n,.) by depth;
+///  - reduce: all-to-all reduction, the same backwards (recursive halving / nRSBT-b reversed);
+///  - alltoall: all-to-all personalized, the standard exchange SBT-p(1,.) / nRSBT-p(n,.) phased.
+bool all_port(const Node& self, const routing::SubCube& sub);
+Task<Buffer> gather(Node& self, std::int64_t M, Buffer own, routing::SubCube sub);
+Task<Buffer> reduce(Node& self, std::int64_t M, Buffer partials, routing::SubCube sub);
+Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer slots, routing::SubCube sub);
 
 /// A prediction from row terms (TR-530 Tables 6-12 are sums of Table 1-4 rows) and flops.
 Prediction from_terms(const Setup& s, const RowTerms& t, std::int64_t flops, std::string source);

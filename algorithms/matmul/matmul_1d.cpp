@@ -151,23 +151,10 @@ Task<> a1_gcea(Node& self, Params p) {
   return a1_ring(self, p, true);
 }
 
-auto nrsbt_depth(int n) { return routing::plan(routing::Family::nrsbt, routing::Schedule::depth, n); }
-auto nrsbt_phased(int n) { return routing::plan(routing::Family::nrsbt, routing::Schedule::phased, n, true); }
-
-/// The all-to-all broadcast on the whole cube: SBT-b(1,N) (recursive doubling) on one port,
-/// nRSBT-b(n,N) on all ports.
-Task<Buffer> gather(Node& self, std::int64_t M, Buffer own) {
-  const int n = self.topology().dim();
-  if (all_port(self)) co_return co_await routing::allgather(self, M, std::move(own), nrsbt_depth(n), routing::SubCube::whole(n));
-  co_return co_await routing::allgather_doubling(self, M, std::move(own), routing::SubCube::whole(n));
-}
-
-/// The all-to-all reduction: the same, backwards.
-Task<Buffer> reduce(Node& self, std::int64_t M, Buffer partials) {
-  const int n = self.topology().dim();
-  if (all_port(self)) co_return co_await routing::reduce_scatter(self, M, std::move(partials), nrsbt_depth(n), routing::SubCube::whole(n));
-  co_return co_await routing::reduce_halving(self, M, std::move(partials), routing::SubCube::whole(n));
-}
+/// The whole-cube collectives (matmul::gather, reduce, alltoall).
+routing::SubCube whole(const Node& self) { return routing::SubCube::whole(self.topology().dim()); }
+Task<Buffer> gather(Node& self, std::int64_t M, Buffer own) { return matmul::gather(self, M, std::move(own), whole(self)); }
+Task<Buffer> reduce(Node& self, std::int64_t M, Buffer partials) { return matmul::reduce(self, M, std::move(partials), whole(self)); }
 
 Task<> a1_sbt(Node& self, Params p) {
   const Dims g(p, self.topology());
@@ -202,13 +189,9 @@ Task<> a1_hybrid(Node& self, Params p) {
   self.set_result(std::move(a.A));
 }
 
-/// All-to-all personalized on the whole cube: the standard exchange (SBT-p(1,N)) on one port,
-/// nRSBT-p(n,N) on all ports. `slots` holds N blocks of M by destination; returns them by source.
-Task<Buffer> transpose(Node& self, std::int64_t M, Buffer slots) {
-  const int n = self.topology().dim();
-  if (all_port(self)) co_return co_await routing::alltoall(self, M, std::move(slots), nrsbt_phased(n), routing::SubCube::whole(n));
-  co_return co_await routing::standard_exchange(self, M, std::move(slots), routing::SubCube::whole(n));
-}
+/// All-to-all personalized on the whole cube: `slots` holds N blocks of M by destination;
+/// returns them by source.
+Task<Buffer> transpose(Node& self, std::int64_t M, Buffer slots) { return matmul::alltoall(self, M, std::move(slots), whole(self)); }
 
 Task<> a3(Node& self, Params p) {
   const Dims g(p, self.topology());

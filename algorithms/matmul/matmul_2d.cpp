@@ -21,7 +21,7 @@
 
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/embedding/gray.hpp"
-#include "algorithms/matmul/matmul.hpp"
+#include "algorithms/matmul/grid.hpp"
 #include "algorithms/registry.hpp"
 
 namespace cubesim {
@@ -31,45 +31,14 @@ using matmul::Operand;
 using matmul::Rect;
 using matmul::Which;
 
-/// The processor grid and the block sizes of one run.
-struct Grid {
-  matmul::Shape sh;
-  std::int64_t N = 1, N1 = 1, N2 = 1;
-  int n = 0, n1 = 0, n2 = 0;
-  std::int64_t bP1 = 0, bQ1 = 0, bQ2 = 0, bR2 = 0;  ///< ⌈P/N1⌉, ⌈Q/N1⌉, ⌈Q/N2⌉, ⌈R/N2⌉
-  Grid(const Params& p, const Topology& t) : sh{p.P, p.Q, p.R}, N(t.size()), n(t.dim()) {
-    n1 = p.N1 > 0 ? std::max(log2_exact(p.N1), 0) : (n + 1) / 2;
-    n1 = std::min(n1, n);
-    n2 = n - n1;
-    N1 = std::int64_t{1} << n1, N2 = std::int64_t{1} << n2;
-    bP1 = ceil_div(sh.P, N1), bQ1 = ceil_div(sh.Q, N1), bQ2 = ceil_div(sh.Q, N2), bR2 = ceil_div(sh.R, N2);
-  }
-  [[nodiscard]] std::int64_t row_of(NodeId x) const { return gray::decode(x >> n2); }
-  [[nodiscard]] std::int64_t col_of(NodeId x) const { return gray::decode(x & (N2 - 1)); }
-  [[nodiscard]] NodeId node(std::int64_t k, std::int64_t l) const { return (gray::encode(k) << n2) | gray::encode(l); }
-  [[nodiscard]] routing::SubCube row_cube() const { return routing::SubCube::range(0, n2); }
-  [[nodiscard]] routing::SubCube col_cube() const { return routing::SubCube::range(n2, n1); }
-  [[nodiscard]] Rect a_block(NodeId x) const { return {row_of(x) * bP1, bP1, col_of(x) * bR2, bR2}; }
-};
-
-std::optional<SetupError> check_grid(const Setup& s) {
-  const std::int64_t N = s.topology.size();
-  if (s.params.N1 != 0 && (log2_exact(s.params.N1) < 0 || s.params.N1 > N))
-    return SetupError{"/params/N1", "N1 = " + std::to_string(s.params.N1) + " processor rows: must be a power of two dividing N = " + std::to_string(N)};
-  const Grid g(s.params, s.topology);
-  if (s.params.N2 != 0 && s.params.N2 != g.N2)
-    return SetupError{"/params/N2", "N2 = " + std::to_string(s.params.N2) + " must be N/N1 = " + std::to_string(g.N2)};
-  return std::nullopt;
-}
+using matmul::Grid;
+using matmul::check_grid;
 
 bool all_port(const Node& self) { return self.machine().ports.kind == PortKind::all; }
 
-/// The all-to-all broadcast inside a subcube into `out`: SBT-b(1,.) one-port, nRSBT-b(n,.) all-port.
+/// The all-to-all broadcast inside a subcube into `out` (matmul::gather).
 Task<> gather_into(Node& self, std::int64_t M, Buffer own, routing::SubCube sub, Buffer& out) {
-  if (all_port(self) && sub.n() > 1)
-    out = co_await routing::allgather(self, M, std::move(own), routing::plan(routing::Family::nrsbt, routing::Schedule::depth, sub.n()), sub);
-  else
-    out = co_await routing::allgather_doubling(self, M, std::move(own), sub);
+  out = co_await matmul::gather(self, M, std::move(own), sub);
 }
 
 Task<> a1(Node& self, Params p) {

@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/transpose/matrix.hpp"
 
@@ -51,35 +52,6 @@ std::vector<int> path_dims(const TwoD& t, NodeId x, bool column_first) {
     else dims.insert(dims.end(), {t.h + i, i});
   }
   return dims;
-}
-
-/// One path's part of the trip: node `self` as source (sends `data` in packets), relay (forwards
-/// each packet as it arrives) or destination (returns what arrived). Packets are messages of at
-/// most B elements tagged with the path's id.
-Task<> path_role(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data, Buffer* out) {
-  const std::int64_t B = self.packet_elements();
-  const std::int64_t packets = std::max<std::int64_t>(1, ceil_div(size, B));
-  NodeId at = src;
-  std::size_t hop = 0;
-  while (hop < dims.size() && at != self.id()) at ^= NodeId{1} << dims[hop++];
-  if (at != self.id()) co_return;
-  Buffer got;
-  if (hop == 0) {  // the source
-    std::vector<Request> sends;
-    for (std::int64_t i = 0; i < packets; ++i)
-      sends.push_back(self.start(self.send(dims[0], data.slice(i * B, std::min(B, size - i * B)), tag)));
-    for (Request& r : sends) co_await r;
-  } else if (hop < dims.size()) {  // a relay
-    std::vector<Request> sends;
-    for (std::int64_t i = 0; i < packets; ++i) {
-      Buffer p = co_await self.recv(dims[hop - 1], tag);
-      sends.push_back(self.start(self.send(dims[hop], std::move(p), tag)));
-    }
-    for (Request& r : sends) co_await r;
-  } else {  // the destination
-    for (std::int64_t i = 0; i < packets; ++i) got.append(co_await self.recv(dims[hop - 1], tag));
-  }
-  *out = std::move(got);
 }
 
 /// SPT (one path) or DPT (two paths, the block halved), all-port pipelined.
@@ -108,7 +80,7 @@ Task<> paths_transpose(Node& self, Params p, int paths) {
     Role& r = mine_roles[i];
     const std::int64_t half = paths == 1 ? D : (r.path == 0 ? D - D / 2 : D / 2);
     Buffer part = r.source == x ? mine.slice(r.path == 0 ? 0 : D - D / 2, half) : Buffer{};
-    roles.push_back(path_role(self, std::move(r.dims), r.source, static_cast<int>(r.source * 2 + r.path), half,
+    roles.push_back(routing::pipelined_path(self, std::move(r.dims), r.source, static_cast<int>(r.source * 2 + r.path), half,
                               std::move(part), &got[i]));
   }
   co_await all_of(std::move(roles));
