@@ -43,6 +43,7 @@ struct Prediction {
   std::string source;                  ///< paper, table, row
   std::optional<double> b_opt;         ///< the table's optimum packet size, where it gives one
   std::optional<double> min_startups;  ///< the table's minimum start-ups, where it gives one
+  std::optional<double> n1_opt;        ///< the table's optimum number of processor rows (TR-530 Table 12, Fig. 24)
 };
 
 struct Verdict {

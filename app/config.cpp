@@ -1,5 +1,6 @@
 #include "app/config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -21,7 +22,7 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 const std::set<std::string> kTopKeys = {"schema", "name", "description", "machine", "machine_overrides", "topology",
-                                        "algorithm", "params", "sweep", "verify", "mode"};
+                                        "algorithm", "params", "sweep", "verify", "mode", "compare"};
 
 }  // namespace
 
@@ -174,6 +175,21 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
                                                                                : "an algorithm is a name (a string)");
       lenient.insert(a->params.begin(), a->params.end());
     }
+  }
+  // The keys that compete: each a swept key; by default the algorithm, when it is swept.
+  if (j.contains("compare")) {
+    const ojson& c = j["compare"];
+    if (!c.is_array() || c.empty()) P.fail("/compare", "compare is a non-empty list of swept keys (e.g. [\"algorithm\", \"params.N1\"])");
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const auto swept = [&](const std::string& k) {
+        return std::any_of(axes.begin(), axes.end(), [&](const auto& a) { return a.first == k; });
+      };
+      if (!c[i].is_string() || !swept(c[i].get<std::string>()))
+        P.fail("/compare/" + std::to_string(i), c[i].dump() + " is not a key of \"sweep\": only swept values can compete");
+      ex.compare.push_back(c[i].get<std::string>());
+    }
+  } else if (ex.algorithm_swept) {
+    ex.compare = {"algorithm"};
   }
   std::size_t total = 1;
   for (const auto& a : axes) {

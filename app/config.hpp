@@ -27,7 +27,11 @@ struct Experiment {
   std::string name;
   std::string algorithm;                ///< the config's "algorithm" (each run's may differ: RunPoint::info)
   const AlgorithmInfo* info = nullptr;
-  bool algorithm_swept = false;         ///< "algorithm" is a sweep axis: reports name each run's, and the winner
+  bool algorithm_swept = false;         ///< "algorithm" is a sweep axis: reports name each run's
+  /// The swept keys whose values compete ("compare"; by default "algorithm" when it is swept): at
+  /// each point of the other swept keys the reports name the fastest run's values, its margin, and
+  /// how often each algorithm wins.
+  std::vector<std::string> compare;
   bool verify = true;
   std::vector<RunPoint> runs;
 };

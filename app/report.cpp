@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -23,11 +24,15 @@ std::string point_label(const RunPoint& p) {
   return s.empty() ? "-" : s;
 }
 
-/// Where the algorithm is swept: at each point (the other swept values), the fastest algorithm,
-/// its lead over the runner-up (margin = runner-up / winner - 1) and how far each run is behind
-/// it (behind = this run / winner - 1). Runs that failed take no part.
+/// Where swept values compete (Experiment::compare): at each point of the other swept values, the
+/// fastest run's algorithm (winner) and compared values (best), its lead over the runner-up
+/// (margin = runner-up / winner - 1) and how far each run is behind it (behind = this run /
+/// winner - 1). Runs that failed take no part.
 struct Standing {
   std::string winner;
+  ojson best;           ///< the fastest run's values of the compared keys
+  std::string label;    ///< the winner and its compared values other than the algorithm
+  const RunOutcome* fastest = nullptr;
   double margin = NAN, behind = NAN;
 };
 
@@ -36,29 +41,58 @@ double run_seconds(const RunOutcome& r) {
   return r.simgrid && r.simgrid->error.empty() ? r.simgrid->stats.time_s : NAN;
 }
 
-std::string group_of(const RunPoint& p) {
+bool compared(const Experiment& ex, const std::string& key) {
+  return std::find(ex.compare.begin(), ex.compare.end(), key) != ex.compare.end();
+}
+
+std::string group_of(const Experiment& ex, const RunPoint& p) {
   std::string g;
   for (const auto& [k, v] : p.point)
-    if (k != "algorithm") g += (g.empty() ? "" : " ") + k + "=" + v.dump();
+    if (!compared(ex, k)) g += (g.empty() ? "" : " ") + k + "=" + v.dump();
   return g.empty() ? "-" : g;
 }
 
-std::vector<Standing> standings(const std::vector<RunOutcome>& runs) {
+std::vector<Standing> standings(const Experiment& ex, const std::vector<RunOutcome>& runs) {
+  std::vector<Standing> out(runs.size());
+  if (ex.compare.empty()) return out;
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < runs.size(); ++i)
-    if (std::isfinite(run_seconds(runs[i]))) groups[group_of(*runs[i].point)].push_back(i);
-  std::vector<Standing> out(runs.size());
+    if (std::isfinite(run_seconds(runs[i]))) groups[group_of(ex, *runs[i].point)].push_back(i);
   for (const auto& [g, idx] : groups) {
     std::vector<std::size_t> order = idx;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return run_seconds(runs[a]) < run_seconds(runs[b]); });
-    const double best = run_seconds(runs[order[0]]);
-    const double margin = order.size() > 1 && best > 0 ? run_seconds(runs[order[1]]) / best - 1 : NAN;
-    for (std::size_t i : idx)
-      out[i] = {runs[order[0]].point->info ? runs[order[0]].point->info->name : "", margin,
-                best > 0 ? run_seconds(runs[i]) / best - 1 : 0.0};
+    const RunOutcome& f = runs[order[0]];
+    const double best = run_seconds(f);
+    Standing st;
+    st.fastest = &f;
+    st.winner = f.point->info ? f.point->info->name : "";
+    st.label = st.winner;
+    st.best = ojson::object();
+    for (const auto& [k, v] : f.point->point)
+      if (compared(ex, k)) {
+        st.best[k] = v;
+        if (k != "algorithm") st.label += (st.label.empty() ? "" : " ") + k + "=" + v.dump();
+      }
+    st.margin = order.size() > 1 && best > 0 ? run_seconds(runs[order[1]]) / best - 1 : NAN;
+    for (std::size_t i : idx) {
+      out[i] = st;
+      out[i].behind = best > 0 ? run_seconds(runs[i]) / best - 1 : 0.0;
+    }
   }
   return out;
 }
+
+/// How many points each algorithm wins (the volumes of TR-530's selection maps).
+std::map<std::string, std::int64_t> wins(const Experiment& ex, const std::vector<RunOutcome>& runs, const std::vector<Standing>& stand) {
+  std::map<std::string, std::int64_t> w;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (stand[i].fastest != nullptr && seen.insert(group_of(ex, *runs[i].point)).second) ++w[stand[i].winner];
+  return w;
+}
+
+/// Only the algorithm competes: the reports keep their columns of before "compare" existed.
+bool only_algorithm(const Experiment& ex) { return ex.compare.size() == 1 && ex.compare[0] == "algorithm"; }
 
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -109,6 +143,7 @@ ojson prediction_json(const Prediction& p) {
   j["source"] = p.source;
   if (p.b_opt) j["b_opt"] = *p.b_opt;
   if (p.min_startups) j["min_startups"] = *p.min_startups;
+  if (p.n1_opt) j["n1_opt"] = *p.n1_opt;
   return j;
 }
 
@@ -197,7 +232,7 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
   r["engine"] = engine_name(opt.engine);
   r["machine"] = runs.empty() ? ojson::object() : machine_json(runs.front().point->setup.machine);
   ojson arr = ojson::array();
-  const std::vector<Standing> stand = ex.algorithm_swept ? standings(runs) : std::vector<Standing>{};
+  const std::vector<Standing> stand = standings(ex, runs);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunOutcome& o = runs[i];
     const Setup& s = o.point->setup;
@@ -205,13 +240,12 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
     ojson pt = ojson::object();
     for (const auto& [k, v] : o.point->point) pt[k] = v;
     run["point"] = pt;
-    if (ex.algorithm_swept && o.point->info) {
-      run["algorithm"] = o.point->info->name;
-      if (!stand[i].winner.empty()) {
-        run["winner"] = stand[i].winner;
-        run["margin"] = std::isfinite(stand[i].margin) ? ojson(stand[i].margin) : ojson(nullptr);
-        run["behind"] = stand[i].behind;
-      }
+    if (ex.algorithm_swept && o.point->info) run["algorithm"] = o.point->info->name;
+    if (stand[i].fastest != nullptr) {
+      run["winner"] = stand[i].winner;
+      if (!only_algorithm(ex)) run["best"] = stand[i].best;
+      run["margin"] = std::isfinite(stand[i].margin) ? ojson(stand[i].margin) : ojson(nullptr);
+      run["behind"] = stand[i].behind;
     }
     run["topology"] = s.topology.describe();
     run["nodes"] = s.topology.size();
@@ -254,6 +288,12 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
     arr.push_back(run);
   }
   r["runs"] = arr;
+  if (!ex.compare.empty()) {
+    r["compare"] = ex.compare;
+    ojson w = ojson::object();
+    for (const auto& [name, count] : wins(ex, runs, stand)) w[name] = count;
+    r["wins"] = w;
+  }
   return r;
 }
 
@@ -268,9 +308,10 @@ std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs
        "wall_s,verified,error";
   const bool sg = opt.engine != EngineKind::cycle;
   if (sg) o << ",simgrid_s,simgrid_relative_difference,simgrid_wall_s,wall_ratio,simgrid_max_rss_bytes,simgrid_verified,simgrid_error";
-  if (ex.algorithm_swept) o << ",winner,margin,behind";
+  if (!ex.compare.empty()) o << ",winner,margin,behind";
+  if (!ex.compare.empty() && !only_algorithm(ex)) o << ",best";
   o << "\n";
-  const std::vector<Standing> stand = ex.algorithm_swept ? standings(runs) : std::vector<Standing>{};
+  const std::vector<Standing> stand = standings(ex, runs);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunOutcome& r = runs[i];
     const Setup& s = r.point->setup;
@@ -307,9 +348,10 @@ std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs
         << (wall ? static_cast<std::int64_t>(g.max_rss_kib) * 1024 : 0) << "," << (g.verified ? "true" : "false") << ","
         << csv_escape(g.error);
     }
-    if (ex.algorithm_swept)
+    if (!ex.compare.empty())
       o << "," << stand[i].winner << "," << (std::isfinite(stand[i].margin) ? num(stand[i].margin) : "") << ","
         << (std::isfinite(stand[i].behind) ? num(stand[i].behind) : "");
+    if (!ex.compare.empty() && !only_algorithm(ex)) o << "," << csv_escape(stand[i].label);
     o << "\n";
   }
   return o.str();
@@ -378,17 +420,33 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
     }
     o << row;
   }
-  if (ex.algorithm_swept) {  // the winner at each point of the other swept values
-    const std::vector<Standing> stand = standings(runs);
-    std::vector<std::string> seen;
+  if (!ex.compare.empty()) {  // the fastest at each point of the other swept values
+    const std::vector<Standing> stand = standings(ex, runs);
+    std::set<std::string> seen;
+    std::size_t points = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      const std::string g = group_of(*runs[i].point);
-      if (stand[i].winner.empty() || std::find(seen.begin(), seen.end(), g) != seen.end()) continue;
-      seen.push_back(g);
-      o << "fastest at " << g << ": " << stand[i].winner;
+      const std::string g = group_of(ex, *runs[i].point);
+      if (stand[i].fastest == nullptr || !seen.insert(g).second) continue;
+      if (++points > 64) continue;  // a map's worth of lines: the counts below sum them up
+      o << "fastest at " << g << ": " << stand[i].label;
       if (std::isfinite(stand[i].margin)) {
         char m[64];
         std::snprintf(m, sizeof m, " (the next is %.2f %% slower)", 100 * stand[i].margin);
+        o << m;
+      }
+      if (compared(ex, "params.N1") && stand[i].fastest->prediction.n1_opt) {
+        char m[96];
+        std::snprintf(m, sizeof m, "; the table's optimum N1 = %.3g", *stand[i].fastest->prediction.n1_opt);
+        o << m;
+      }
+      o << "\n";
+    }
+    if (points > 64) o << "(" << points - 64 << " more points: see the JSON or CSV report)\n";
+    if (points > 1) {
+      o << "wins over " << points << " points:";
+      for (const auto& [name, count] : wins(ex, runs, stand)) {
+        char m[160];
+        std::snprintf(m, sizeof m, " %s %lld (%.1f %%)", name.c_str(), static_cast<long long>(count), 100.0 * static_cast<double>(count) / static_cast<double>(points));
         o << m;
       }
       o << "\n";

@@ -371,4 +371,42 @@ TEST(Matmul, SweepingTheAlgorithmNamesTheWinner) {
   }
 }
 
+// "compare" lets the grid's shape compete too: at each (P, R) of Fig. 19 (N = Q = 32, PR = 1024 N)
+// the fastest N1 is Table 12's √(PN/R), printed beside it; bad "compare" keys are refused.
+TEST(Matmul, ComparingTheGridShapeFindsTable12sOptimalN1) {
+  const Registry reg = make_registry();
+  const std::string text = R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 5},
+    "algorithm": "matmul2d.a1", "params": {"P": 256, "Q": 32, "R": 128}, "mode": "timing",
+    "sweep": {"params.P": [256, 512, 1024], "params.N1": [1, 2, 4, 8, 16, 32]}, "compare": ["params.N1"]})";
+  Experiment ex = parse_experiment(text, "n1.json", reg);
+  ASSERT_EQ(ex.compare, std::vector<std::string>{"params.N1"});
+  for (RunPoint& p : ex.runs) p.setup.params.R = 1024 * 32 / p.setup.params.P;  // PR = 1024 N
+  std::vector<RunOutcome> out;
+  for (const RunPoint& p : ex.runs) out.push_back(run_point(p, *p.info, true));
+  const ReportOptions opt{true, EngineKind::cycle};
+  const ojson rep = report_json(ex, out, opt);
+  const std::map<std::int64_t, std::int64_t> want = {{256, 8}, {512, 16}, {1024, 32}};  // Table 12
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::int64_t P = ex.runs[i].setup.params.P;
+    EXPECT_EQ(rep["runs"][i]["best"]["params.N1"], want.at(P)) << "P=" << P;
+    EXPECT_DOUBLE_EQ(*out[i].prediction.n1_opt, static_cast<double>(want.at(P)));
+  }
+  EXPECT_EQ(rep["wins"]["matmul2d.a1"], 3);
+  const std::string txt = report_text(ex, out, opt);
+  EXPECT_NE(txt.find("fastest at params.P=512: matmul2d.a1 params.N1=16"), std::string::npos) << txt;
+  EXPECT_NE(txt.find("the table's optimum N1 = 16"), std::string::npos) << txt;
+  EXPECT_NE(report_csv(ex, out, opt).find(",winner,margin,behind,best"), std::string::npos);
+  for (const auto& [cmp, where] : std::vector<std::pair<std::string, std::string>>{
+           {R"(["params.Q"])", "/compare/0"}, {R"(["params.N1", 3])", "/compare/1"}, {"[]", "/compare"}, {R"("algorithm")", "/compare"}}) {
+    std::string bad = text;
+    bad.replace(bad.find(R"(["params.N1"]})"), std::string(R"(["params.N1"]})").size(), cmp + "}");
+    try {
+      parse_experiment(bad, "bad.json", reg);
+      ADD_FAILURE() << "compare " << cmp << " must be refused";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.where(), where) << cmp;
+    }
+  }
+}
+
 }  // namespace

@@ -18,6 +18,7 @@
 //                   steps), then L multiplies and L - 1 rolls of C left and D up. One-port: the C
 //                   and D shifts one after the other; all-port: at once.
 #include <algorithm>
+#include <cmath>
 
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/embedding/gray.hpp"
@@ -77,7 +78,9 @@ Prediction predict_a1(const Setup& s) {
   if (s.machine.ports.kind != PortKind::all) {
     RowTerms t = sbt_doubling_terms(X, g.n2, B);
     t += sbt_doubling_terms(Y, g.n1, B);
-    return matmul::from_terms(s, t, flops, "TR-530 Table 9 A1(1) + Table 10 arithmetic");
+    Prediction pr = matmul::from_terms(s, t, flops, "TR-530 Table 9 A1(1) + Table 10 arithmetic");
+    pr.n1_opt = std::sqrt(static_cast<double>(g.sh.P * g.N) / static_cast<double>(g.sh.R));  // Table 12
+    return pr;
   }
   auto terms = [&](std::int64_t M, int d) { return d > 1 ? balanced_levels_terms(M, d, B) : sbt_doubling_terms(M, d, B); };
   const RowTerms row = terms(X, g.n2), col = terms(Y, g.n1);

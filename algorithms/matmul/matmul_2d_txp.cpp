@@ -31,6 +31,7 @@
 // Arithmetic (Table 10): (2 q - 1) flops an element of the partial product (q the inner block),
 // one flop an element received by the reduction, and E added to the final block.
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "algorithms/matmul/grid.hpp"
@@ -351,6 +352,23 @@ Prediction predict_txp(const Setup& s, int alg) {
          : "TR-530 Table 9 " + name + "(1), each TXP as §5.2.2's 2 log N_min steps of X + log(N_max/N_min) of X/2 (Table 9's n(X t_c + tau) bounds it) + Table 10");
   // Measured over the grid test: at most +35 % (A2, A4) and +62 % (A3, A5, two transpositions),
   // all at one-element blocks where the nRSBT's parts are empty on most trees.
+  // The table's optimum N1. One-port, Table 12: A2 √(QN/R), A3 √(QN/P), A4 √(PN/Q), A5 √(RN/Q).
+  // All-port, §5.2.4 (Fig. 24): the N1 = 2^n1 minimising u(N1 - 1)/n1 + v(N2 - 1)/n2 with (u, v) =
+  // (R, Q) for A2 and, "replacing (Q, R)", (P, Q) for A3, (Q, P) for A4 and (Q, R) for A5.
+  const double P = static_cast<double>(g.sh.P), Q = static_cast<double>(g.sh.Q), R = static_cast<double>(g.sh.R),
+               N = static_cast<double>(g.N);
+  if (!ap) {
+    const double num[] = {0, 0, Q, Q, P, R}, den[] = {1, 1, R, P, Q, Q};
+    pr.n1_opt = std::sqrt(num[alg] * N / den[alg]);
+  } else {
+    const double u[] = {0, 0, R, P, Q, Q}, v[] = {0, 0, Q, Q, P, R};
+    double best = INFINITY;
+    for (int n1 = 0; n1 <= g.n; ++n1) {
+      const int n2 = g.n - n1;
+      const double f = (n1 > 0 ? u[alg] * (std::ldexp(1.0, n1) - 1) / n1 : 0) + (n2 > 0 ? v[alg] * (std::ldexp(1.0, n2) - 1) / n2 : 0);
+      if (f < best) best = f, pr.n1_opt = std::ldexp(1.0, n1);
+    }
+  }
   if (ap && uneven) pr.relation = Relation::approx, pr.tolerance = alg == 3 || alg == 5 ? 0.75 : 0.5;
   return pr;
 }
