@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <tuple>
 
 #include "algorithms/rows.hpp"
 #include "app/config.hpp"
@@ -270,6 +271,87 @@ TEST(MatmulReproduction, Tr530S522TransposeTakesNStartupsNotHalfNPlusMin) {
     EXPECT_LE(txp_elements, n * X);
     EXPECT_EQ(txp_elements == n * X, n1 == n2 || n == 2 * nmin);
   }
+}
+
+/// A selection map (TR-530 Figs 11-14, 20-26): the shipped config run, its fastest run at each
+/// (P/N, Q/N, R/N) by "compare", and each algorithm's best time there.
+struct Map {
+  struct Cell {
+    std::string winner;
+    double margin = 0;
+    std::map<std::string, double> best;  // algorithm -> its fastest time at this point
+  };
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, Cell> at;
+  std::map<std::string, double> volume;  // algorithm -> fraction of the points it wins
+};
+Map run_map(const std::string& path) {
+  const Ran r = run_config(path);
+  const ojson rep = report_json(r.ex, r.out, ReportOptions{true, EngineKind::cycle});
+  Map m;
+  for (std::size_t i = 0; i < r.out.size(); ++i) {
+    const Params& p = r.ex.runs[i].setup.params;
+    const std::int64_t N = r.ex.runs[i].setup.topology.size();
+    Map::Cell& c = m.at[{p.P / N, p.Q / N, p.R / N}];
+    c.winner = rep["runs"][i]["winner"].get<std::string>().substr(9);  // "a1", "a2", ... (matmul?d.)
+    c.margin = rep["runs"][i]["margin"].is_null() ? 0.0 : rep["runs"][i]["margin"].get<double>();
+    const std::string a = r.ex.runs[i].info->name.substr(9);
+    const double t = r.out[i].stats.time.seconds();
+    if (!c.best.count(a) || t < c.best[a]) c.best[a] = t;
+  }
+  for (const auto& [k, c] : m.at) m.volume[c.winner] += 1.0 / static_cast<double>(m.at.size());
+  return m;
+}
+
+// The 1-D maps (Figs 11, 12: N = 16, one-port, B_m = inf): A1 < A4 < A3 on the diagonal
+// P = Q = R, and a larger tau/t_c gives A1 more of the cube ("gradually taken over by the A1").
+TEST(MatmulReproduction, Tr530Figs11And12OneDimensionalMaps) {
+  const Map f11 = run_map("configs/tr530/maps/fig11-map-1d.json"), f12 = run_map("configs/tr530/maps/fig12-map-1d.json");
+  for (const auto& [k, c] : f11.at) {
+    if (std::get<0>(k) != std::get<1>(k) || std::get<1>(k) != std::get<2>(k)) continue;
+    EXPECT_LT(c.best.at("a1.sbt"), c.best.at("a4"));
+    EXPECT_LT(c.best.at("a4"), c.best.at("a3"));
+  }
+  EXPECT_GT(f12.volume.at("a1.sbt"), f11.volume.at("a1.sbt") + 0.2);  // measured 49 % -> 77 %
+  EXPECT_LT(f12.volume.at("a3"), f11.volume.at("a3") / 4);             // 18 % -> 0.8 %
+  std::cout << "[ maps ] Fig. 11 volumes: A1 " << f11.volume.at("a1.sbt") << ", A3 " << f11.volume.at("a3") << ", A4 "
+            << f11.volume.at("a4") << "; Fig. 12: A1 " << f12.volume.at("a1.sbt") << "\n";
+}
+
+// The 2-D maps, each algorithm at its own optimum N1 (Fig. 20: one-port, N = 16, tau = t_c;
+// Fig. 25: n-port). One-port: A1 wins at least 1/3 of the cube and A2, A4 at most 1/3 each, as
+// mirror images about P = R (tying on it); A3 and A5 never win; on the diagonal A1 < A2 = A4.
+// n-port: A1 wins wherever P, R >= Q; A2 only where Q, R > P and A4 only where Q, P > R (or in a
+// tie on the plane P = R).
+TEST(MatmulReproduction, Tr530Figs20And25TwoDimensionalMaps) {
+  const Map f20 = run_map("configs/tr530/maps/fig20-map-2d.json");
+  EXPECT_GE(f20.volume.at("a1"), 1.0 / 3);
+  for (const auto& [k, c] : f20.at) {
+    const auto [p, q, r] = k;
+    EXPECT_TRUE(c.winner == "a1" || c.winner == "a2" || c.winner == "a4") << c.winner;
+    EXPECT_EQ(c.best.at("a2"), f20.at.at({r, q, p}).best.at("a4")) << p << " " << q << " " << r;
+    if (p == q && q == r) {
+      EXPECT_LT(c.best.at("a1"), c.best.at("a2"));
+      EXPECT_EQ(c.best.at("a2"), c.best.at("a4"));
+    }
+  }
+  double a2 = 0, a4 = 0;  // the volumes with the ties on P = R shared
+  for (const auto& [k, c] : f20.at) {
+    const bool tie = std::get<0>(k) == std::get<2>(k) && c.best.at("a2") == c.best.at("a4");
+    if (c.winner == "a2" || c.winner == "a4") (tie ? a2 += 0.5, a4 += 0.5 : (c.winner == "a2" ? a2 : a4) += 1);
+  }
+  EXPECT_EQ(a2, a4);
+  EXPECT_LE(a2 / static_cast<double>(f20.at.size()), 1.0 / 3);
+  const Map f25 = run_map("configs/tr530/maps/fig25-map-2d-nport.json");
+  for (const auto& [k, c] : f25.at) {
+    const auto [p, q, r] = k;
+    const bool tie24 = c.best.at("a2") == c.best.at("a4") && c.best.at("a2") == c.best.at(c.winner);
+    if (p >= q && r >= q) EXPECT_EQ(c.winner, "a1") << p << " " << q << " " << r;
+    if (c.winner == "a2" && !tie24) EXPECT_TRUE(q > p && r > p) << p << " " << q << " " << r;
+    if (c.winner == "a4" && !tie24) EXPECT_TRUE(q > r && p > r) << p << " " << q << " " << r;
+  }
+  EXPECT_GT(f25.volume.at("a1"), f20.volume.at("a1"));
+  std::cout << "[ maps ] Fig. 20 volumes: A1 " << f20.volume.at("a1") << ", A2 " << a2 / static_cast<double>(f20.at.size())
+            << ", A4 " << a4 / static_cast<double>(f20.at.size()) << "; Fig. 25: A1 " << f25.volume.at("a1") << "\n";
 }
 
 // Every algorithm multiplies for real on a 10-cube and times the same without payloads.
