@@ -25,6 +25,7 @@ struct Params {
   std::int64_t P = 0, Q = 0, R = 0;
   std::int64_t N1 = 0, N2 = 0;
   std::int64_t k = 0;  ///< dimensions of a first phase (allgather.hybrid: SBT steps; some-to-all: splitting steps)
+  std::int64_t K = 0;  ///< successive products (matmul2d.outer, matmul2d.cannon); 0: one
   std::int64_t B_copy = -1;         ///< TR-572 §8.1: shorter blocks are copied into one buffer; -1: the machine's
   std::int64_t layout_before = 0;   ///< index into kLayoutNames
   std::int64_t layout_after = 0;    ///< index into kLayoutNames
@@ -45,7 +46,7 @@ struct ParamSpec {
 };
 
 /// Every parameter, in the order reports and trace headers list them.
-inline constexpr std::array<ParamSpec, 14> kParams{{
+inline constexpr std::array<ParamSpec, 15> kParams{{
     {"root", &Params::root, 0, "the source (or destination) node of a one-to-all (all-to-one) operation"},
     {"M", &Params::M, 0, "elements: the message, or each node's block, or the block for each destination"},
     {"B", &Params::B, 1, "packet elements in force (default the machine's B_m)"},
@@ -55,6 +56,7 @@ inline constexpr std::array<ParamSpec, 14> kParams{{
     {"N1", &Params::N1, 0, "processor rows of a 2-D grid"},
     {"N2", &Params::N2, 0, "processor columns of a 2-D grid"},
     {"k", &Params::k, 0, "dimensions of a first phase (hybrid: SBT steps; some-to-all: splitting steps)"},
+    {"K", &Params::K, 1, "successive matrix products computed one after another (matmul2d.outer, matmul2d.cannon; default 1)"},
     {"B_copy", &Params::B_copy, 0, "blocks shorter than this are copied into one buffer before sending (default the machine's B_copy; 0: never)", {}, nullptr, -1},
     {"layout_before", &Params::layout_before, 0, "the matrix layout before: consecutive, cyclic, consecutive_gray or cyclic_gray rows", kLayoutNames},
     {"layout_after", &Params::layout_after, 0, "the layout of the transposed matrix after (the same names)", kLayoutNames},

@@ -77,6 +77,24 @@ Verdict verify_product(const Setup& s, const std::vector<Buffer>& results, const
   return {};
 }
 
+Verdict verify_products(const Setup& s, const std::vector<Buffer>& results, std::int64_t K, const std::function<Rect(NodeId)>& where) {
+  for (std::int64_t k = 0; k < K; ++k) {
+    std::vector<Buffer> one;
+    for (std::size_t x = 0; x < results.size(); ++x) {
+      const std::int64_t M = where(static_cast<NodeId>(x)).size();
+      if (results[x].size() != K * M)
+        return {false, "node " + std::to_string(x) + " ends with " + std::to_string(results[x].size()) + " elements, expected K = " +
+                           std::to_string(K) + " blocks of " + std::to_string(M)};
+      one.push_back(results[x].slice(k * M, M));
+    }
+    if (Verdict v = verify_product(s, one, where); !v.ok) {
+      if (K > 1) v.message = "product " + std::to_string(k + 1) + " of " + std::to_string(K) + ": " + v.message;
+      return v;
+    }
+  }
+  return {};
+}
+
 std::optional<SetupError> check(const Setup& s, std::int64_t peak_per_node) {
   if (s.topology.kind() != Topology::Kind::hypercube)
     return SetupError{"/topology/kind", "this algorithm runs on a hypercube, not a " + s.topology.kind_name()};

@@ -57,6 +57,9 @@ void multiply_add(Buffer& A, std::int64_t a_off, std::int64_t lda, Operand C, Op
 /// Checks that node x ends with the A block `where(x)` (row-major, padding 0) of A = C D + E.
 Verdict verify_product(const Setup& s, const std::vector<Buffer>& results, const std::function<Rect(NodeId)>& where);
 
+/// The same for K successive products of the same matrices, each node's K blocks one after the other.
+Verdict verify_products(const Setup& s, const std::vector<Buffer>& results, std::int64_t K, const std::function<Rect(NodeId)>& where);
+
 /// Common checks: a hypercube, P, Q, R >= 1, B within the machine's B_m, and in data mode no more
 /// than 2^27 elements held by all nodes at once (`peak_per_node` elements each; the timing mode
 /// has no such limit).
