@@ -377,6 +377,28 @@ TEST(MatmulReproduction, Tr530S521OuterProductPipelinesKProducts) {
   std::cout << "[ outer/Cannon ] K=1 " << ratio[1] << ", K=2 " << ratio[2] << ", K=4 " << ratio[4] << ", K=8 " << ratio[8] << "\n";
 }
 
+// Every selection-map config parses, competes over the algorithm (and the grid in 2-D), and its
+// first and last points run and verify; the N = 16 maps run whole above, the N = 128 and 1024 ones
+// take minutes (docs/matmul.md).
+TEST(MatmulReproduction, EverySelectionMapConfigRuns) {
+  static const Registry reg = make_registry();
+  for (const char* f : {"configs/tr530/maps/fig11-map-1d.json", "configs/tr530/maps/fig12-map-1d.json",
+                        "configs/tr530/maps/fig13-map-1d.json", "configs/tr530/maps/fig14-map-1d.json",
+                        "configs/tr530/maps/fig20-map-2d.json", "configs/tr530/maps/fig21-map-2d.json",
+                        "configs/tr530/maps/fig22-map-2d.json", "configs/tr530/maps/fig23-map-2d.json",
+                        "configs/tr530/maps/fig25-map-2d-nport.json", "configs/tr530/maps/fig26-map-2d-nport.json"}) {
+    const Experiment ex = load_experiment(f, reg);
+    const bool two_d = std::string(f).find("2d") != std::string::npos;
+    const std::vector<std::string> want = two_d ? std::vector<std::string>{"algorithm", "params.N1"} : std::vector<std::string>{"algorithm"};
+    EXPECT_EQ(ex.compare, want) << f;
+    EXPECT_GE(ex.runs.size(), 125u * 3) << f;
+    for (std::size_t i : {std::size_t{0}, std::size_t{1}, ex.runs.size() - 1}) {
+      const RunOutcome o = run_point(ex.runs[i], *ex.runs[i].info, true);
+      EXPECT_TRUE(o.ok()) << f << " run " << i << ": " << o.error << o.verify_message;
+    }
+  }
+}
+
 // Every algorithm multiplies for real on a 10-cube and times the same without payloads.
 TEST(Matmul, EveryAlgorithmVerifiesOnATenCubeAndTimingModeGivesTheSameTimes) {
   const Registry reg = make_registry();
