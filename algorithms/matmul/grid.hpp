@@ -50,6 +50,23 @@ struct Grid {
   [[nodiscard]] Rect a_block(NodeId x) const { return {row_of(x) * bP1, bP1, col_of(x) * bR2, bR2}; }
 };
 
+/// `steps` steps that each move node (k, l)'s C block and D block one hop (Cannon's shifts,
+/// Dekel's exchanges, the outer product's forwards): one-port the two one after the other,
+/// all-port at once, so the slower sets the step.
+inline RowTerms block_steps(const Setup& s, const Grid& g, std::int64_t steps) {
+  const std::int64_t B = s.params.B, X = g.bP1 * g.bQ2, Y = g.bQ1 * g.bR2;
+  const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
+  RowTerms step = cx;
+  if (s.machine.ports.kind == PortKind::all) {
+    if (ceil_div(Y, B) * s.machine.tau + Y * s.machine.t_c > ceil_div(X, B) * s.machine.tau + X * s.machine.t_c) step = dy;
+  } else {
+    step += dy;
+  }
+  RowTerms t;
+  for (std::int64_t i = 0; i < steps; ++i) t += step;
+  return t;
+}
+
 /// N1 a power of two dividing N; N2, if given, N/N1.
 inline std::optional<SetupError> check_grid(const Setup& s) {
   const std::int64_t N = s.topology.size();

@@ -167,18 +167,8 @@ Task<> cannon(Node& self, Params p) {
 /// C and D shifts add; all-port: the larger of the two each time.
 Prediction predict_cannon(const Setup& s) {
   const Grid g(s.params, s.topology);
-  const std::int64_t B = s.params.B, L = g.N1, X = g.bP1 * g.bQ2, Y = g.bQ1 * g.bR2;
-  const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
-  RowTerms step = cx;
-  if (s.machine.ports.kind == PortKind::all) {
-    const Time tx = ceil_div(X, B) * s.machine.tau + X * s.machine.t_c, ty = ceil_div(Y, B) * s.machine.tau + Y * s.machine.t_c;
-    if (ty > tx) step = dy;
-  } else {
-    step += dy;
-  }
-  RowTerms t;
-  const std::int64_t K = std::max<std::int64_t>(s.params.K, 1);
-  for (std::int64_t i = 0; i < K * (L / 2 + (L - 1)); ++i) t += step;
+  const std::int64_t L = g.N1, K = std::max<std::int64_t>(s.params.K, 1);
+  const RowTerms t = matmul::block_steps(s, g, K * (L / 2 + (L - 1)));
   Prediction pr = matmul::from_terms(s, t, K * L * 2 * g.bP1 * g.bQ2 * g.bR2,
                                      "TR-530 §5.2.1 Cannon (Fig. 17): ⌊L/2⌋ alignment shifts + (L-1) rolls of C and D + L multiplies, K times");
   // One port: the rows shift C by different amounts, so nodes leave the alignment at different

@@ -88,16 +88,8 @@ Task<> dekel(Node& self, Params p) {
 
 Prediction predict_dekel(const Setup& s) {
   const Grid g(s.params, s.topology);
-  const std::int64_t B = s.params.B, L = g.N2, X = g.bP1 * g.bQ2, Y = g.bQ1 * g.bR2;
-  const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
-  RowTerms both = cx;
-  if (s.machine.ports.kind == PortKind::all) {
-    if (ceil_div(Y, B) * s.machine.tau + Y * s.machine.t_c > ceil_div(X, B) * s.machine.tau + X * s.machine.t_c) both = dy;
-  } else {
-    both += dy;
-  }
-  RowTerms t;
-  for (std::int64_t i = 0; i < g.n2 + L - 1; ++i) t += both;
+  const std::int64_t L = g.N2;
+  const RowTerms t = matmul::block_steps(s, g, g.n2 + L - 1);
   Prediction pr = matmul::from_terms(s, t, L * 2 * g.bP1 * g.bQ2 * g.bR2,
                                      "TR-530 §5.2.1 (Dekel): log L alignment exchanges + (L - 1) GCEA exchanges of C and D + L multiplies");
   // All-port the lockstep count is exact (every node's exchanges wait on the busiest neighbour the

@@ -96,23 +96,14 @@ Task<> outer(Node& self, Params p) {
 /// The paper's step count times one step (module comment).
 Prediction predict_outer(const Setup& s) {
   const Grid g(s.params, s.topology);
-  const std::int64_t L = g.N1, K = products(s.params), B = s.params.B;
-  const std::int64_t X = g.bP1 * g.bQ2, Y = g.bQ1 * g.bR2, flops = 2 * g.bP1 * g.bQ2 * g.bR2;
+  const std::int64_t L = g.N1, K = products(s.params), flops = 2 * g.bP1 * g.bQ2 * g.bR2;
   Prediction pr;
   if (L == 1) {
     pr = matmul::from_terms(s, RowTerms{}, K * flops, "TR-530 §5.2.1: one node, K multiplies");
     return pr;
   }
   const std::int64_t steps = K == 1 ? (L % 2 == 1 ? 2 * L - 1 : 2 * L + 1) : (K + 1) * L + 1;
-  const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
-  RowTerms step = cx;
-  if (s.machine.ports.kind == PortKind::all) {
-    if (ceil_div(Y, B) * s.machine.tau + Y * s.machine.t_c > ceil_div(X, B) * s.machine.tau + X * s.machine.t_c) step = dy;
-  } else {
-    step += dy;
-  }
-  RowTerms t;
-  for (std::int64_t i = 0; i < steps; ++i) t += step;
+  const RowTerms t = matmul::block_steps(s, g, steps);
   pr = matmul::from_terms(s, t, steps * flops,
                           K == 1 ? "TR-530 §5.2.1 (Fig. 16): 2√N + 1 steps (even √N; 2√N - 1 odd) of two blocks and one multiply"
                                  : "TR-530 §5.2.1 (Fig. 16): (K + 1)√N + 1 steps of two blocks and one multiply for K products");
