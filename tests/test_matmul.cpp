@@ -346,9 +346,15 @@ TEST(MatmulReproduction, Tr530Figs20And25TwoDimensionalMaps) {
   for (const auto& [k, c] : f25.at) {
     const auto [p, q, r] = k;
     const bool tie24 = c.best.at("a2") == c.best.at("a4") && c.best.at("a2") == c.best.at(c.winner);
-    if (p >= q && r >= q) EXPECT_EQ(c.winner, "a1") << p << " " << q << " " << r;
-    if (c.winner == "a2" && !tie24) EXPECT_TRUE(q > p && r > p) << p << " " << q << " " << r;
-    if (c.winner == "a4" && !tie24) EXPECT_TRUE(q > r && p > r) << p << " " << q << " " << r;
+    if (p >= q && r >= q) {
+      EXPECT_EQ(c.winner, "a1") << p << " " << q << " " << r;
+    }
+    if (c.winner == "a2" && !tie24) {
+      EXPECT_TRUE(q > p && r > p) << p << " " << q << " " << r;
+    }
+    if (c.winner == "a4" && !tie24) {
+      EXPECT_TRUE(q > r && p > r) << p << " " << q << " " << r;
+    }
   }
   EXPECT_GT(f25.volume.at("a1"), f20.volume.at("a1"));
   std::cout << "[ maps ] Fig. 20 volumes: A1 " << f20.volume.at("a1") << ", A2 " << a2 / static_cast<double>(f20.at.size())
