@@ -50,11 +50,11 @@ struct Grid {
   [[nodiscard]] Rect a_block(NodeId x) const { return {row_of(x) * bP1, bP1, col_of(x) * bR2, bR2}; }
 };
 
-/// `steps` steps that each move node (k, l)'s C block and D block one hop (Cannon's shifts,
-/// Dekel's exchanges, the outer product's forwards): one-port the two one after the other,
+/// `steps` steps that each move a C block of X elements and a D block of Y one hop (Cannon's
+/// shifts, Dekel's exchanges, the outer product's forwards): one-port the two one after the other,
 /// all-port at once, so the slower sets the step.
-inline RowTerms block_steps(const Setup& s, const Grid& g, std::int64_t steps) {
-  const std::int64_t B = s.params.B, X = g.bP1 * g.bQ2, Y = g.bQ1 * g.bR2;
+inline RowTerms block_steps(const Setup& s, std::int64_t X, std::int64_t Y, std::int64_t steps) {
+  const std::int64_t B = s.params.B;
   const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
   RowTerms step = cx;
   if (s.machine.ports.kind == PortKind::all) {

@@ -12,11 +12,13 @@
 //                   All-port: nRSBT-b(n2,N2) and nRSBT-b(n1,N1) at once on their disjoint
 //                   dimensions, so the slower sets the time: Table 11's max (the §5.2.1 text's
 //                   "min" does not hold; docs/matmul.md).
-//  matmul2d.cannon  Cannon's algorithm (Fig. 17, §5.2.1 code) on a square grid (N1 = N2 = L):
-//                   alignment by CRA shifts along the Gray-code rings, row k of C k places left
-//                   and column l of D l places up, each the shorter way round (at most ⌊L/2⌋
-//                   steps), then L multiplies and L - 1 rolls of C left and D up. One-port: the C
-//                   and D shifts one after the other; all-port: at once.
+//  matmul2d.cannon  Cannon's algorithm (Fig. 17, §5.2.1 code) on an N1 x N2 grid, L = max(N1, N2):
+//                   C's inner index cut into L blocks, a ring of L items along each processor
+//                   row (N1/N2 items a node when N1 > N2) and likewise D's along each column.
+//                   Alignment by CRA shifts along the Gray-code rings (row k of C k places left
+//                   and column l of D l places up on a square grid), each the shorter way round
+//                   (at most ⌊L/2⌋ steps), then L multiplies and L - 1 rolls of C left and D up.
+//                   One-port: the C and D shifts one after the other; all-port: at once.
 #include <algorithm>
 #include <cmath>
 
@@ -93,62 +95,90 @@ Prediction predict_a1(const Setup& s) {
 
 // ---- Cannon ----
 
-/// One CRA shift along a Gray-code ring of L nodes inside `sub` (a row or a column): send `out`
-/// to the ring neighbour `dir` places on (+1 or -1) and receive from the other side.
-Task<> shift(Node& self, const routing::SubCube& sub, std::int64_t L, int dir, Buffer& b) {
+/// A ring of L items along a Gray-coded processor row or column (`sub`, Lnodes nodes), each node
+/// holding k = L / Lnodes consecutive ones (k = 1 on a square grid): shifting by one item sends a
+/// node's boundary item to its ring neighbour and takes the other neighbour's.
+struct Ring {
+  routing::SubCube sub;
+  std::int64_t nodes = 1;
+  std::vector<Buffer> items;
+};
+
+/// One item toward lower ring positions (dir = -1) or higher (dir = +1), one CRA step.
+Task<> shift(Node& self, Ring& ring, int dir) {
   const NodeId x = self.id();
-  const std::int64_t pos = gray::decode(sub.local(x));
-  auto at = [&](std::int64_t q) { return sub.member(x, gray::encode(((q % L) + L) % L)); };
-  auto snd = self.send(self.topology().port_to(x, at(pos + dir)), std::move(b));
+  const std::int64_t L = ring.nodes, pos = gray::decode(ring.sub.local(x));
+  auto at = [&](std::int64_t q) { return ring.sub.member(x, gray::encode(((q % L) + L) % L)); };
+  if (L == 1) {  // a ring of one node (N1 = 1 or N2 = 1): the items rotate in place
+    if (dir < 0) std::rotate(ring.items.begin(), ring.items.begin() + 1, ring.items.end());
+    else std::rotate(ring.items.rbegin(), ring.items.rbegin() + 1, ring.items.rend());
+    co_return;
+  }
+  Buffer out = dir < 0 ? std::move(ring.items.front()) : std::move(ring.items.back());
+  if (dir < 0) ring.items.erase(ring.items.begin());
+  else ring.items.pop_back();
+  auto snd = self.send(self.topology().port_to(x, at(pos + dir)), std::move(out));
   auto rcv = self.recv(self.topology().port_to(x, at(pos - dir)));
   co_await all_of(snd, rcv);
-  b = rcv.take();
+  if (dir < 0) ring.items.push_back(rcv.take());
+  else ring.items.insert(ring.items.begin(), rcv.take());
 }
 
-/// Shifts `b` by `amount` places toward lower ring positions, the shorter way round.
-Task<> align(Node& self, routing::SubCube sub, std::int64_t L, std::int64_t amount, Buffer& b) {
+/// Shifts the ring of L items by `amount` toward lower positions, the shorter way round.
+Task<> align(Node& self, Ring* ring, std::int64_t L, std::int64_t amount) {
   const bool down = amount <= L / 2;
   const std::int64_t steps = down ? amount : L - amount;
-  for (std::int64_t t = 0; t < steps; ++t) co_await shift(self, sub, L, down ? -1 : 1, b);
+  for (std::int64_t t = 0; t < steps; ++t) co_await shift(self, *ring, down ? -1 : 1);
 }
 
-Task<> roll(Node& self, routing::SubCube sub, std::int64_t L, Buffer& b) { co_await shift(self, sub, L, -1, b); }
+Task<> roll(Node& self, Ring* ring) { co_await shift(self, *ring, -1); }
+
+/// C's and D's rings on an N1 x N2 grid: L = max(N1, N2) blocks of the inner index (Q̃/L each).
+/// The row ring (C) has N2 nodes of kC = L/N2 items, the column ring (D) N1 nodes of kD = L/N1.
+struct CannonGrid {
+  Grid g;
+  std::int64_t L, kC, kD, bq;
+  CannonGrid(const Params& p, const Topology& t)
+      : g(p, t, true), L(std::max(g.N1, g.N2)), kC(L / g.N2), kD(L / g.N1), bq(g.Qt / L) {}
+};
 
 /// One product by Cannon's algorithm; appended to `out`.
-Task<> cannon_one(Node& self, const Grid& g, Buffer& out) {
+///
+/// Node (r, c) starts with C's inner blocks c kC .. c kC + kC - 1 and D's r kD .. r kD + kD - 1.
+/// The alignment shifts row r's C ring left by r kD items and column c's D ring up by c kC, so
+/// the first C item and the first D item at (r, c) are both inner block c kC + r kD; each of the
+/// L - 1 rolls then moves both rings by one item. On a square grid this is Fig. 17 exactly;
+/// with N1 = k N2 it is the paper's code's "CRA_row(C[1]) ... left rotate C[i] locally" — one
+/// C sub-block a roll — with the alignment also done by sub-blocks (the code's alignment by
+/// whole blocks does not pair the indices when k > 1; docs/matmul.md).
+Task<> cannon_one(Node& self, const CannonGrid& cg, Buffer& out) {
+  const Grid& g = cg.g;
   const NodeId x = self.id();
   const bool data = self.data_mode();
-  const std::int64_t L = g.N1, k = g.row_of(x), l = g.col_of(x);
-  // Square blocks: ⌈P/L⌉ x ⌈Q/L⌉ of C, ⌈Q/L⌉ x ⌈R/L⌉ of D.
-  Buffer C = matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2});
-  Buffer D = matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2});
+  const std::int64_t L = cg.L, r = g.row_of(x), c = g.col_of(x);
+  Ring C{g.row_cube(), g.N2, {}}, D{g.col_cube(), g.N1, {}};
+  for (std::int64_t i = 0; i < cg.kC; ++i) C.items.push_back(matmul::block(data, g.sh, Which::C, {r * g.bP1, g.bP1, (c * cg.kC + i) * cg.bq, cg.bq}));
+  for (std::int64_t i = 0; i < cg.kD; ++i) D.items.push_back(matmul::block(data, g.sh, Which::D, {(r * cg.kD + i) * cg.bq, cg.bq, c * g.bR2, g.bR2}));
   Buffer A = matmul::block(data, g.sh, Which::E, g.a_block(x));
-  if (all_port(self)) {
-    std::vector<Task<>> both;
-    both.push_back(align(self, g.row_cube(), L, k, C));
-    both.push_back(align(self, g.col_cube(), L, l, D));
-    co_await all_of(std::move(both));
-  } else {
-    co_await align(self, g.row_cube(), L, k, C);
-    co_await align(self, g.col_cube(), L, l, D);
-  }
-  for (std::int64_t t = 0; t < L; ++t) {
-    if (t > 0) {
-      if (all_port(self)) {
-        std::vector<Task<>> both;
-        both.push_back(roll(self, g.row_cube(), L, C));
-        both.push_back(roll(self, g.col_cube(), L, D));
-        co_await all_of(std::move(both));
-      } else {
-        co_await roll(self, g.row_cube(), L, C);
-        co_await roll(self, g.col_cube(), L, D);
-      }
+  const bool ap = all_port(self);
+  auto both = [&](Task<> a, Task<> b) -> Task<> {  // at once on all ports, one after the other on one
+    if (ap) {
+      std::vector<Task<>> t;
+      t.push_back(std::move(a));
+      t.push_back(std::move(b));
+      co_await all_of(std::move(t));
+    } else {
+      co_await std::move(a);
+      co_await std::move(b);
     }
-    // Now C holds C(k, s) and D holds D(s, l), s = (k + l + t) mod L.
-    const std::int64_t s = (k + l + t) % L;
-    const std::int64_t inner = std::clamp(g.sh.Q - s * g.bQ2, std::int64_t{0}, g.bQ2);
-    matmul::multiply_add(A, 0, g.bR2, Operand{&C, 0, g.bQ2}, Operand{&D, 0, g.bR2}, g.bP1, inner, g.bR2);
-    co_await self.compute(2 * g.bP1 * g.bQ2 * g.bR2);
+  };
+  co_await both(align(self, &C, L, (r * cg.kD) % L), align(self, &D, L, (c * cg.kC) % L));
+  for (std::int64_t t = 0; t < L; ++t) {
+    if (t > 0) co_await both(roll(self, &C), roll(self, &D));
+    const std::int64_t s = (c * cg.kC + r * cg.kD + t) % L;  // the inner block both first items hold
+    const std::int64_t inner = std::clamp(g.sh.Q - s * cg.bq, std::int64_t{0}, cg.bq);
+    matmul::multiply_add(A, 0, g.bR2, Operand{&C.items.front(), 0, cg.bq}, Operand{&D.items.front(), 0, g.bR2}, g.bP1, inner, g.bR2);
+    co_await self.compute(2 * g.bP1 * cg.bq * g.bR2);
   }
   out.append(A);
 }
@@ -156,20 +186,44 @@ Task<> cannon_one(Node& self, const Grid& g, Buffer& out) {
 /// K products (param K) one after the other, each aligned afresh: TR-530 §5.2.1 compares the
 /// pipelined outer product's (K + 1)√N + 1 steps with "approximately 3K/2·√N steps by Cannon's".
 Task<> cannon(Node& self, Params p) {
-  const Grid g(p, self.topology());
+  const CannonGrid cg(p, self.topology());
   Buffer out;
-  for (std::int64_t i = 0; i < std::max<std::int64_t>(p.K, 1); ++i) co_await cannon_one(self, g, out);
+  for (std::int64_t i = 0; i < std::max<std::int64_t>(p.K, 1); ++i) co_await cannon_one(self, cg, out);
   self.set_result(std::move(out));
 }
 
-/// §5.2.1 (Fig. 17): alignment ⌊N2/2⌋ shifts of ⌈P/N1⌉⌈Q/N2⌉ and ⌊N1/2⌋ of ⌈Q/N1⌉⌈R/N2⌉, then
-/// max(N1, N2) - 1 rolls of both blocks; L multiplies of 2⌈P/L⌉⌈Q/L⌉⌈R/L⌉ flops. One-port: the
-/// C and D shifts add; all-port: the larger of the two each time.
+/// §5.2.1 (Fig. 17): an alignment of at most ⌊L/2⌋ item shifts of C then of D, then L - 1 rolls of
+/// both; L multiplies of 2⌈P/N1⌉(Q̃/L)⌈R/N2⌉ flops; L = max(N1, N2), an item Q̃/L wide. One-port:
+/// the C and D shifts add; all-port: the larger of the two each time. (The paper's alignment moves
+/// whole blocks ⌊N2/2⌋ and ⌊N1/2⌋ times: the same volume in fewer start-ups when N1 != N2.)
 Prediction predict_cannon(const Setup& s) {
-  const Grid g(s.params, s.topology);
-  const std::int64_t L = g.N1, K = std::max<std::int64_t>(s.params.K, 1);
-  const RowTerms t = matmul::block_steps(s, g, K * (L / 2 + (L - 1)));
-  Prediction pr = matmul::from_terms(s, t, K * L * 2 * g.bP1 * g.bQ2 * g.bR2,
+  const CannonGrid cg(s.params, s.topology);
+  const Grid& g = cg.g;
+  const std::int64_t L = cg.L, K = std::max<std::int64_t>(s.params.K, 1), B = s.params.B;
+  // A ring of one node (N2 = 1 for C, N1 = 1 for D) rotates in place: no steps.
+  auto farthest = [&](std::int64_t nodes, std::int64_t stride) {  // the longest alignment, the shorter way round
+    std::int64_t far = 0;
+    for (std::int64_t i = 0; i < nodes; ++i) far = std::max(far, std::min((i * stride) % L, L - (i * stride) % L));
+    return far;
+  };
+  const std::int64_t X = g.bP1 * cg.bq, Y = cg.bq * g.bR2;
+  const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
+  const std::int64_t aC = g.N2 > 1 ? farthest(g.N1, cg.kD) : 0, aD = g.N1 > 1 ? farthest(g.N2, cg.kC) : 0;
+  const std::int64_t rC = g.N2 > 1 ? L - 1 : 0, rD = g.N1 > 1 ? L - 1 : 0;
+  auto times = [](const RowTerms& r, std::int64_t n) { return RowTerms{r.startups * n, r.elements * n, r.messages * n}; };
+  auto time_of = [&](const RowTerms& r) { return r.startups * s.machine.tau + r.elements * s.machine.t_c; };
+  RowTerms one;
+  if (s.machine.ports.kind == PortKind::all) {  // C on the row's links, D on the column's, at once
+    const RowTerms ac = times(cx, aC), ad = times(dy, aD);
+    one += time_of(ad) > time_of(ac) ? ad : ac;
+    const RowTerms roll = rD > 0 && (rC == 0 || time_of(dy) > time_of(cx)) ? dy : cx;
+    one += times(roll, std::max(rC, rD));
+  } else {
+    one += times(cx, aC + rC);
+    one += times(dy, aD + rD);
+  }
+  const RowTerms t = times(one, K);
+  Prediction pr = matmul::from_terms(s, t, K * L * 2 * g.bP1 * cg.bq * g.bR2,
                                      "TR-530 §5.2.1 Cannon (Fig. 17): ⌊L/2⌋ alignment shifts + (L-1) rolls of C and D + L multiplies, K times");
   // One port: the rows shift C by different amounts, so nodes leave the alignment at different
   // times; a node already rolling C then holds a receiver's one input slot that a column
@@ -187,11 +241,9 @@ std::optional<SetupError> check_a1(const Setup& s) {
 
 std::optional<SetupError> check_cannon(const Setup& s) {
   if (auto e = check_grid(s)) return e;
-  const Grid g(s.params, s.topology);
-  if (g.N1 != g.N2)
-    return SetupError{"/params/N1", "Cannon's algorithm runs on a square grid here: N1 = " + std::to_string(g.N1) + ", N2 = " +
-                                        std::to_string(g.N2) + " (rectangular grids are not built yet)"};
   if (s.params.K > 1024) return SetupError{"/params/K", "K = " + std::to_string(s.params.K) + " successive products: at most 1024"};
+  const CannonGrid cg(s.params, s.topology);
+  const Grid& g = cg.g;
   return matmul::check(s, 2 * g.bP1 * g.bQ2 + 2 * g.bQ1 * g.bR2 + (std::max<std::int64_t>(s.params.K, 1) + 1) * g.bP1 * g.bR2);
 }
 
@@ -201,7 +253,7 @@ Verdict verify_2d(const Setup& s, const std::vector<Buffer>& results) {
 }
 
 Verdict verify_cannon(const Setup& s, const std::vector<Buffer>& results) {
-  const Grid g(s.params, s.topology);
+  const Grid g(s.params, s.topology, true);
   return matmul::verify_products(s, results, std::max<std::int64_t>(s.params.K, 1), [&](NodeId x) { return g.a_block(x); });
 }
 
@@ -216,11 +268,11 @@ const Registration kRegistration{[](Registry& r) {
                       .relation = "exact when n2 | ⌈P/N1⌉⌈Q/N2⌉ and n1 | ⌈Q/N1⌉⌈R/N2⌉; approx <= 250 %",
                       .deviations = {{Relation::approx, 2.5, 1.46, "n=6 P=1 Q=1 R=1 B=1 N1=64"}}}});
   r.add({.name = "matmul2d.cannon",
-         .summary = "A <- CD + E on a square grid: Cannon's alignment by CRA shifts, then L - 1 rolls (K products, param K)",
+         .summary = "A <- CD + E on an N1 x N2 grid: Cannon's alignment by CRA shifts, then max(N1, N2) - 1 rolls (K products, param K)",
          .source = "TR-530 §5.2.1, Fig. 17",
          .params = {"P", "Q", "R", "N1", "N2", "B", "K"}, .required = {"P", "Q", "R"},
          .check = check_cannon, .process = cannon, .predict = predict_cannon, .verify = verify_cannon,
-         .one_port = {.row = "§5.2.1: ⌊L/2⌋ + L - 1 shifts of C then D + L multiplies",
+         .one_port = {.row = "§5.2.1: ⌊L/2⌋ + L - 1 shifts of C then D + L multiplies, L = max(N1, N2)",
                       .relation = "approx <= 50 % (nodes leave the unequal alignment out of step)",
                       .deviations = {{Relation::approx, 0.5, 0.404, "n=4 P=64 Q=16 R=48 B=7 N1=4"}}},
          .all_port = {.row = "§5.2.1, C and D shifted at once", .relation = "exact"}});

@@ -89,7 +89,7 @@ Task<> dekel(Node& self, Params p) {
 Prediction predict_dekel(const Setup& s) {
   const Grid g(s.params, s.topology);
   const std::int64_t L = g.N2;
-  const RowTerms t = matmul::block_steps(s, g, g.n2 + L - 1);
+  const RowTerms t = matmul::block_steps(s, g.bP1 * g.bQ2, g.bQ1 * g.bR2, g.n2 + L - 1);
   Prediction pr = matmul::from_terms(s, t, L * 2 * g.bP1 * g.bQ2 * g.bR2,
                                      "TR-530 §5.2.1 (Dekel): log L alignment exchanges + (L - 1) GCEA exchanges of C and D + L multiplies");
   // All-port the lockstep count is exact (every node's exchanges wait on the busiest neighbour the
