@@ -57,6 +57,7 @@ TEST_P(MatmulGrid, RelationHoldsAndExactRowsToThePicosecond) {
           s.params.N1 = std::int64_t{1} << n1;
           s.params.k = (n + static_cast<int>(sh.P)) % (n + 1);  // the hybrid's SBT steps, 0..n
           s.params.K = 1 + (n + B) % 3;                           // successive products (outer, Cannon)
+          s.params.variant = (n + sh.Q) % 2;                      // Cannon's alignment: CRA or the cube's
           if (n1 == n && info->name.rfind("matmul2d", 0) != 0) continue;  // 1-D: one grid
           if (info->check(s).has_value()) continue;
           const Prediction pred = info->predict(s);
@@ -401,6 +402,28 @@ TEST(MatmulReproduction, EverySelectionMapConfigRuns) {
     for (std::size_t i : {std::size_t{0}, std::size_t{1}, ex.runs.size() - 1}) {
       const RunOutcome o = run_point(ex.runs[i], *ex.runs[i].info, true);
       EXPECT_TRUE(o.ok()) << f << " run " << i << ": " << o.error << o.verify_message;
+    }
+  }
+}
+
+// §5.2.1: "In a Boolean cube the number of communication steps for the alignment of C and D can
+// be reduced to at most 2 log N1 and 2 log N2 steps." All-port, one block a node (B >= block):
+// the cube alignment (variant 1) takes 2 log L - 1 steps where the CRA shifts take ⌊L/2⌋, so it
+// wins from L = 16 on and loses on L = 4.
+TEST(MatmulReproduction, Tr530S521CannonCubeAlignment) {
+  for (int n : {4, 6, 8, 10}) {
+    cubesim::Setup s = cube(n, 64, 64, 64, test::kAll);
+    s.data_mode = n <= 8;
+    const RunOutcome cra = run_one("matmul2d.cannon", s);
+    s.params.variant = 1;
+    const RunOutcome cube_al = run_one("matmul2d.cannon", s);
+    const std::int64_t h = n / 2, L = std::int64_t{1} << h;
+    EXPECT_EQ(cube_al.stats.critical_path.startups - cra.stats.critical_path.startups, (2 * h - 1) - L / 2) << "n=" << n;
+    EXPECT_EQ(cube_al.stats.time, cube_al.prediction.time) << "n=" << n;
+    if (L >= 16) {
+      EXPECT_LT(cube_al.stats.time, cra.stats.time) << "n=" << n;
+    } else {
+      EXPECT_GE(cube_al.stats.time, cra.stats.time) << "n=" << n;
     }
   }
 }
