@@ -17,6 +17,8 @@ struct RowTerms {
     startups += o.startups, elements += o.elements, messages += o.messages;
     return *this;
   }
+  /// The same row k times over (k steps of it).
+  [[nodiscard]] RowTerms times(std::int64_t k) const { return {startups * k, elements * k, messages * k}; }
 };
 /// Sets pr's start-ups, element transfers and messages (tau_msg terms) to t's.
 inline void take_terms(Prediction& pr, const RowTerms& t) {

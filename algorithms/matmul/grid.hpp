@@ -50,20 +50,21 @@ struct Grid {
   [[nodiscard]] Rect a_block(NodeId x) const { return {row_of(x) * bP1, bP1, col_of(x) * bR2, bR2}; }
 };
 
-/// `steps` steps that each move a C block of X elements and a D block of Y one hop (Cannon's
-/// shifts, Dekel's exchanges, the outer product's forwards): one-port the two one after the other,
+/// The communication time of row terms: which of two phases that run at once is the slower.
+inline Time terms_time(const Setup& s, const RowTerms& t) {
+  return t.startups * s.machine.tau + t.elements * s.machine.t_c + t.messages * s.machine.tau_msg;
+}
+
+/// One step that moves a C block of X elements and/or a D block of Y one hop (Cannon's shifts,
+/// Dekel's exchanges, the outer product's forwards): one-port the two one after the other,
 /// all-port at once, so the slower sets the step.
-inline RowTerms block_steps(const Setup& s, std::int64_t X, std::int64_t Y, std::int64_t steps) {
+inline RowTerms block_step(const Setup& s, std::int64_t X, std::int64_t Y, bool c_moves = true, bool d_moves = true) {
   const std::int64_t B = s.params.B;
   const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
-  RowTerms step = cx;
-  if (s.machine.ports.kind == PortKind::all) {
-    if (ceil_div(Y, B) * s.machine.tau + Y * s.machine.t_c > ceil_div(X, B) * s.machine.tau + X * s.machine.t_c) step = dy;
-  } else {
-    step += dy;
-  }
   RowTerms t;
-  for (std::int64_t i = 0; i < steps; ++i) t += step;
+  if (s.machine.ports.kind == PortKind::all && c_moves && d_moves) return terms_time(s, dy) > terms_time(s, cx) ? dy : cx;
+  if (c_moves) t += cx;
+  if (d_moves) t += dy;
   return t;
 }
 

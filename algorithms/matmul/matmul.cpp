@@ -132,6 +132,18 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer slots, routing::SubCube
   co_return co_await routing::standard_exchange(self, M, std::move(slots), sub);
 }
 
+Task<> both(Node& self, Task<> a, Task<> b) {
+  if (self.machine().ports.kind == PortKind::all) {
+    std::vector<Task<>> t;
+    t.push_back(std::move(a));
+    t.push_back(std::move(b));
+    co_await all_of(std::move(t));
+  } else {
+    co_await std::move(a);
+    co_await std::move(b);
+  }
+}
+
 Prediction from_terms(const Setup& s, const RowTerms& t, std::int64_t flops, std::string source) {
   Prediction pr;
   pr.source = std::move(source);

@@ -76,6 +76,10 @@ Task<Buffer> gather(Node& self, std::int64_t M, Buffer own, routing::SubCube sub
 Task<Buffer> reduce(Node& self, std::int64_t M, Buffer partials, routing::SubCube sub);
 Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer slots, routing::SubCube sub);
 
+/// Runs `a` and `b` (operations on disjoint links: a row's and a column's) at once on an all-port
+/// machine, one after the other otherwise.
+Task<> both(Node& self, Task<> a, Task<> b);
+
 /// A prediction from row terms (TR-530 Tables 6-12 are sums of Table 1-4 rows) and flops.
 Prediction from_terms(const Setup& s, const RowTerms& t, std::int64_t flops, std::string source);
 

@@ -41,7 +41,6 @@ using matmul::Which;
 using matmul::Grid;
 using matmul::check_grid;
 
-bool all_port(const Node& self) { return self.machine().ports.kind == PortKind::all; }
 
 /// The all-to-all broadcast inside a subcube into `out` (matmul::gather).
 Task<> gather_into(Node& self, std::int64_t M, Buffer own, routing::SubCube sub, Buffer& out) {
@@ -56,15 +55,9 @@ Task<> a1(Node& self, Params p) {
   Buffer C, D;
   Buffer Cown = matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2});
   Buffer Down = matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2});
-  if (all_port(self)) {  // disjoint dimensions: both broadcasts at once (Table 11's max)
-    std::vector<Task<>> both;
-    both.push_back(gather_into(self, g.bP1 * g.bQ2, std::move(Cown), g.row_cube(), C));
-    both.push_back(gather_into(self, g.bQ1 * g.bR2, std::move(Down), g.col_cube(), D));
-    co_await all_of(std::move(both));
-  } else {
-    co_await gather_into(self, g.bP1 * g.bQ2, std::move(Cown), g.row_cube(), C);
-    co_await gather_into(self, g.bQ1 * g.bR2, std::move(Down), g.col_cube(), D);
-  }
+  // Disjoint dimensions: all-port, both broadcasts at once (Table 11's max).
+  co_await matmul::both(self, gather_into(self, g.bP1 * g.bQ2, std::move(Cown), g.row_cube(), C),
+                        gather_into(self, g.bQ1 * g.bR2, std::move(Down), g.col_cube(), D));
   // C_{k*}: the row's blocks by local address G(l'); D_{*l}: the column's by G(k').
   Buffer A = matmul::block(data, g.sh, Which::E, g.a_block(x));
   for (std::int64_t q = 0; q < g.sh.Q; ++q) {
@@ -90,8 +83,7 @@ Prediction predict_a1(const Setup& s) {
   }
   auto terms = [&](std::int64_t M, int d) { return d > 1 ? balanced_levels_terms(M, d, B) : sbt_doubling_terms(M, d, B); };
   const RowTerms row = terms(X, g.n2), col = terms(Y, g.n1);
-  const Prediction pr_row = matmul::from_terms(s, row, flops, ""), pr_col = matmul::from_terms(s, col, flops, "");
-  Prediction pr = matmul::from_terms(s, pr_row.time >= pr_col.time ? row : col, flops,
+  Prediction pr = matmul::from_terms(s, matmul::terms_time(s, row) >= matmul::terms_time(s, col) ? row : col, flops,
                                      "TR-530 Table 11 A1(n): max(row nRSBT-b(n2,N2), column nRSBT-b(n1,N1)) + Table 10");
   if ((g.n2 > 1 && X % g.n2) || (g.n1 > 1 && Y % g.n1)) pr.relation = Relation::approx, pr.tolerance = 2.5;
   return pr;
@@ -221,24 +213,12 @@ Task<> cannon_one(Node& self, const CannonGrid& cg, Buffer& out) {
   for (std::int64_t i = 0; i < cg.kC; ++i) C.items.push_back(matmul::block(data, g.sh, Which::C, {r * g.bP1, g.bP1, (c * cg.kC + i) * cg.bq, cg.bq}));
   for (std::int64_t i = 0; i < cg.kD; ++i) D.items.push_back(matmul::block(data, g.sh, Which::D, {(r * cg.kD + i) * cg.bq, cg.bq, c * g.bR2, g.bR2}));
   Buffer A = matmul::block(data, g.sh, Which::E, g.a_block(x));
-  const bool ap = all_port(self);
-  auto both = [&](Task<> a, Task<> b) -> Task<> {  // at once on all ports, one after the other on one
-    if (ap) {
-      std::vector<Task<>> t;
-      t.push_back(std::move(a));
-      t.push_back(std::move(b));
-      co_await all_of(std::move(t));
-    } else {
-      co_await std::move(a);
-      co_await std::move(b);
-    }
-  };
   if (cg.cube && g.N1 > 1 && g.N2 > 1)
-    co_await both(cube_align(self, &C, (r * cg.kD) % L), cube_align(self, &D, (c * cg.kC) % L));
+    co_await matmul::both(self, cube_align(self, &C, (r * cg.kD) % L), cube_align(self, &D, (c * cg.kC) % L));
   else
-    co_await both(align(self, &C, L, (r * cg.kD) % L), align(self, &D, L, (c * cg.kC) % L));
+    co_await matmul::both(self, align(self, &C, L, (r * cg.kD) % L), align(self, &D, L, (c * cg.kC) % L));
   for (std::int64_t t = 0; t < L; ++t) {
-    if (t > 0) co_await both(roll(self, &C), roll(self, &D));
+    if (t > 0) co_await matmul::both(self, roll(self, &C), roll(self, &D));
     const std::int64_t s = (c * cg.kC + r * cg.kD + t) % L;  // the inner block both first items hold
     const std::int64_t inner = std::clamp(g.sh.Q - s * cg.bq, std::int64_t{0}, cg.bq);
     matmul::multiply_add(A, 0, g.bR2, Operand{&C.items.front(), 0, cg.bq}, Operand{&D.items.front(), 0, g.bR2}, g.bP1, inner, g.bR2);
@@ -264,6 +244,7 @@ Prediction predict_cannon(const Setup& s) {
   const CannonGrid cg(s.params, s.topology);
   const Grid& g = cg.g;
   const std::int64_t L = cg.L, K = std::max<std::int64_t>(s.params.K, 1), B = s.params.B;
+  auto time_of = [&](const RowTerms& r) { return matmul::terms_time(s, r); };
   // A ring of one node (N2 = 1 for C, N1 = 1 for D) rotates in place: no steps.
   auto farthest = [&](std::int64_t nodes, std::int64_t stride) {  // the longest alignment, the shorter way round
     std::int64_t far = 0;
@@ -273,9 +254,7 @@ Prediction predict_cannon(const Setup& s) {
   const std::int64_t X = g.bP1 * cg.bq, Y = cg.bq * g.bR2;
   const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
   const std::int64_t aC = g.N2 > 1 ? farthest(g.N1, cg.kD) : 0, aD = g.N1 > 1 ? farthest(g.N2, cg.kC) : 0;
-  const std::int64_t rC = g.N2 > 1 ? L - 1 : 0, rD = g.N1 > 1 ? L - 1 : 0;
-  auto times = [](const RowTerms& r, std::int64_t n) { return RowTerms{r.startups * n, r.elements * n, r.messages * n}; };
-  auto time_of = [&](const RowTerms& r) { return r.startups * s.machine.tau + r.elements * s.machine.t_c; };
+  const bool rC = g.N2 > 1, rD = g.N1 > 1;
   // The cube alignment (variant 1): ⌊a/k⌋ nodes by powers of two (one hop for 2^0, two for
   // 2^j, j >= 1, each of a node's k items at once), then a mod k single items; the worst node.
   auto cube_align_terms = [&](std::int64_t nodes, std::int64_t stride, std::int64_t k, const RowTerms& item, std::int64_t M) {
@@ -284,29 +263,25 @@ Prediction predict_cannon(const Setup& s) {
     RowTerms worst;
     for (std::int64_t i = 0; i < nodes; ++i) {
       const std::int64_t a = (i * stride) % L, q = a / k;
-      RowTerms t = times(item, a % k);
+      RowTerms t = item.times(a % k);
       for (std::int64_t j = 0; (q >> j) != 0; ++j)
-        if ((q >> j) & 1) t += times(block, j == 0 ? 1 : 2);
+        if ((q >> j) & 1) t += block.times(j == 0 ? 1 : 2);
       if (time_of(t) > time_of(worst)) worst = t;
     }
     return worst;
   };
   const bool cube = cg.cube && g.N1 > 1 && g.N2 > 1;
-  const RowTerms alC = cube ? cube_align_terms(g.N1, cg.kD, cg.kC, cx, X) : times(cx, aC);
-  const RowTerms alD = cube ? cube_align_terms(g.N2, cg.kC, cg.kD, dy, Y) : times(dy, aD);
+  const RowTerms alC = cube ? cube_align_terms(g.N1, cg.kD, cg.kC, cx, X) : cx.times(aC);
+  const RowTerms alD = cube ? cube_align_terms(g.N2, cg.kC, cg.kD, dy, Y) : dy.times(aD);
   RowTerms one;
   if (s.machine.ports.kind == PortKind::all) {  // C on the row's links, D on the column's, at once
-    const RowTerms ac = alC, ad = alD;
-    one += time_of(ad) > time_of(ac) ? ad : ac;
-    const RowTerms roll = rD > 0 && (rC == 0 || time_of(dy) > time_of(cx)) ? dy : cx;
-    one += times(roll, std::max(rC, rD));
+    one += time_of(alD) > time_of(alC) ? alD : alC;
   } else {
     one += alC;
-    one += times(cx, rC);
     one += alD;
-    one += times(dy, rD);
   }
-  const RowTerms t = times(one, K);
+  one += matmul::block_step(s, X, Y, rC, rD).times(L - 1);  // the rolls (none on a one-node ring)
+  const RowTerms t = one.times(K);
   Prediction pr = matmul::from_terms(s, t, K * L * 2 * g.bP1 * cg.bq * g.bR2,
                                      "TR-530 §5.2.1 Cannon (Fig. 17): ⌊L/2⌋ alignment shifts + (L-1) rolls of C and D + L multiplies, K times");
   // One port: the rows shift C by different amounts, so nodes leave the alignment at different

@@ -43,11 +43,8 @@ Task<> exchange(Node& self, int dim, Buffer& b) {
 /// The C exchange across column dimension dc and the D exchange across row dimension dd (either
 /// may be absent: -1), one after the other on one port, at once on all.
 Task<> exchange_both(Node& self, int dc, Buffer& C, int dd, Buffer& D) {
-  if (self.machine().ports.kind == PortKind::all && dc >= 0 && dd >= 0) {
-    std::vector<Task<>> both;
-    both.push_back(exchange(self, dc, C));
-    both.push_back(exchange(self, dd, D));
-    co_await all_of(std::move(both));
+  if (dc >= 0 && dd >= 0) {
+    co_await matmul::both(self, exchange(self, dc, C), exchange(self, dd, D));
     co_return;
   }
   if (dc >= 0) co_await exchange(self, dc, C);
@@ -112,19 +109,9 @@ Task<> dekel(Node& self, Params p) {
 Prediction predict_dekel(const Setup& s) {
   const DekelGrid dg(s.params, s.topology);
   const Grid& g = dg.g;
-  const std::int64_t B = s.params.B, X = g.bP1 * g.bQ2, Y = g.bQ1 * g.bR2;
-  const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
+  const std::int64_t X = g.bP1 * g.bQ2, Y = g.bQ1 * g.bR2;
   const bool ap = s.machine.ports.kind == PortKind::all;
-  auto time_of = [&](const RowTerms& r) { return r.startups * s.machine.tau + r.elements * s.machine.t_c; };
-  auto step = [&](bool c_moves, bool d_moves) {  // one step of the two exchanges
-    RowTerms t;
-    if (ap && c_moves && d_moves) t = time_of(dy) > time_of(cx) ? dy : cx;
-    else {
-      if (c_moves) t += cx;
-      if (d_moves) t += dy;
-    }
-    return t;
-  };
+  auto step = [&](bool c_moves, bool d_moves) { return matmul::block_step(s, X, Y, c_moves, d_moves); };
   // The alignment of the busiest node (r, c) = (N1 - 1, N2 - 1), then the L - 1 GCEA steps.
   const std::int64_t mC = dg.c_shift(g.N1 - 1), mD = dg.d_shift(g.N2 - 1);
   RowTerms t;

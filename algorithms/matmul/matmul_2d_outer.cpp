@@ -103,7 +103,7 @@ Prediction predict_outer(const Setup& s) {
     return pr;
   }
   const std::int64_t steps = K == 1 ? (L % 2 == 1 ? 2 * L - 1 : 2 * L + 1) : (K + 1) * L + 1;
-  const RowTerms t = matmul::block_steps(s, g.bP1 * g.bQ2, g.bQ1 * g.bR2, steps);
+  const RowTerms t = matmul::block_step(s, g.bP1 * g.bQ2, g.bQ1 * g.bR2).times(steps);
   pr = matmul::from_terms(s, t, steps * flops,
                           K == 1 ? "TR-530 §5.2.1 (Fig. 16): 2√N + 1 steps (even √N; 2√N - 1 odd) of two blocks and one multiply"
                                  : "TR-530 §5.2.1 (Fig. 16): (K + 1)√N + 1 steps of two blocks and one multiply for K products");

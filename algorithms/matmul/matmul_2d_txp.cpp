@@ -282,7 +282,7 @@ RowTerms txp_terms(const Grid& g, std::int64_t X, std::int64_t B, bool all_port)
   if (all_port) {  // SPT: the last of ⌈X/B⌉ packets crosses h links, each packet its own message
     r += RowTerms{packets + h - 1, X + (h - 1) * std::min(B, X), packets + h - 1};
   } else {
-    for (std::int64_t i = 0; i < h; ++i) r += RowTerms{packets, X, 1};
+    r += RowTerms{packets, X, 1}.times(h);
   }
   return r;
 }
@@ -291,11 +291,6 @@ RowTerms txp_terms(const Grid& g, std::int64_t X, std::int64_t B, bool all_port)
 RowTerms brd_terms(std::int64_t M, int d, std::int64_t B, bool all_port) {
   return all_port && d > 1 ? balanced_levels_terms(M, d, B) : sbt_doubling_terms(M, d, B);
 }
-
-struct Row {
-  const char* name;
-  bool txp_c;  ///< the first transposition is of C (A2, A3) or of D (A4, A5)
-};
 
 /// Table 9 (one-port) / Table 8 with TXP(n,N) and SBnT-b (all-port), each term on the blocks the
 /// algorithm moves, plus Table 10's arithmetic.
@@ -345,11 +340,11 @@ Prediction predict_txp(const Setup& s, int alg) {
       flops = (2 * g.bQ2 - 1) * g.bR1 * g.Pt + g.N2 * g.bR1 * g.bP2;
       break;
   }
-  const std::string name = "A" + std::to_string(alg);
+  const char name[] = {'A', static_cast<char>('0' + alg), '\0'};  // "A2" .. "A5"
   Prediction pr = matmul::from_terms(
       s, t, flops,
-      ap ? "TR-530 Table 8 " + name + "(n): TXP(n,N) (middle nRSBT-p + SPT) + nRSBT-b rows + Table 10"
-         : "TR-530 Table 9 " + name + "(1), each TXP as §5.2.2's 2 log N_min steps of X + log(N_max/N_min) of X/2 (Table 9's n(X t_c + tau) bounds it) + Table 10");
+      ap ? std::string("TR-530 Table 8 ") + name + "(n): TXP(n,N) (middle nRSBT-p + SPT) + nRSBT-b rows + Table 10"
+         : std::string("TR-530 Table 9 ") + name + "(1), each TXP as §5.2.2's 2 log N_min steps of X + log(N_max/N_min) of X/2 (Table 9's n(X t_c + tau) bounds it) + Table 10");
   // Measured over the grid test: at most +35 % (A2, A4) and +62 % (A3, A5, two transpositions),
   // all at one-element blocks where the nRSBT's parts are empty on most trees.
   // The table's optimum N1. One-port, Table 12: A2 √(QN/R), A3 √(QN/P), A4 √(PN/Q), A5 √(RN/Q).
