@@ -98,10 +98,15 @@ struct Parser {
   }
 };
 
-/// "topology.dim" -> "/topology/dim"
+/// "topology.dim" -> "/topology/dim"; '~' and '/' inside a key escaped as RFC 6901 says.
 std::string dotted_to_pointer(const std::string& key) {
   std::string p = "/";
-  for (char ch : key) p += ch == '.' ? '/' : ch;
+  for (char ch : key) {
+    if (ch == '.') p += '/';
+    else if (ch == '~') p += "~0";
+    else if (ch == '/') p += "~1";
+    else p += ch;
+  }
   return p;
 }
 
@@ -196,15 +201,24 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     total *= a.second.size();
     if (total > 100000) P.fail("/sweep", "the sweep has more than 100000 points");
   }
+  // The config without its sweep, copied once a point (copying the sweep's lists at every point
+  // made expansion quadratic). A swept key's parent must be an object (or absent) to hold it.
+  ojson base = j;
+  base.erase("sweep");
+  std::vector<ojson::json_pointer> pointers;
+  for (const auto& [key, values] : axes) {
+    pointers.emplace_back(dotted_to_pointer(key));
+    const std::string parent = key.substr(0, key.find('.'));
+    if (parent != key && base.contains(parent) && !base[parent].is_object())
+      P.fail("/" + parent, parent + " must be an object to sweep \"" + key + "\"");
+  }
   std::vector<std::size_t> idx(axes.size(), 0);
   for (std::size_t r = 0; r < total; ++r) {
-    ojson point = j;
-    point.erase("sweep");
+    ojson point = base;
     RunPoint rp;
     for (std::size_t a = 0; a < axes.size(); ++a) {
       const auto& [key, values] = axes[a];
-      const ojson::json_pointer ptr(dotted_to_pointer(key));
-      point[ptr] = values[idx[a]];
+      point[pointers[a]] = values[idx[a]];
       rp.point.emplace_back(key, values[idx[a]]);
     }
     rp.info = ex.algorithm_swept ? registry.find(point["algorithm"].get<std::string>()) : ex.info;

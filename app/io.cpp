@@ -1,31 +1,21 @@
 #include "app/io.hpp"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "machines/json_text.hpp"
 #include "sim/input_error.hpp"
 
 namespace cubesim {
 
-namespace {
-/// Line and column (1-based) of a byte offset.
-std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_t offset) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-}  // namespace
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -35,11 +25,37 @@ std::string read_text_file(const std::string& path) {
   return ss.str();
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The temporary name of `target` for process `pid`: ".<name>.tmp<pid>" beside it.
+fs::path temporary_name(const fs::path& target, long pid) {
+  std::string name = ".";
+  name.append(target.filename().string()).append(".tmp").append(std::to_string(pid));
+  return (target.has_parent_path() ? target.parent_path() : fs::path(".")) / name;
+}
+
+/// The pid at the end of `name` after `marker` ("report.json.tmp123" -> 123), or -1.
+long pid_after(const std::string& name, const std::string& marker) {
+  const auto at = name.rfind(marker);
+  if (at == std::string::npos || at + marker.size() >= name.size()) return -1;
+  long pid = 0;
+  for (std::size_t i = at + marker.size(); i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9' || pid > 1'000'000'000) return -1;
+    pid = pid * 10 + (name[i] - '0');
+  }
+  return pid;
+}
+
+/// A process that left files behind and is gone (signal 0 finds no such process).
+bool dead(long pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::string& content) {
-  namespace fs = std::filesystem;
   const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  const fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
+  const fs::path tmp = temporary_name(target, ::getpid());
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) throw std::runtime_error("cannot write " + tmp.string());
@@ -50,19 +66,73 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   fs::rename(tmp, target);
 }
 
-ojson parse_json_text(const std::string& text, const std::string& file) {
-  try {
-    return ojson::parse(text);
-  } catch (const ojson::parse_error& e) {
-    auto [line, col] = line_col(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string what = e.what();
-    // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing ..."
-    auto pos = what.find("syntax error");
-    if (pos == std::string::npos) pos = what.find(": ");
-    std::string msg = pos == std::string::npos ? what : what.substr(pos);
-    throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col), "invalid JSON: " + msg);
+OutputDir::OutputDir(std::string dir, std::string option) : dir_(std::move(dir)) {
+  if (dir_.empty()) return;
+  std::error_code ec;
+  const fs::path d(dir_);
+  if (fs::exists(d, ec) && !fs::is_directory(d, ec))
+    throw InputError("", option, dir_ + " exists and is not a folder: name a folder (made if missing)");
+  const fs::path norm = fs::path(dir_).lexically_normal();
+  const fs::path base = norm.filename().empty() ? norm.parent_path() : norm;
+  const fs::path above = base.has_parent_path() ? base.parent_path() : fs::path(".");
+  std::string marker = ".";
+  marker.append(base.filename().string()).append(".staging-");
+  // What killed runs left: their staging folders beside the folder, temporary files inside it.
+  for (const fs::path& where : {above, base}) {
+    if (!fs::is_directory(where, ec)) continue;
+    for (const auto& e : fs::directory_iterator(where, ec)) {
+      const std::string n = e.path().filename().string();
+      const bool staging = where == above && n.rfind(marker, 0) == 0 && dead(pid_after(n, ".staging-"));
+      const bool temporary = where == base && n.size() > 1 && n[0] == '.' && dead(pid_after(n, ".tmp"));
+      if (staging || temporary) fs::remove_all(e.path(), ec);
+    }
   }
+  staging_ = (above / (marker + std::to_string(::getpid()))).string();
+  fs::remove_all(staging_, ec);
+  fs::create_directories(staging_, ec);
+  if (ec) throw InputError("", option, "cannot write beside " + dir_ + ": " + ec.message());
 }
+
+OutputDir::~OutputDir() {
+  if (staging_.empty()) return;
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+}
+
+std::string OutputDir::staged(const std::string& relative) const {
+  if (!active()) throw std::logic_error("OutputDir: no --out folder");
+  return (fs::path(staging_) / relative).string();
+}
+
+void OutputDir::write(const std::string& relative, const std::string& content) const {
+  const fs::path p = staged(relative);
+  fs::create_directories(p.parent_path());
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  f << content;
+  f.flush();
+  if (!f) throw std::runtime_error("cannot write " + p.string());
+}
+
+void OutputDir::commit(const std::string& last) {
+  if (!active() || committed_) return;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(staging_))
+    if (e.is_regular_file()) files.push_back(fs::relative(e.path(), staging_));
+  std::sort(files.begin(), files.end());
+  std::stable_partition(files.begin(), files.end(), [&](const fs::path& f) { return f != fs::path(last); });
+  fs::create_directories(dir_);
+  for (const fs::path& f : files) {
+    const fs::path to = fs::path(dir_) / f;
+    fs::create_directories(to.parent_path());
+    fs::rename(fs::path(staging_) / f, to);
+  }
+  committed_ = true;
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+  staging_.clear();
+}
+
+ojson parse_json_text(const std::string& text, const std::string& file) { return parse_json(text, file); }
 
 ojson read_json_file(const std::string& path) { return parse_json_text(read_text_file(path), path); }
 

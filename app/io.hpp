@@ -14,6 +14,32 @@ using ojson = nlohmann::ordered_json;
 std::string read_text_file(const std::string& path);
 /// Writes `content` to `path` atomically: a temporary file in the same folder, then a rename.
 void write_file_atomic(const std::string& path, const std::string& content);
+/// An --out folder that changes all at once or not at all. Files are written into a staging
+/// folder beside it (`.<name>.staging-<pid>`) and moved in by commit(): a run that fails, throws
+/// or is killed leaves the folder as it was. The constructor refuses (InputError, exit 2) a path
+/// that names something other than a folder, before anything runs, and removes the stagings and
+/// temporary files that killed runs left (their process is gone).
+class OutputDir {
+ public:
+  /// `dir` empty: no output; every call but commit() is then an error.
+  explicit OutputDir(std::string dir, std::string option = "--out");
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+  ~OutputDir();
+  [[nodiscard]] bool active() const { return !dir_.empty(); }
+  /// The staged path of `relative` (e.g. "traces"), for writers that make their own files.
+  [[nodiscard]] std::string staged(const std::string& relative) const;
+  /// Stages one file.
+  void write(const std::string& relative, const std::string& content) const;
+  /// Moves every staged file into the folder, replacing files of the same name and keeping
+  /// others; `last` (the report, which describes the rest) moves last.
+  void commit(const std::string& last);
+
+ private:
+  std::string dir_, staging_;
+  bool committed_ = false;
+};
+
 /// Parses JSON text; a syntax error is an InputError naming `file`, the line and the column.
 ojson parse_json_text(const std::string& text, const std::string& file);
 /// Reads and parses a JSON file. Throws InputError.

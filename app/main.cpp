@@ -12,6 +12,7 @@
 #include "machines/machine_loader.hpp"
 #include "app/algorithm_docs.hpp"
 #include "app/config.hpp"
+#include "app/io.hpp"
 #include "sim/input_error.hpp"
 #include "app/regress.hpp"
 #include "app/report.hpp"
@@ -28,19 +29,34 @@ struct TraceArgs {
   std::string formats;       ///< --trace
   std::string nodes;         ///< --trace-nodes
   std::int64_t max_events = 0;
+  bool max_events_given = false;
 };
 
 trace::TraceFormats trace_formats(const TraceArgs& a, const std::string& out_dir) {
   trace::TraceFormats f;
   if (a.formats.empty()) {
     if (!a.nodes.empty()) throw InputError("", "--trace-nodes", "needs --trace chrome");
+    if (a.max_events_given) throw InputError("", "--trace-max-events", "needs --trace chrome");
     return f;
   }
   f = trace::parse_trace_formats(a.formats);
   if (out_dir.empty()) throw InputError("", "--trace", "traces are files: give --out DIR (they go to DIR/traces/)");
   if (!a.nodes.empty()) trace::parse_trace_nodes(a.nodes, f.chrome_options);
-  if (a.max_events > 0) f.chrome_options.max_events = a.max_events;
+  if (a.max_events_given) {
+    if (a.max_events < 1)
+      throw InputError("", "--trace-max-events", "must be a count of at least 1, not " + std::to_string(a.max_events));
+    if (!f.chrome) throw InputError("", "--trace-max-events", "needs --trace chrome");
+    f.chrome_options.max_events = a.max_events;
+  }
   return f;
+}
+
+/// "/sweep (point 3 of 8: machine=\"ipsc-nx\", params.M=64)", or "" for a config without a sweep.
+std::string point_label(const RunPoint& p) {
+  if (p.point.empty()) return "";
+  std::string at;
+  for (const auto& [k, v] : p.point) at += (at.empty() ? "" : ", ") + k + "=" + v.dump();
+  return "/sweep (at " + at + ")";
 }
 
 std::string run_stem(const std::string& name, std::size_t index, std::size_t count) {
@@ -71,6 +87,7 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
   const trace::TraceFormats formats = trace_formats(targs, out_dir);
   if (engine == EngineKind::simgrid && formats.any())
     throw InputError("", "--trace", "traces are recorded by the cycle engine: use --engine both (or cycle)");
+  OutputDir out(out_dir);
   Experiment ex = load_experiment(config, reg);
   if (engine != EngineKind::cycle) check_simgrid(ex);
   auto log = spdlog::get("cubesim");
@@ -82,9 +99,15 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
     const RunOutcome& o = outcomes.back();
     if (formats.any() && o.error.empty()) {
       const std::string stem = run_stem(ex.name, outcomes.size() - 1, ex.runs.size());
-      for (const std::string& f : session.write((std::filesystem::path(out_dir) / "traces").string(), stem,
-                                                trace_header(ex.name, p.info->name, p.setup, o.stats), p.setup.machine))
-        log->info("wrote {}", f);
+      try {
+        for (const std::string& f : session.write(out.staged("traces"), stem,
+                                                  trace_header(ex.name, p.info->name, p.setup, o.stats), p.setup.machine))
+          log->info("wrote {}", f);
+      } catch (const InputError& e) {
+        // A trace this point cannot be written as (a SimGrid TI trace of concurrent strands):
+        // name the point; --out stays as it was.
+        throw InputError(ex.file, point_label(p), e.where() + ": " + e.message());
+      }
     }
     if (o.cycle_ran && !o.error.empty()) log->error("{}: {}", ex.name, o.error);
     else if (o.cycle_ran)
@@ -97,10 +120,10 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
   }
   ReportOptions opt{reproducible, engine};
   const ojson report = report_json(ex, outcomes, opt);
-  if (!out_dir.empty()) {
-    std::filesystem::create_directories(out_dir);
-    write_file_atomic((std::filesystem::path(out_dir) / "report.json").string(), report.dump(2) + "\n");
-    write_file_atomic((std::filesystem::path(out_dir) / "runs.csv").string(), report_csv(ex, outcomes, opt));
+  if (out.active()) {
+    out.write("runs.csv", report_csv(ex, outcomes, opt));
+    out.write("report.json", report.dump(2) + "\n");
+    out.commit("report.json");
   }
   if (json) std::cout << report.dump(2) << "\n";
   else std::cout << report_text(ex, outcomes, opt);
@@ -112,17 +135,18 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
 int cmd_replay(const Registry& reg, const std::string& path, const trace::ReplayOptions& opt, const std::string& out_dir,
                bool json, bool reproducible, const TraceArgs& targs) {
   const trace::TraceFormats formats = trace_formats(targs, out_dir);
+  OutputDir out(out_dir);
   trace::ReplayResult r = trace::prepare_replay(path, opt);
   trace::TraceSession session(formats, r.setup.topology);
   trace::run_replay(r, reg, session.observer());
   const ojson report = trace::replay_report(r, reproducible);
-  if (!out_dir.empty()) {
-    std::filesystem::create_directories(out_dir);
-    write_file_atomic((std::filesystem::path(out_dir) / "report.json").string(), report.dump(2) + "\n");
+  if (out.active()) {
     if (formats.any() && r.error.empty()) {
       const std::string stem = std::filesystem::path(path).stem().string() + "-replay";
-      session.write((std::filesystem::path(out_dir) / "traces").string(), stem, trace::replay_header(r), r.setup.machine);
+      session.write(out.staged("traces"), stem, trace::replay_header(r), r.setup.machine);
     }
+    out.write("report.json", report.dump(2) + "\n");
+    out.commit("report.json");
   }
   if (json) {
     std::cout << report.dump(2) << "\n";
@@ -146,24 +170,26 @@ int cmd_replay(const Registry& reg, const std::string& path, const trace::Replay
 int cmd_regress(const Registry& reg, const std::string& suite, const std::string& out_dir, bool json, bool update,
                 bool reproducible) {
   const RegressOptions opt{update, reproducible};
+  OutputDir out(out_dir);
   const RegressSummary s = run_regress(suite, reg, opt);
   const ojson j = regress_json(s, opt);
-  if (!out_dir.empty()) {
-    std::filesystem::create_directories(out_dir);
-    write_file_atomic((std::filesystem::path(out_dir) / "regress.json").string(), j.dump(2) + "\n");
-    write_file_atomic((std::filesystem::path(out_dir) / "regress.csv").string(), regress_csv(s));
+  if (out.active()) {
+    out.write("regress.csv", regress_csv(s));
+    out.write("regress.json", j.dump(2) + "\n");
+    out.commit("regress.json");
   }
   if (json) std::cout << j.dump(2) << "\n";
   else std::cout << regress_text(s);
   return s.pass() ? 0 : 1;
 }
 
-int cmd_export_platform(const Registry& reg, const std::string& config, const std::string& out, std::size_t point) {
+int cmd_export_platform(const Registry& reg, const std::string& config, const std::string& out, std::int64_t point) {
+  if (point < 1) throw InputError("", "--point", "points are numbered from 1, not " + std::to_string(point));
   Experiment ex = load_experiment(config, reg);
-  if (point < 1 || point > ex.runs.size())
+  if (static_cast<std::size_t>(point) > ex.runs.size())
     throw InputError("", "--point", "the config has " + std::to_string(ex.runs.size()) + " point(s); " +
                                         std::to_string(point) + " is not one of them");
-  const Setup& s = ex.runs[point - 1].setup;
+  const Setup& s = ex.runs[static_cast<std::size_t>(point) - 1].setup;
   if (auto why = sgplat::unsupported(s.machine, s.topology))
     throw InputError(ex.file, why->machine ? "/machine" : "/topology", why->message);
   const std::string xml = sgplat::platform_xml(s.machine, s.topology, s.machine.tau);
@@ -276,7 +302,7 @@ int main(int argc, char** argv) {
   reg_cmd->add_flag("--json", json, "print the JSON summary on stdout and nothing else");
   reg_cmd->add_flag("--update", update, "rewrite the golden values with the current ones, listing what changed");
   reg_cmd->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0");
-  std::size_t point = 1;
+  std::int64_t point = 1;
   auto* expl = app.add_subcommand("export-platform", "write the SimGrid platform (XML) of a config's machine and topology");
   expl->add_option("config", config, "experiment config (JSON)")->required();
   expl->add_option("--out", out_dir, "the XML file to write (default: standard output)");
@@ -296,10 +322,11 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "cubesim: " << e.what() << "\n";
+    std::cerr << one_line(std::string("cubesim: ") + e.what()) << "\n";
     return 2;
   }
   if (verbose) log->set_level(spdlog::level::info);
+  targs.max_events_given = run->count("--trace-max-events") + rep->count("--trace-max-events") > 0;
   try {
     const Registry reg = make_registry();
     if (*run) return cmd_run(reg, config, out_dir, json, reproducible, engine, targs);
@@ -313,7 +340,7 @@ int main(int argc, char** argv) {
     std::cerr << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "cubesim: error: " << e.what() << "\n";
+    std::cerr << one_line(std::string("cubesim: error: ") + e.what()) << "\n";
     return 1;
   }
   return 2;

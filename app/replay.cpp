@@ -82,7 +82,7 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
     ResolvedMachine rm = resolve_machine(ojson(opt.machine), "", "--machine");
     machine = std::move(rm.machine);
     default_topology = std::move(rm.default_topology);
-  } else if (std::filesystem::exists(opt.machine)) {
+  } else if (std::error_code ec; std::filesystem::exists(opt.machine, ec)) {
     ResolvedMachine rm = resolve_machine(read_json_file(opt.machine), opt.machine, "");
     machine = std::move(rm.machine);
     default_topology = std::move(rm.default_topology);

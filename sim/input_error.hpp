@@ -6,6 +6,23 @@
 
 namespace cubesim {
 
+/// The one-line promise holds whatever the input held: control characters (a key with a
+/// newline or a terminal escape in it) are written as \n, \t, \xHH.
+inline std::string one_line(const std::string& s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string r;
+  r.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') r += "\\n";
+    else if (c == '\t') r += "\\t";
+    else if (c == '\r') r += "\\r";
+    else if (c < 0x20 || c == 0x7f) r.append("\\x").append(1, hex[c >> 4]).append(1, hex[c & 15]);
+    else r += ch;
+  }
+  return r;
+}
+
 class InputError : public std::runtime_error {
  public:
   InputError(std::string file, std::string where, std::string message)
@@ -19,7 +36,7 @@ class InputError : public std::runtime_error {
   static std::string compose(const std::string& f, const std::string& w, const std::string& m) {
     std::string s = f.empty() ? std::string("<input>") : f;
     if (!w.empty()) s += ": " + w;
-    return s + ": " + m;
+    return one_line(s + ": " + m);
   }
   std::string file_, where_, message_;
 };

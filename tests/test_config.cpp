@@ -124,7 +124,9 @@ TEST(Config, EveryPresetLoadsWithASourceForEveryParameter) {
     // The nine every preset gives, and B_copy, t_hop, router_buffers where it gives them.
     EXPECT_GE(m.sources.size(), 9u) << n;
     EXPECT_LE(m.sources.size(), 12u) << n;
-    if (m.switching == Switching::pipelined) EXPECT_EQ(m.sources.size(), 12u) << n;
+    if (m.switching == Switching::pipelined) {
+      EXPECT_EQ(m.sources.size(), 12u) << n;
+    }
     for (const auto& [k, v] : m.sources) EXPECT_GT(v.size(), 10u) << n << " " << k;
   }
   Machine nx = machine_from_json(*preset_json("ipsc-nx"), "x", "", true);

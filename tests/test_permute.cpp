@@ -57,9 +57,14 @@ TEST(Permute, Lemma15HoldsWithTheCeilingNotTheFloor) {
     SCOPED_TRACE("n = " + std::to_string(n));
     EXPECT_EQ(static_cast<int>(most), ceil_log2(n));
     EXPECT_LE(most_two, 2U);
-    if (n >= 3) EXPECT_EQ(most_two, 2U);
-    if (std::has_single_bit(static_cast<unsigned>(n))) EXPECT_EQ(static_cast<int>(most), floor_log2(n));
-    else if (n > 2) EXPECT_GT(static_cast<int>(most), floor_log2(n)) << "the printed floor would be enough";
+    if (n >= 3) {
+      EXPECT_EQ(most_two, 2U);
+    }
+    if (std::has_single_bit(static_cast<unsigned>(n))) {
+      EXPECT_EQ(static_cast<int>(most), floor_log2(n));
+    } else if (n > 2) {
+      EXPECT_GT(static_cast<int>(most), floor_log2(n)) << "the printed floor would be enough";
+    }
   }
   // The smallest counterexample to the floor: a 3-cycle is no parallel swapping (Def. 18: an
   // involution), so it takes two, and ⌊log2 3⌋ = 1.

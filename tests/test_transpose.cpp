@@ -195,8 +195,9 @@ TEST(Transpose, ExchangeMatchesTheClosedFormsOfSection81AndTheCopyCoefficientOfS
       cubesim::Setup s = setup("ipsc-os2", n, P, 256);
       s.params.B_copy = 0;  // unbuffered
       RunOutcome o = run("transpose.exchange", s);
-      if (D_over_B(s) <= static_cast<double>(s.topology.size()))  // where the printed form applies as printed
+      if (D_over_B(s) <= static_cast<double>(s.topology.size())) {  // where the printed form applies as printed
         EXPECT_NEAR(o.stats.time.seconds(), closed_form_81_as_printed(s), 1e-9) << "printed, n=" << n << " P=" << P;
+      }
       EXPECT_NEAR(o.stats.time.seconds(), closed_form_81(s, false), 1e-9) << "unbuffered n=" << n << " P=" << P
                                                                             << " sim " << o.stats.time.seconds();
       s.params.B_copy = 64;  // the iPSC's
@@ -206,8 +207,9 @@ TEST(Transpose, ExchangeMatchesTheClosedFormsOfSection81AndTheCopyCoefficientOfS
       // §9 prints (PQ/2N) t_copy per buffered step; the schedule copies in and out: §8.1's PQ/N.
       const double D = static_cast<double>(P * 256 / s.topology.size());
       const double kb = std::max(0.0, n - std::log2(std::ceil(D / 64.0)));
-      if (kb > 0)
+      if (kb > 0) {
         EXPECT_GT(std::fabs(o.stats.time.seconds() - (closed_form_81(s, true) - D / 2 * kb * s.machine.t_copy.seconds())), 1e-6);
+      }
     }
   }
 }
@@ -390,7 +392,9 @@ TEST(Transpose, Figure19OnePortStartUpRatiosAndHalfTheDataTransfer) {
           lo_free = std::min(lo_free, ratio), hi_free = std::max(hi_free, ratio);
           EXPECT_GE(ratio, 0.5);
           EXPECT_LE(ratio, 1.0);
-          if (half >= 256) EXPECT_EQ(ratio, 0.5);
+          if (half >= 256) {
+            EXPECT_EQ(ratio, 0.5);
+          }
         }
       }
   std::cout << "[ Fig. 19 ] 1-D / 2-D start-ups: free copies [" << lo_free << ", " << hi_free << "], iPSC copies ["
@@ -407,7 +411,9 @@ TEST(Transpose, Figure19AllPortBreakEvenIsNotWhereSection9PutsIt) {
       const auto D = static_cast<std::int64_t>(f * n * n * 1000);  // tau = 1000 t_c: r/N = D/1000
       const double one_d = static_cast<double>(D) / 2 * 1e-12 + n * 1e-9;
       const tr572::Theorem2 th = tr572::theorem2(D, n, 1e-9, 1e-12);
-      if (th.case_number == 2 || th.case_number == 3) EXPECT_GT(th.time, one_d) << "n=" << n << " r/N=" << f * n * n;
+      if (th.case_number == 2 || th.case_number == 3) {
+        EXPECT_GT(th.time, one_d) << "n=" << n << " r/N=" << f * n * n;
+      }
     }
   // (2) Simulated (SBnT against MPT, all-port, B unconstraining, tau = 100 t_c): the 2-D
   // transpose wins on small cubes, because SBnT's schedule does not reach its formula, and the
@@ -493,7 +499,9 @@ TEST(Transpose, MptAgainstTheorem2) {
                      std::to_string(th.case_number));
         // Cases 1 and 4 are the schedule's optimum over real k: integer k and whole elements can
         // only lose. Every case within 12 % (the ceilings at small D).
-        if (th.case_number == 1 || th.case_number == 4) EXPECT_GE(ratio, 1 - 1e-9);
+        if (th.case_number == 1 || th.case_number == 4) {
+          EXPECT_GE(ratio, 1 - 1e-9);
+        }
         EXPECT_GT(ratio, 0.99);
         EXPECT_LT(ratio, 1.12);
       }

@@ -125,6 +125,15 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m) {
 
 namespace {
 
+/// The ranges an imported action must keep to (docs/traces.md, "Importing SimGrid traces"): the
+/// largest machine (a 24-cube), the engine's int tags, and sizes and times whose products with
+/// the machine's costs stay inside the 64-bit picosecond clock.
+constexpr std::int64_t kMaxRanks = Topology::kMaxNodes;
+constexpr double kMaxCountBytes = 1099511627776.0;  // 2^40 bytes in one message
+constexpr double kMaxTag = 2147483647.0;            // MPI tags are ints
+constexpr double kMaxFlops = 1e15;                  // one compute action
+constexpr double kMaxSleepSeconds = 1e6;            // one sleep (11.6 days; the clock ends at 106)
+
 struct Action {
   std::string file;
   std::size_t line;
@@ -154,6 +163,9 @@ void read_actions(const std::string& path, const std::string& text, std::map<Nod
     auto w = words(ln);
     if (w.empty() || w[0][0] == '#') continue;
     if (!is_int(w[0]) || w.size() < 2) throw InputError(path, "line " + std::to_string(line), "expected \"<rank> <action> ...\"");
+    if (w[0].size() > 9 || std::stoll(w[0]) >= kMaxRanks)
+      throw InputError(path, "line " + std::to_string(line),
+                       "rank " + w[0] + " is beyond the largest machine cubesim models (" + std::to_string(kMaxRanks) + " nodes)");
     const auto rank = static_cast<NodeId>(std::stoll(w[0]));
     by_rank[rank].push_back(Action{path, line, std::move(w)});
   }
@@ -253,7 +265,9 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
         const double tagd = number(3, "tag");
         const double count = number(4, "count");
         if (count != std::floor(count) || tagd != std::floor(tagd)) fail(act + ": tag and count must be integers");
+        if (tagd > kMaxTag) fail(act + ": tag " + a.tok[3] + " is beyond an MPI tag's range (0..2147483647)");
         const double bytes = count * datatype(5);
+        if (bytes > kMaxCountBytes) fail(act + ": count " + a.tok[4] + " is beyond 2^40 bytes in one message");
         TraceOp o;
         const bool send = act == "send" || act == "isend";
         o.code = send ? OpCode::send : OpCode::recv;
@@ -272,7 +286,9 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
         steps.push_back(std::move(st));
       } else if (act == "wait") {
         if (a.tok.size() != 5) fail("wait: expected <src> <dst> <tag>");
-        const auto key = std::make_tuple(peer(2), peer(3), static_cast<int>(number(4, "tag")));
+        const double tagd = number(4, "tag");
+        if (tagd != std::floor(tagd) || tagd > kMaxTag) fail("wait: tag " + a.tok[4] + " is not an MPI tag (0..2147483647)");
+        const auto key = std::make_tuple(peer(2), peer(3), static_cast<int>(tagd));
         auto it = open.find(key);
         if (it == open.end() || it->second.empty()) fail("wait: no request " + a.tok[2] + " -> " + a.tok[3] + " tag " + a.tok[4] + " is open");
         Step st;
@@ -292,11 +308,15 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
         open.clear();
       } else if (act == "compute") {
         Step st;
-        st.ops.push_back(TraceOp{OpCode::compute, -1, static_cast<std::int64_t>(std::llround(number(2, "flops"))), 0});
+        const double flops = number(2, "flops");
+        if (flops > kMaxFlops) fail("compute: " + a.tok[2] + " flops is beyond the 1e15 one action may take");
+        st.ops.push_back(TraceOp{OpCode::compute, -1, static_cast<std::int64_t>(std::llround(flops)), 0});
         steps.push_back(std::move(st));
       } else if (act == "sleep") {
         Step st;
-        st.ops.push_back(TraceOp{OpCode::delay, -1, static_cast<std::int64_t>(std::llround(number(2, "seconds") * 1e12)), 0});
+        const double seconds = number(2, "seconds");
+        if (seconds > kMaxSleepSeconds) fail("sleep: " + a.tok[2] + " s is beyond the 1e6 s one action may take");
+        st.ops.push_back(TraceOp{OpCode::delay, -1, static_cast<std::int64_t>(std::llround(seconds * 1e12)), 0});
         steps.push_back(std::move(st));
       } else {
         fail("action \"" + act +

@@ -4,6 +4,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "machines/json_text.hpp"
 #include "machines/topology_json.hpp"
 #include "sim/input_error.hpp"
 
@@ -268,12 +269,7 @@ Trace read_text(const std::string& text, const std::string& file) {
       if (ln.rfind(kSchema, 0) != 0)
         throw InputError(file, "line 1", std::string("not a cubesim trace: the first line must start with \"") + kSchema + "\"");
       const std::string where = "line 1";
-      ojson h;
-      try {
-        h = ojson::parse(ln.substr(std::string(kSchema).size()));
-      } catch (const ojson::parse_error& e) {
-        throw InputError(file, where, std::string("the header is not valid JSON: ") + e.what());
-      }
+      ojson h = parse_json(ln.substr(std::string(kSchema).size()), file, line, std::string(kSchema).size() + 1);
       if (!h.is_object()) throw InputError(file, where, "the header must be a JSON object");
       if (!h.contains("topology")) throw InputError(file, where + ": /topology", "the header names no topology");
       t.topology = parse_topology(h["topology"], file, where + ": /topology");

@@ -102,8 +102,7 @@ Prediction predict_scatter_trees(const Setup& s, routing::Family f) {
   const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   if (s.machine.ports.kind != PortKind::all) {
-    const auto plan = routing::plan(f, routing::Schedule::depth, static_cast<int>(n), true);
-    const routing::Terms t = routing::root_messages_rbfs(*plan, M, B);
+    const routing::Terms t = routing::root_messages_rbfs(f, static_cast<int>(n), M, B);
     pr.source = "TR-572 §3.1 " + name + " reverse breadth-first on one port (no table row): the root's messages";
     pr.element_transfers = t.elements;
     pr.startups = t.startups;
@@ -166,8 +165,7 @@ Prediction predict_alltoall_trees(const Setup& s, routing::Family f) {
   const std::int64_t N = s.topology.size(), n = s.topology.dim(), M = s.params.M, B = s.params.B;
   Prediction pr;
   if (s.machine.ports.kind != PortKind::all) {
-    const auto plan = routing::plan(f, routing::Schedule::cyclic, static_cast<int>(n), true);
-    const routing::Terms t = routing::lockstep_alltoall(*plan, M, B);
+    const routing::Terms t = routing::lockstep_alltoall(f, routing::Schedule::cyclic, static_cast<int>(n), M, B);
     pr.source = "TR-572 §3.2 " + name + " on one port (no table row): the cyclic schedule's steps in lockstep";
     pr.element_transfers = t.elements;
     pr.startups = t.startups;

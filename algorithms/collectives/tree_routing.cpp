@@ -10,6 +10,31 @@
 namespace cubesim::routing {
 namespace {
 
+/// The dimension of the edge into q (q != 0) in tree j of family f.
+int parent_dim_of(Family f, int n, int j, std::uint32_t q) {
+  return f == Family::sbnt ? trees::sbnt_parent_dim(q, n) : trees::rsbt_parent_dim(q, n, f == Family::nrsbt ? j : 0);
+}
+
+/// The step of the edge into q across k in tree j; `prev_step` and `prev_dim` are those of the
+/// edge into q's parent (-1 and n - 1 when the parent is the root).
+int edge_step(Family f, Schedule sched, int n, int j, std::uint32_t q, int k, int prev_step, int prev_dim) {
+  if (sched == Schedule::depth) return std::popcount(q) - 1;
+  if (f != Family::sbnt) {
+    // SBT rotated by j, one-port SBT schedule in its own terms: the root sends across its
+    // dimensions in the order (j-1), (j-2), ..., j (cyclically), one per step, and a node
+    // forwards across the dimensions below the one it received on, so the edge across k is
+    // used at local step n-1-((k-j) mod n). Phased trees start at once; on one port, tree j
+    // starts when the common sequence n-1, n-2, ... first reaches its top dimension.
+    const int start = sched == Schedule::phased ? 0 : (n - j) % n;
+    return start + (n - 1) - ((k - j) % n + n) % n;
+  }
+  // SBnT on one port: the first step of dimension k (in the sequence 0, 1, ..., n-1, 0, ...)
+  // after the edge into the parent.
+  int gap = ((k - prev_dim) % n + n) % n;
+  if (gap == 0) gap = n;
+  return prev_step + gap;
+}
+
 std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_subtrees) {
   auto p = std::make_shared<Plan>();
   p->n = n;
@@ -19,39 +44,15 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
   const int t = p->trees;
   p->pdim.assign(static_cast<std::size_t>(t * N), -1);
   p->step.assign(static_cast<std::size_t>(t * N), -1);
-  // Nodes by depth, so that a parent's step is known before its children's.
-  std::vector<std::uint32_t> order(static_cast<std::size_t>(N));
-  for (std::int64_t q = 0; q < N; ++q) order[q] = static_cast<std::uint32_t>(q);
-  std::stable_sort(order.begin(), order.end(),
-                   [](std::uint32_t a, std::uint32_t b) { return std::popcount(a) < std::popcount(b); });
   int max_step = -1;
   for (int j = 0; j < t; ++j) {
-    for (std::uint32_t q : order) {
-      if (q == 0) continue;
-      const int k = f == Family::sbnt ? trees::sbnt_parent_dim(q, n) : trees::rsbt_parent_dim(q, n, f == Family::nrsbt ? j : 0);
+    for (std::int64_t qi = 1; qi < N; ++qi) {  // a parent (q less one bit) comes before its children
+      const auto q = static_cast<std::uint32_t>(qi);
+      const int k = parent_dim_of(f, n, j, q);
       const std::uint32_t par = q ^ (std::uint32_t{1} << k);
       const auto at = static_cast<std::size_t>(j * N + q);
       p->pdim[at] = static_cast<std::int8_t>(k);
-      int s = 0;
-      if (sched == Schedule::depth) {
-        s = std::popcount(q) - 1;
-      } else if (f != Family::sbnt) {
-        // SBT rotated by j, one-port SBT schedule in its own terms: the root sends across its
-        // dimensions in the order (j-1), (j-2), ..., j (cyclically), one per step, and a node
-        // forwards across the dimensions below the one it received on, so the edge across k is
-        // used at local step n-1-((k-j) mod n). Phased trees start at once; on one port, tree j
-        // starts when the common sequence n-1, n-2, ... first reaches its top dimension.
-        const int start = sched == Schedule::phased ? 0 : (n - j) % n;
-        s = start + (n - 1) - ((k - j) % n + n) % n;
-      } else {
-        // SBnT on one port: the first step of dimension k (in the sequence 0, 1, ..., n-1, 0, ...)
-        // after the edge into the parent.
-        const int prev_step = par == 0 ? -1 : p->step[j * N + par];
-        const int prev_dim = par == 0 ? n - 1 : p->pdim[j * N + par];
-        int gap = ((k - prev_dim) % n + n) % n;
-        if (gap == 0) gap = n;
-        s = prev_step + gap;
-      }
+      const int s = edge_step(f, sched, n, j, q, k, par == 0 ? -1 : p->step[j * N + par], par == 0 ? n - 1 : p->pdim[j * N + par]);
       p->step[at] = s;
       max_step = std::max(max_step, s);
     }
@@ -135,16 +136,39 @@ Task<> exchange_steps(Node& self, const Plan& P, SubCube sub, std::int64_t M, Pa
 
 }  // namespace
 
-Terms lockstep_alltoall(const Plan& P, std::int64_t M, std::int64_t B) {
-  Terms t;
-  for (int s = 0; s < P.steps; ++s) {
-    std::int64_t most = 0;
-    for (int d = 0; d < P.n; ++d) {
-      std::int64_t e = 0;
-      for (const Entry& x : P.at(s, d))
-        e += static_cast<std::int64_t>(P.below(static_cast<int>(x.tree), x.q).size()) * P.part_size(M, static_cast<int>(x.tree));
-      most = std::max(most, e);
+Terms lockstep_alltoall(Family f, Schedule sched, int n, std::int64_t M, std::int64_t B) {
+  // Tree by tree, without a plan: the step and dimension of the edge into each q (ascending q,
+  // parents first), then subtree sizes (descending q, children first). 9 bytes a node, reused
+  // for every tree, where the plan with its subtree lists took kilobytes (issue 18).
+  const std::int64_t N = std::int64_t{1} << n;
+  const int trees = f == Family::nrsbt && n > 0 ? n : 1;
+  std::vector<std::int32_t> step(static_cast<std::size_t>(N));
+  std::vector<std::int8_t> dim(static_cast<std::size_t>(N));
+  std::vector<std::uint32_t> size(static_cast<std::size_t>(N));
+  std::vector<std::int64_t> load;  // [step * n + dim]: elements across dim in that step
+  for (int j = 0; j < trees; ++j) {
+    const std::int64_t part = cubesim::part_size(M, trees, j);
+    for (std::int64_t qi = 1; qi < N; ++qi) {
+      const auto q = static_cast<std::uint32_t>(qi);
+      const int k = parent_dim_of(f, n, j, q);
+      const std::uint32_t par = q ^ (std::uint32_t{1} << k);
+      dim[q] = static_cast<std::int8_t>(k);
+      step[q] = edge_step(f, sched, n, j, q, k, par == 0 ? -1 : step[par], par == 0 ? n - 1 : dim[par]);
+      size[q] = 1;
     }
+    for (std::int64_t qi = N - 1; qi >= 1; --qi) {
+      const auto q = static_cast<std::uint32_t>(qi);
+      const std::uint32_t par = q ^ (std::uint32_t{1} << dim[q]);
+      if (par != 0) size[par] += size[q];
+      const auto at = static_cast<std::size_t>(step[q]) * static_cast<std::size_t>(n) + static_cast<std::size_t>(dim[q]);
+      if (load.size() <= at) load.resize((static_cast<std::size_t>(step[q]) + 1) * static_cast<std::size_t>(n), 0);
+      load[at] += static_cast<std::int64_t>(size[q]) * part;
+    }
+  }
+  Terms t;
+  for (std::size_t s0 = 0; n > 0 && s0 < load.size(); s0 += static_cast<std::size_t>(n)) {
+    const std::int64_t most = *std::max_element(load.begin() + static_cast<std::ptrdiff_t>(s0),
+                                                load.begin() + static_cast<std::ptrdiff_t>(s0) + n);
     if (most == 0) continue;
     t.elements += most;
     t.startups += ceil_div(most, B);
@@ -153,20 +177,30 @@ Terms lockstep_alltoall(const Plan& P, std::int64_t M, std::int64_t B) {
   return t;
 }
 
-Terms root_messages_rbfs(const Plan& P, std::int64_t M, std::int64_t B) {
+Terms root_messages_rbfs(Family f, int n, std::int64_t M, std::int64_t B) {
+  // The root's child above each q (ascending q: parents first), one byte a node, reused for
+  // every tree; elements by (level, child) in the reverse breadth-first order of the sends.
+  const std::int64_t N = std::int64_t{1} << n;
+  const int trees = f == Family::nrsbt && n > 0 ? n : 1;
+  std::vector<std::int8_t> top(static_cast<std::size_t>(N), -1);
+  std::vector<std::int64_t> e(static_cast<std::size_t>((n + 1) * std::max(n, 1)), 0);  // [L * n + d]
+  for (int j = 0; j < trees; ++j) {
+    const std::int64_t part = cubesim::part_size(M, trees, j);
+    for (std::int64_t qi = 1; qi < N; ++qi) {
+      const auto q = static_cast<std::uint32_t>(qi);
+      const int k = parent_dim_of(f, n, j, q);
+      const std::uint32_t par = q ^ (std::uint32_t{1} << k);
+      top[q] = static_cast<std::int8_t>(par == 0 ? k : top[par]);
+      e[static_cast<std::size_t>(std::popcount(q) * n + top[q])] += part;
+    }
+  }
   Terms t;
-  for (int L = P.n; L >= 1; --L)
-    for (int d = 0; d < P.n; ++d) {
-      const std::int64_t c = std::int64_t{1} << d;
-      std::int64_t e = 0;
-      for (int j = 0; j < P.trees; ++j) {
-        if (P.parent_dim(j, c) != d) continue;
-        for (std::uint32_t w : P.below(j, c))
-          if (std::popcount(w) == L) e += P.part_size(M, j);
-      }
-      if (e == 0) continue;
-      t.elements += e;
-      t.startups += ceil_div(e, B);
+  for (int L = n; L >= 1; --L)
+    for (int d = 0; d < n; ++d) {
+      const std::int64_t x = e[static_cast<std::size_t>(L * n + d)];
+      if (x == 0) continue;
+      t.elements += x;
+      t.startups += ceil_div(x, B);
       ++t.messages;
     }
   return t;

@@ -149,11 +149,13 @@ Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, st
 struct Terms {
   std::int64_t startups = 0, elements = 0, messages = 0;
 };
-/// Step-form all-to-all personalized: every step takes as long as its largest message.
-Terms lockstep_alltoall(const Plan& plan, std::int64_t M, std::int64_t B);
-/// Reverse-breadth-first scatter on one port: the root sends each of its messages (one per
-/// level and child) one after the other; every block leaves the root once.
-Terms root_messages_rbfs(const Plan& plan, std::int64_t M, std::int64_t B);
+/// Step-form all-to-all personalized on family f's trees under `schedule`: every step takes as
+/// long as its largest message. Computed tree by tree in O(N) memory (no plan).
+Terms lockstep_alltoall(Family f, Schedule schedule, int n, std::int64_t M, std::int64_t B);
+/// Reverse-breadth-first scatter on one port (the depth schedule): the root sends each of its
+/// messages (one per level and child) one after the other; every block leaves the root once.
+/// O(N) bytes of memory (no plan).
+Terms root_messages_rbfs(Family f, int n, std::int64_t M, std::int64_t B);
 
 
 }  // namespace cubesim::routing
