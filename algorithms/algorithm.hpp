@@ -117,6 +117,16 @@ inline int log2_exact(std::int64_t x) {
 /// The number of 1-bits of an address: a node's depth in a shortest-path spanning tree.
 inline int ones(NodeId x) { return std::popcount(static_cast<std::uint64_t>(x)); }
 
+/// The sizes every run keeps to, so that every count and time the predictions and the engine
+/// form stays inside 64 bits (docs/reliability.md, "Sizes"): at most kMaxElements elements in a
+/// node's data (N M for the collectives, whose busiest node holds N blocks of M; P Q, Q R and P R
+/// for the matrices) and at most kMaxFlops multiply-adds (P Q R K). 2^40 elements are 8 TiB of
+/// doubles; the papers' largest runs hold 2^30.
+inline constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
+inline constexpr std::int64_t kMaxFlops = std::int64_t{1} << 50;
+/// Every config and replay passes this before its algorithm's own check.
+std::optional<SetupError> check_sizes(const Setup& s);
+
 /// One common check: a hypercube topology, root inside it, M >= 1, 1 <= B <= B_m.
 std::optional<SetupError> check_cube_collective(const Setup& s, bool uses_root);
 

@@ -44,6 +44,13 @@ ResolvedMachine resolve_machine(const ojson& mj, const std::string& file, const 
 
 namespace {
 
+/// The parameter a too-large problem is named by: the largest size given.
+std::string size_pointer(const Params& p) {
+  const std::pair<const char*, std::int64_t> sizes[] = {{"M", p.M}, {"P", p.P}, {"Q", p.Q}, {"R", p.R}};
+  const auto* most = std::max_element(std::begin(sizes), std::end(sizes), [](const auto& a, const auto& b) { return a.second < b.second; });
+  return most->second > 0 ? "/params/" + std::string(most->first) : "/params";
+}
+
 struct Parser {
   const std::string& file;
   const Registry& registry;
@@ -93,7 +100,15 @@ struct Parser {
         fail("/mode", "mode must be \"data\" (real payloads, verified) or \"timing\" (sizes only)");
       s.data_mode = m.get<std::string>() == "data";
     }
+    if (auto e = check_sizes(s)) fail(e->pointer, e->message);
     if (auto e = info.check(s)) fail(e->pointer, e->message);
+    // The prediction is formed here too, so that a time beyond the 64-bit picosecond clock is
+    // bad input found before any point runs, not an error after some have.
+    try {
+      (void)info.predict(s);
+    } catch (const std::overflow_error& e) {
+      fail(size_pointer(s.params), std::string(e.what()) + ": make the problem smaller (or the machine's costs shorter)");
+    }
     return s;
   }
 };

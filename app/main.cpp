@@ -90,6 +90,7 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
   OutputDir out(out_dir);
   Experiment ex = load_experiment(config, reg);
   if (engine != EngineKind::cycle) check_simgrid(ex);
+  if (engine != EngineKind::simgrid) check_memory(ex);
   auto log = spdlog::get("cubesim");
   std::vector<RunOutcome> outcomes;
   outcomes.reserve(ex.runs.size());

@@ -174,7 +174,10 @@ RegressSummary run_regress(const std::string& suite_path, const Registry& regist
   }
   // Load every config first: a bad one is bad input (exit 2) before anything runs.
   std::vector<Experiment> exps;
-  for (const SuiteEntry& e : suite.entries) exps.push_back(load_experiment(e.path, registry));
+  for (const SuiteEntry& e : suite.entries) {
+    exps.push_back(load_experiment(e.path, registry));
+    check_memory(exps.back());
+  }
 
   RegressSummary sum;
   sum.suite = suite_path;

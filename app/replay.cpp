@@ -186,11 +186,16 @@ void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* obser
     // algorithm would have sent other messages (a pipelined broadcast, packet by packet).
     r.prediction_note = "the trace was recorded at B=" + std::to_string(recorded_b) + " and replays at B=" +
                         std::to_string(r.setup.params.B) + ": " + algo + "'s formula at this B describes other messages";
-  } else if (auto err = info->check(r.setup)) {
+  } else if (auto err = check_sizes(r.setup) ? check_sizes(r.setup) : info->check(r.setup)) {
     r.prediction_note = algo + "'s formula does not apply here: " + err->message;
   } else {
-    r.prediction = info->predict(r.setup);
-    r.relation_holds = relation_holds(*r.prediction, r.stats.time);
+    try {
+      r.prediction = info->predict(r.setup);
+      r.relation_holds = relation_holds(*r.prediction, r.stats.time);
+    } catch (const std::overflow_error& e) {
+      r.prediction.reset();
+      r.prediction_note = algo + "'s formula overflows here: " + e.what();
+    }
   }
 }
 

@@ -60,6 +60,11 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
 
 /// The header of a time-independent trace of this run (traces/ti_trace.hpp): what was run, on
 /// which machine (as an inline machine object), and what it took there.
+/// Refuses (InputError naming the point) a config whose runs this machine cannot hold: the
+/// engine's state for every node and, in data mode, the payloads (sim/resources.hpp). Before any
+/// point runs.
+void check_memory(const Experiment& ex);
+
 ojson trace_header(const std::string& name, const std::string& algorithm, const Setup& s, const RunStats& st);
 
 /// Checks the relation a prediction promises.

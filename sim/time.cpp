@@ -5,6 +5,10 @@
 
 namespace cubesim {
 
+void Time::overflow() {
+  throw std::overflow_error("simulated time overflows the 64-bit picosecond clock (about 106 days)");
+}
+
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what) {
   std::int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r)) throw std::overflow_error(std::string(what) + " overflows 64-bit picoseconds");
@@ -70,25 +74,25 @@ Time time_from_seconds(double seconds) {
 }
 
 std::string format_time(Time t) {
-  std::int64_t v = t.count();
-  struct U { std::int64_t div; const char* name; };
+  const std::int64_t v = t.count();
+  struct U { std::uint64_t div; const char* name; };
   static constexpr U units[] = {{1000000000000, "s"}, {1000000000, "ms"}, {1000000, "us"}, {1000, "ns"}, {1, "ps"}};
   if (v == 0) return "0 s";
-  std::int64_t a = v < 0 ? -v : v;
+  // The magnitude in unsigned arithmetic: -INT64_MIN has no int64.
+  const std::uint64_t a = v < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
   for (const U& u : units) {
-    if (a >= u.div) {
-      std::int64_t w = a / u.div, f = a % u.div;
-      std::string out = (v < 0 ? "-" : "") + std::to_string(w);
-      if (f != 0) {
-        std::string frac = std::to_string(f);
-        frac = std::string(std::to_string(u.div).size() - 1 - frac.size(), '0') + frac;
-        while (!frac.empty() && frac.back() == '0') frac.pop_back();
-        out += "." + frac;
-      }
-      return out + " " + u.name;
+    if (a < u.div) continue;
+    std::string out = v < 0 ? "-" : "";
+    out.append(std::to_string(a / u.div));
+    if (const std::uint64_t f = a % u.div; f != 0) {
+      std::string frac = std::to_string(f);
+      frac.insert(0, std::to_string(u.div).size() - 1 - frac.size(), '0');
+      while (!frac.empty() && frac.back() == '0') frac.pop_back();
+      out.append(".").append(frac);
     }
+    return out.append(" ").append(u.name);
   }
-  return std::to_string(v) + " ps";
+  return "0 s";
 }
 
 }  // namespace cubesim

@@ -17,18 +17,36 @@ class Time {
   [[nodiscard]] constexpr std::int64_t count() const { return ps_; }
   [[nodiscard]] constexpr double seconds() const { return static_cast<double>(ps_) * 1e-12; }
 
+  // Arithmetic is checked: a time past the 64-bit clock (about 106 days) throws
+  // std::overflow_error rather than wrapping (a branch the CPU predicts; see bench/).
   constexpr auto operator<=>(const Time&) const = default;
-  constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
-  constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
-  constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
-  constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
-  constexpr Time operator*(std::int64_t k) const { return Time(ps_ * k); }
-  friend constexpr Time operator*(std::int64_t k, Time t) { return Time(t.ps_ * k); }
+  constexpr Time operator+(Time o) const { return Time(add(ps_, o.ps_)); }
+  constexpr Time operator-(Time o) const { return Time(sub(ps_, o.ps_)); }
+  constexpr Time& operator+=(Time o) { ps_ = add(ps_, o.ps_); return *this; }
+  constexpr Time& operator-=(Time o) { ps_ = sub(ps_, o.ps_); return *this; }
+  constexpr Time operator*(std::int64_t k) const { return Time(mul(ps_, k)); }
+  friend constexpr Time operator*(std::int64_t k, Time t) { return Time(mul(t.ps_, k)); }
 
   static constexpr Time max() { return Time(INT64_MAX); }
 
  private:
   constexpr explicit Time(std::int64_t v) : ps_(v) {}
+  [[noreturn]] static void overflow();
+  static constexpr std::int64_t add(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) overflow();
+    return r;
+  }
+  static constexpr std::int64_t sub(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    if (__builtin_sub_overflow(a, b, &r)) overflow();
+    return r;
+  }
+  static constexpr std::int64_t mul(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) overflow();
+    return r;
+  }
   std::int64_t ps_ = 0;
 };
 

@@ -14,6 +14,7 @@
 using cubesim::test::run_cli;
 using cubesim::test::Result;
 using cubesim::test::write_temp;
+using cubesim::test::read_all;
 
 TEST(Cli, QuickstartRunsExactAndVerified) {
   Result r = run_cli("run configs/quickstart.json --json");
@@ -65,6 +66,40 @@ TEST(Cli, OutWritesReportAndCsvAndNothingElse) {
   for (std::string line; std::getline(csv, line);) ++rows;
   EXPECT_EQ(rows, 14);
   std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, OutChangesAllAtOnceAndClearsWhatKilledRunsLeft) {
+  namespace fs = std::filesystem;
+  const fs::path base = cubesim::test::temp_dir("out_staged");
+  const fs::path dir = base / "out";
+  fs::create_directories(dir);
+  // A pid that is gone: a child that has exited.
+  const std::string dead = cubesim::test::run_command("sh -c 'echo $$'").out;
+  const std::string pid = dead.substr(0, dead.find('\n'));
+  std::ofstream(dir / "keep.txt") << "the user's";
+  std::ofstream(dir / "report.json") << "old";
+  std::ofstream(dir / ("runs.csv")) << "old";
+  std::ofstream(dir / (".report.json.tmp" + pid)) << "a kill -9 during the old write_file_atomic";
+  fs::create_directories(base / (".out.staging-" + pid) / "traces");
+  std::ofstream(base / (".out.staging-" + pid) / "report.json") << "a killed run's";
+  // A failing run (bad trace option on a point) leaves everything but the leftovers as it was.
+  Result r = run_cli("run configs/regress/broadcast-gc.json --out " + dir.string() + " --trace simgrid");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(read_all((dir / "report.json").string()), "old");
+  EXPECT_EQ(read_all((dir / "runs.csv").string()), "old");
+  EXPECT_FALSE(fs::exists(dir / "traces"));
+  EXPECT_FALSE(fs::exists(dir / (".report.json.tmp" + pid))) << "a dead process's temporary file is removed";
+  EXPECT_FALSE(fs::exists(base / (".out.staging-" + pid))) << "a dead process's staging is removed";
+  // A run that succeeds replaces report and CSV together and keeps the user's other files.
+  r = run_cli("run configs/quickstart.json --out " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_all((dir / "keep.txt").string()), "the user's");
+  EXPECT_EQ(read_all((dir / "report.json").string()).rfind("{", 0), 0u);
+  EXPECT_EQ(read_all((dir / "runs.csv").string()).rfind("machine_overrides.ports", 0), 0u);
+  std::vector<std::string> beside;
+  for (const auto& e : fs::directory_iterator(base)) beside.push_back(e.path().filename().string());
+  EXPECT_EQ(beside, std::vector<std::string>{"out"}) << "no staging left beside the folder";
+  fs::remove_all(base);
 }
 
 TEST(Cli, BadInputIsOneLineAndExitTwo) {

@@ -174,7 +174,7 @@ TEST(Traces, BadTraceTextNamesFileAndLine) {
   };
   const std::vector<Case> cases = {
       {"hello\n", "line 1", "not a cubesim trace"},
-      {std::string(trace::kSchema) + " {nope\n", "line 1", "not valid JSON"},
+      {std::string(trace::kSchema) + " {nope\n", "line 1, column 19", "invalid JSON"},
       {std::string(trace::kSchema) + " {\"packet_elements\":8}\n", "line 1: /topology", "no topology"},
       {h + "0 0 send 2 5 0\n", "line 2", "destination node 2 is outside 0..1"},
       {h + "0 0 jump 1\n", "line 2", "unknown operation \"jump\""},

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "sim/input_error.hpp"
+#include "sim/resources.hpp"
 #include "sim/number_format.hpp"
 #include "sim/simgrid/platform.hpp"
 
@@ -211,6 +212,10 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
   }
   if (by_rank.empty()) throw InputError(path, "", "no actions: not a SimGrid time-independent trace");
   const NodeId ranks = by_rank.rbegin()->first + 1;
+  if (const std::string why = memory_refusal(run_memory_floor(ranks, 0) + ranks * static_cast<std::int64_t>(sizeof(NodeTrace)),
+                                             "replaying " + std::to_string(ranks) + " ranks");
+      !why.empty())
+    throw InputError(path, "", why);
   for (NodeId r = 0; r < ranks; ++r)
     if (by_rank.count(r) == 0) throw InputError(path, "", "rank " + std::to_string(r) + " has no actions (ranks 0.." + std::to_string(ranks - 1) + " expected)");
 

@@ -7,6 +7,7 @@
 #include "machines/json_text.hpp"
 #include "machines/topology_json.hpp"
 #include "sim/input_error.hpp"
+#include "sim/resources.hpp"
 
 namespace cubesim::trace {
 
@@ -259,6 +260,7 @@ Trace read_text(const std::string& text, const std::string& file) {
   std::size_t start = 0, line = 0;
   bool have_header = false;
   NodeId nodes = 0;
+  std::int64_t forked = 0;  // strands declared by forks so far
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
@@ -285,6 +287,12 @@ Trace read_text(const std::string& text, const std::string& file) {
       nodes = t.topology.size();
       if (h.contains("nodes") && (!h["nodes"].is_number_integer() || h["nodes"].get<std::int64_t>() != nodes))
         throw InputError(file, where + ": /nodes", "nodes does not match the topology (" + t.topology.describe() + ")");
+      // A header of a few bytes can claim 2^24 nodes: what replaying them takes is checked
+      // before anything is allocated for them.
+      if (const std::string why = memory_refusal(run_memory_floor(nodes, 0) + nodes * static_cast<std::int64_t>(sizeof(NodeTrace)),
+                                                 "replaying this trace on the " + t.topology.describe());
+          !why.empty())
+        throw InputError(file, where + ": /topology", why);
       t.header = std::move(h);
       t.nodes.resize(static_cast<std::size_t>(nodes));
       have_header = true;
@@ -295,7 +303,11 @@ Trace read_text(const std::string& text, const std::string& file) {
     const auto node = static_cast<NodeId>(p.integer("node", 0, nodes - 1));
     const auto strand = static_cast<int>(p.integer("strand", 0, 1 << 24));
     auto& strands = t.nodes[static_cast<std::size_t>(node)].strands;
-    if (strands.size() <= static_cast<std::size_t>(strand)) strands.resize(static_cast<std::size_t>(strand) + 1);
+    // Strand 0 is the node's process; any other was declared by a fork above (write_text puts a
+    // parent's lines before its children's). A strand number alone allocates nothing.
+    if (strand == 0 && strands.empty()) strands.resize(1);
+    if (static_cast<std::size_t>(strand) >= strands.size())
+      p.fail("strand " + std::to_string(strand) + " of node " + std::to_string(node) + " was not declared by a fork above");
     Step st;
     if (p.pos >= p.tok.size()) p.fail("missing a step after node and strand");
     const std::string_view kw = p.tok[p.pos];
@@ -305,6 +317,11 @@ Trace read_text(const std::string& text, const std::string& file) {
       st.first = static_cast<int>(p.integer("first child strand", 1, 1 << 24));
       st.count = static_cast<int>(p.integer("child count", 1, 1 << 20));
       if (st.first <= strand) p.fail("a fork's children must have higher strand numbers than their parent");
+      // Every strand costs memory: a trace may declare no more of them than it has bytes.
+      forked += st.count;
+      if (forked > static_cast<std::int64_t>(text.size()))
+        p.fail("the forks declare " + std::to_string(forked) + " strands, more than the trace's " +
+               std::to_string(text.size()) + " bytes could describe");
       if (strands.size() < static_cast<std::size_t>(st.first + st.count))
         strands.resize(static_cast<std::size_t>(st.first + st.count));
     } else if (kw == "start") {

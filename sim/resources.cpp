@@ -1,0 +1,73 @@
+#include "sim/resources.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace cubesim {
+
+namespace {
+
+/// The number in a one-number file ("max" or unreadable: none).
+std::int64_t read_number(const char* path) {
+  std::ifstream f(path);
+  std::string s;
+  if (!(f >> s) || s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 18) return -1;
+  return std::stoll(s);
+}
+
+}  // namespace
+
+std::int64_t available_memory_bytes() {
+  if (const char* env = std::getenv("CUBESIM_MEMORY_LIMIT")) {
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    if (end != env && *end == '\0' && v > 0) return v;
+  }
+  std::int64_t avail = INT64_MAX;
+  {
+    std::ifstream f("/proc/meminfo");
+    for (std::string key; f >> key;) {
+      std::int64_t kib = 0;
+      f >> kib;
+      if (key == "MemAvailable:") avail = std::min(avail, kib * 1024);
+      f.ignore(64, '\n');
+    }
+  }
+  const std::int64_t max = read_number("/sys/fs/cgroup/memory.max"), cur = read_number("/sys/fs/cgroup/memory.current");
+  if (max > 0 && cur >= 0) avail = std::min(avail, std::max<std::int64_t>(max - cur, 0));
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    std::int64_t mapped = 0;
+    std::ifstream statm("/proc/self/statm");
+    if (statm >> mapped) mapped *= 4096;
+    avail = std::min(avail, std::max<std::int64_t>(static_cast<std::int64_t>(rl.rlim_cur) - mapped, 0));
+  }
+  return avail;
+}
+
+std::int64_t run_memory_floor(std::int64_t nodes, std::int64_t payload_elements) {
+  return nodes * kEngineBytesPerNode + payload_elements * 8;
+}
+
+std::string format_bytes(std::int64_t bytes) {
+  char buf[32];
+  const double b = static_cast<double>(bytes);
+  if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+  else if (b >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1024.0 * 1024));
+  else std::snprintf(buf, sizeof buf, "%.0f KiB", b / 1024.0);
+  return buf;
+}
+
+std::string memory_refusal(std::int64_t need, const std::string& what) {
+  const std::int64_t avail = available_memory_bytes();
+  if (need <= avail) return "";
+  return what + " needs at least " + format_bytes(need) + " of memory and " + format_bytes(avail) +
+         " is available (smaller dimensions, timing mode, or a larger machine)";
+}
+
+}  // namespace cubesim

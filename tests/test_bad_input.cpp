@@ -1,0 +1,164 @@
+// The bad-input corpus (issue 18; issue 17 grows it): every case is input a user or a tool might
+// give, and each must end the same way: exit 2, nothing on stdout, one line on stderr that names
+// the file (or the option) and the place, and nothing written where --out points.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/cli_helpers.hpp"
+
+namespace cubesim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BadCase {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> files;  ///< written into the case's folder {d}
+  std::string args;      ///< the command line after "cubesim"; {d} is the case's folder
+  std::string prefix;    ///< stderr starts with this ({d} replaced)
+  std::string contains;  ///< and contains this
+  std::string env;       ///< variables set for the command ("NAME=value ")
+};
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+  return s;
+}
+
+std::string config(const std::string& rest) {
+  return R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", )" + rest + "}";
+}
+std::string cube(int dim) { return R"("topology": {"kind": "hypercube", "dim": )" + std::to_string(dim) + "}"; }
+
+/// The first line of the quickstart trace with `edit` applied to its header.
+std::string trace_header(const std::string& from, const std::string& to) {
+  const std::string text = read_all("traces/samples/quickstart.trace");
+  return replace_all(text.substr(0, text.find('\n') + 1), from, to);
+}
+
+std::vector<BadCase> corpus() {
+  const std::string deep = "[" + std::string(200000, '[') + std::string(200000, ']') + "]";
+  const std::string deep_config = config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": )" + deep);
+  const std::string huge_m = R"(, "params": {"M": 1099511627776}, "mode": "timing")";
+  const std::string sg = "0 init\n1 init\n";
+  std::vector<BadCase> v = {
+      // 1. Deep nesting: refused at parse time, before any recursion.
+      {"deep_validate", {{"c.json", deep_config}}, "validate {d}/c.json", "{d}/c.json: line 1, column ", "nested more than 64 levels deep"},
+      {"deep_run", {{"c.json", deep_config}}, "run {d}/c.json --out {d}/out", "{d}/c.json: line 1, column ", "nested more than 64"},
+      {"deep_predict", {{"c.json", deep_config}}, "predict {d}/c.json", "{d}/c.json: line 1, column ", "nested more than 64"},
+      // 2. Counts that would wrap: refused naming the parameter.
+      {"overflow_alltoall", {{"c.json", config(cube(24) + R"(, "algorithm": "alltoall.sbt")" + huge_m)}}, "predict {d}/c.json",
+       "{d}/c.json: /params/M: the busiest node's data, N M, is more than 9.2e18 elements", ""},
+      {"overflow_allgather_nrsbt", {{"c.json", config(cube(24) + R"(, "algorithm": "allgather.nrsbt")" + huge_m)}},
+       "predict {d}/c.json", "{d}/c.json: /params/M: ", "beyond the 2^40"},
+      {"overflow_sometoall", {{"c.json", config(cube(24) + R"(, "algorithm": "sometoall.sbt", "params": {"M": 1099511627776, "k": 2})")}},
+       "predict {d}/c.json", "{d}/c.json: /params/M: ", "beyond the 2^40"},
+      {"overflow_time", {{"c.json", config(cube(4) + R"(, "algorithm": "alltoall.sbt", "params": {"M": 68719476736})")}},
+       "predict {d}/c.json", "{d}/c.json: /params/M: the predicted start-ups times tau overflows", ""},
+      {"overflow_machine_tau", {{"c.json", config(R"("machine_overrides": {"tau": 9e6}, )" + cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4})")}},
+       "validate {d}/c.json", "{d}/c.json: /params/M: the predicted start-ups times tau overflows", ""},
+      // 3. What the JSON library said raw, now in the one-line form.
+      {"params_not_object_swept", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": 5, "sweep": {"params.M": [1, 2]})")}},
+       "validate {d}/c.json", "{d}/c.json: /params: params must be an object to sweep \"params.M\"", ""},
+      {"sweep_key_tilde", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4}, "sweep": {"params.a~2": [1, 2]})")}},
+       "validate {d}/c.json", "{d}/c.json: /params/a~2: unknown parameter \"a~2\"", ""},
+      {"overrides_array_swept", {{"c.json", config(R"("machine_overrides": [1], )" + cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4}, "sweep": {"machine_overrides.ports": [1, 2]})")}},
+       "validate {d}/c.json", "{d}/c.json: /machine_overrides: machine_overrides must be an object", ""},
+      {"number_1e400_config", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 1e400})")}},
+       "run {d}/c.json --out {d}/out", "{d}/c.json: line 1, column 145: the number 1e400 is out of range", ""},
+      {"number_1e400_suite", {{"s.json", R"({"schema": "cubesim.suite/1", "tolerance": 1e400, "experiments": []})"}},
+       "regress {d}/s.json --out {d}/out", "{d}/s.json: line 1, column 44: the number 1e400 is out of range", ""},
+      {"number_1e400_trace", {{"t.trace", trace_header("\"M\":15360", "\"M\":1e400")}}, "replay {d}/t.trace",
+       "{d}/t.trace: line 1, column ", "the number 1e400 is out of range"},
+      {"simgrid_rank_beyond_int64", {{"a.txt", "99999999999999999999 init\n"}}, "replay {d}/a.txt --machine ipsc-nx",
+       "{d}/a.txt: line 1: rank 99999999999999999999 is beyond the largest machine", ""},
+      {"suite_config_name_too_long", {{"s.json", R"({"schema": "cubesim.suite/1", "experiments": [{"config": ")" + std::string(300, 'a') + R"(.json"}]})"}},
+       "regress {d}/s.json", "{d}/s.json: /experiments/0/config: no such config: ", "File name too long"},
+      {"machine_file_name_too_long", {}, "replay traces/samples/quickstart.trace --machine " + std::string(300, 'a') + ".json",
+       "<input>: --machine: \"aaaa", "is neither a machine preset"},
+      // 4. A trace format a point cannot be written in: refused naming the point, --out untouched.
+      {"simgrid_trace_of_forks", {}, "run configs/regress/broadcast-gc.json --out {d}/out --trace simgrid",
+       "configs/regress/broadcast-gc.json: /sweep (at ", "--trace simgrid: this trace has concurrent strands"},
+      // 5. Kilobytes of input that would take gigabytes: refused before allocating.
+      {"trace_claims_24_cube", {{"t.trace", replace_all(trace_header(R"("topology":{"kind":"hypercube","dim":4})", R"("topology":{"kind":"hypercube","dim":24})"), R"("nodes":16,)", R"("nodes":16777216,)")}},
+       "replay {d}/t.trace", "{d}/t.trace: line 1: /topology: replaying this trace on the hypercube n=24 (16777216 nodes) needs at least",
+       "", "CUBESIM_MEMORY_LIMIT=1000000000 "},
+      {"trace_undeclared_strand", {{"t.trace", trace_header("", "") + "0 16777216 compute 1\n1 16777216 compute 1\n"}},
+       "replay {d}/t.trace", "{d}/t.trace: line 2: strand 16777216 of node 0 was not declared by a fork above", ""},
+      {"trace_forks_beyond_its_size", {{"t.trace", trace_header("", "") + "0 0 fork 1 1048576\n"}},
+       "replay {d}/t.trace", "{d}/t.trace: line 2: the forks declare 1048576 strands, more than the trace's", ""},
+      {"simgrid_ranks_beyond_memory", {{"a.txt", "0 init\n16777215 init\n"}}, "replay {d}/a.txt --machine ipsc-nx",
+       "{d}/a.txt: replaying 16777216 ranks needs at least", "", "CUBESIM_MEMORY_LIMIT=1000000000 "},
+      {"simgrid_ranks_missing", {{"a.txt", "0 init\n3 init\n"}}, "replay {d}/a.txt --machine ipsc-nx",
+       "{d}/a.txt: rank 1 has no actions (ranks 0..3 expected)", ""},
+      {"data_mode_24_cube", {{"c.json", config(cube(24) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 1}, "mode": "data")")}},
+       "run {d}/c.json --out {d}/out", "{d}/c.json: /topology: hypercube n=24 (16777216 nodes) in data mode needs at least", "",
+       "CUBESIM_MEMORY_LIMIT=1000000000 "},
+      // 6. One bad point of a sweep: found by validate, before any point runs.
+      {"sweep_point_overflows", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4}, "sweep": {"params.M": [1000, 1125899906842624]})")}},
+       "run {d}/c.json --out {d}/out", "{d}/c.json: /sweep/params.M/1: M = 1125899906842624 is beyond 2^40", ""},
+      // 7. SimGrid TI numbers out of range.
+      {"simgrid_count_1e300", {{"a.txt", sg + "0 send 1 0 1e300\n1 recv 0 0 1\n"}}, "replay {d}/a.txt --machine ipsc-nx",
+       "{d}/a.txt: line 3: send: count 1e300 is beyond 2^40 bytes", ""},
+      {"simgrid_count_9e18", {{"a.txt", sg + "0 send 1 0 9300000000000000000\n1 recv 0 0 1\n"}}, "replay {d}/a.txt --machine ipsc-nx",
+       "{d}/a.txt: line 3: send: count 9300000000000000000 is beyond 2^40 bytes", ""},
+      {"simgrid_tag_3e9", {{"a.txt", sg + "0 send 1 3000000000 1\n1 recv 0 0 1\n"}}, "replay {d}/a.txt --machine ipsc-nx",
+       "{d}/a.txt: line 3: send: tag 3000000000 is beyond an MPI tag's range", ""},
+      {"simgrid_sleep_1e10", {{"a.txt", sg + "0 sleep 1e10\n"}}, "replay {d}/a.txt --machine ipsc-nx",
+       "{d}/a.txt: line 3: sleep: 1e10 s is beyond the 1e6 s", ""},
+      {"simgrid_compute_1e30", {{"a.txt", sg + "0 compute 1e30\n"}}, "replay {d}/a.txt --machine ipsc-nx",
+       "{d}/a.txt: line 3: compute: 1e30 flops is beyond the 1e15", ""},
+      // 9. Control characters in a key: escaped, one line.
+      {"key_with_newline", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4, "a\nb": 1})")}},
+       "validate {d}/c.json", "{d}/c.json: /params/a\\nb: unknown parameter \"a\\nb\"", ""},
+      {"key_with_terminal_escape", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4, "\u001b[31m": 1})")}},
+       "validate {d}/c.json", "{d}/c.json: /params/\\x1b[31m: unknown parameter", ""},
+      // 11. --out naming a file: refused before running.
+      {"out_is_a_file", {{"f", "not a folder"}}, "run configs/quickstart.json --out {d}/f",
+       "<input>: --out: {d}/f exists and is not a folder", ""},
+      // 13. Numbers on the command line.
+      {"point_negative", {}, "export-platform configs/quickstart.json --point -1", "<input>: --point: points are numbered from 1, not -1", ""},
+      {"point_beyond", {}, "export-platform configs/quickstart.json --point 99", "<input>: --point: the config has 14 point(s)", ""},
+      {"trace_max_events_negative", {}, "run configs/quickstart.json --out {d}/out --trace chrome --trace-max-events -5",
+       "<input>: --trace-max-events: must be a count of at least 1, not -5", ""},
+      {"trace_max_events_without_trace", {}, "run configs/quickstart.json --trace-max-events 5",
+       "<input>: --trace-max-events: needs --trace chrome", ""},
+  };
+  return v;
+}
+
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
+class BadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadInput, ExitsTwoWithOneLineNamingThePlaceAndWritesNothing) {
+  const BadCase& c = GetParam();
+  const std::string d = temp_dir("bad_" + c.name);
+  for (const auto& [name, text] : c.files) write_temp("bad_" + c.name + "/" + name, text);
+  std::vector<std::string> before;
+  for (const auto& e : fs::directory_iterator(d)) before.push_back(e.path().filename().string());
+  const Result r = run_command(c.env + std::string(CUBESIM_BINARY) + " " + replace_all(c.args, "{d}", d));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  const std::string prefix = replace_all(c.prefix, "{d}", d);
+  EXPECT_EQ(r.err.substr(0, prefix.size()), prefix) << r.err;
+  EXPECT_NE(r.err.find(replace_all(c.contains, "{d}", d)), std::string::npos) << r.err;
+  std::vector<std::string> after;
+  for (const auto& e : fs::directory_iterator(d)) after.push_back(e.path().filename().string());
+  std::sort(before.begin(), before.end());
+  std::sort(after.begin(), after.end());
+  EXPECT_EQ(after, before) << "nothing written beside the inputs (no --out, no staging)";
+  fs::remove_all(d);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(corpus()),
+                         [](const ::testing::TestParamInfo<BadCase>& i) { return i.param.name; });
+
+}  // namespace
+}  // namespace cubesim::test
