@@ -10,9 +10,32 @@
 namespace cubesim::routing {
 namespace {
 
+/// nRSBT: n trees (one part each); SBT and SBnT: one.
+int tree_count(Family f, int n) { return f == Family::nrsbt && n > 0 ? n : 1; }
+
+/// One message of x elements (none when x is 0) into the terms.
+void add_message(Terms& t, std::int64_t x, std::int64_t B) {
+  if (x == 0) return;
+  t.elements += x;
+  t.startups += ceil_div(x, B);
+  ++t.messages;
+}
+
 /// The dimension of the edge into q (q != 0) in tree j of family f.
 int parent_dim_of(Family f, int n, int j, std::uint32_t q) {
   return f == Family::sbnt ? trees::sbnt_parent_dim(q, n) : trees::rsbt_parent_dim(q, n, f == Family::nrsbt ? j : 0);
+}
+
+/// fn(q, k, parent) for the edge into every q != 0 of tree j, across dimension k, in ascending q:
+/// a parent (q less one bit) before its children.
+template <class Fn>
+void for_each_edge(Family f, int n, int j, Fn fn) {
+  const std::int64_t N = std::int64_t{1} << n;
+  for (std::int64_t qi = 1; qi < N; ++qi) {
+    const auto q = static_cast<std::uint32_t>(qi);
+    const int k = parent_dim_of(f, n, j, q);
+    fn(q, k, q ^ (std::uint32_t{1} << k));
+  }
 }
 
 /// The step of the edge into q across k in tree j; `prev_step` and `prev_dim` are those of the
@@ -39,23 +62,20 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
   auto p = std::make_shared<Plan>();
   p->n = n;
   p->N = std::int64_t{1} << n;
-  p->trees = f == Family::nrsbt && n > 0 ? n : 1;
+  p->trees = tree_count(f, n);
   const std::int64_t N = p->N;
   const int t = p->trees;
   p->pdim.assign(static_cast<std::size_t>(t * N), -1);
   p->step.assign(static_cast<std::size_t>(t * N), -1);
   int max_step = -1;
   for (int j = 0; j < t; ++j) {
-    for (std::int64_t qi = 1; qi < N; ++qi) {  // a parent (q less one bit) comes before its children
-      const auto q = static_cast<std::uint32_t>(qi);
-      const int k = parent_dim_of(f, n, j, q);
-      const std::uint32_t par = q ^ (std::uint32_t{1} << k);
+    for_each_edge(f, n, j, [&](std::uint32_t q, int k, std::uint32_t par) {
       const auto at = static_cast<std::size_t>(j * N + q);
       p->pdim[at] = static_cast<std::int8_t>(k);
       const int s = edge_step(f, sched, n, j, q, k, par == 0 ? -1 : p->step[j * N + par], par == 0 ? n - 1 : p->pdim[j * N + par]);
       p->step[at] = s;
       max_step = std::max(max_step, s);
-    }
+    });
   }
   p->steps = max_step + 1;
   p->edges.resize(static_cast<std::size_t>(p->steps) * static_cast<std::size_t>(std::max(n, 1)));
@@ -141,21 +161,18 @@ Terms lockstep_alltoall(Family f, Schedule sched, int n, std::int64_t M, std::in
   // parents first), then subtree sizes (descending q, children first). 9 bytes a node, reused
   // for every tree, where the plan with its subtree lists took kilobytes (issue 18).
   const std::int64_t N = std::int64_t{1} << n;
-  const int trees = f == Family::nrsbt && n > 0 ? n : 1;
+  const int trees = tree_count(f, n);
   std::vector<std::int32_t> step(static_cast<std::size_t>(N));
   std::vector<std::int8_t> dim(static_cast<std::size_t>(N));
   std::vector<std::uint32_t> size(static_cast<std::size_t>(N));
   std::vector<std::int64_t> load;  // [step * n + dim]: elements across dim in that step
   for (int j = 0; j < trees; ++j) {
     const std::int64_t part = cubesim::part_size(M, trees, j);
-    for (std::int64_t qi = 1; qi < N; ++qi) {
-      const auto q = static_cast<std::uint32_t>(qi);
-      const int k = parent_dim_of(f, n, j, q);
-      const std::uint32_t par = q ^ (std::uint32_t{1} << k);
+    for_each_edge(f, n, j, [&](std::uint32_t q, int k, std::uint32_t par) {
       dim[q] = static_cast<std::int8_t>(k);
       step[q] = edge_step(f, sched, n, j, q, k, par == 0 ? -1 : step[par], par == 0 ? n - 1 : dim[par]);
       size[q] = 1;
-    }
+    });
     for (std::int64_t qi = N - 1; qi >= 1; --qi) {
       const auto q = static_cast<std::uint32_t>(qi);
       const std::uint32_t par = q ^ (std::uint32_t{1} << dim[q]);
@@ -169,10 +186,7 @@ Terms lockstep_alltoall(Family f, Schedule sched, int n, std::int64_t M, std::in
   for (std::size_t s0 = 0; n > 0 && s0 < load.size(); s0 += static_cast<std::size_t>(n)) {
     const std::int64_t most = *std::max_element(load.begin() + static_cast<std::ptrdiff_t>(s0),
                                                 load.begin() + static_cast<std::ptrdiff_t>(s0) + n);
-    if (most == 0) continue;
-    t.elements += most;
-    t.startups += ceil_div(most, B);
-    ++t.messages;
+    add_message(t, most, B);
   }
   return t;
 }
@@ -181,28 +195,19 @@ Terms root_messages_rbfs(Family f, int n, std::int64_t M, std::int64_t B) {
   // The root's child above each q (ascending q: parents first), one byte a node, reused for
   // every tree; elements by (level, child) in the reverse breadth-first order of the sends.
   const std::int64_t N = std::int64_t{1} << n;
-  const int trees = f == Family::nrsbt && n > 0 ? n : 1;
+  const int trees = tree_count(f, n);
   std::vector<std::int8_t> top(static_cast<std::size_t>(N), -1);
   std::vector<std::int64_t> e(static_cast<std::size_t>((n + 1) * std::max(n, 1)), 0);  // [L * n + d]
   for (int j = 0; j < trees; ++j) {
     const std::int64_t part = cubesim::part_size(M, trees, j);
-    for (std::int64_t qi = 1; qi < N; ++qi) {
-      const auto q = static_cast<std::uint32_t>(qi);
-      const int k = parent_dim_of(f, n, j, q);
-      const std::uint32_t par = q ^ (std::uint32_t{1} << k);
+    for_each_edge(f, n, j, [&](std::uint32_t q, int k, std::uint32_t par) {
       top[q] = static_cast<std::int8_t>(par == 0 ? k : top[par]);
       e[static_cast<std::size_t>(std::popcount(q) * n + top[q])] += part;
-    }
+    });
   }
   Terms t;
   for (int L = n; L >= 1; --L)
-    for (int d = 0; d < n; ++d) {
-      const std::int64_t x = e[static_cast<std::size_t>(L * n + d)];
-      if (x == 0) continue;
-      t.elements += x;
-      t.startups += ceil_div(x, B);
-      ++t.messages;
-    }
+    for (int d = 0; d < n; ++d) add_message(t, e[static_cast<std::size_t>(L * n + d)], B);
   return t;
 }
 
