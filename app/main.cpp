@@ -51,14 +51,6 @@ trace::TraceFormats trace_formats(const TraceArgs& a, const std::string& out_dir
   return f;
 }
 
-/// "/sweep (point 3 of 8: machine=\"ipsc-nx\", params.M=64)", or "" for a config without a sweep.
-std::string point_label(const RunPoint& p) {
-  if (p.point.empty()) return "";
-  std::string at;
-  for (const auto& [k, v] : p.point) at += (at.empty() ? "" : ", ") + k + "=" + v.dump();
-  return "/sweep (at " + at + ")";
-}
-
 std::string run_stem(const std::string& name, std::size_t index, std::size_t count) {
   if (count == 1) return name;
   char buf[32];
@@ -107,7 +99,7 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
       } catch (const InputError& e) {
         // A trace this point cannot be written as (a SimGrid TI trace of concurrent strands):
         // name the point; --out stays as it was.
-        throw InputError(ex.file, point_label(p), e.where() + ": " + e.message());
+        throw InputError(ex.file, sweep_pointer(p), e.where() + ": " + e.message());
       }
     }
     if (o.cycle_ran && !o.error.empty()) log->error("{}: {}", ex.name, o.error);

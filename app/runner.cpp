@@ -158,10 +158,15 @@ void check_memory(const Experiment& ex) {
     const std::int64_t payload = s.data_mode ? std::max(N * M, s.params.P * s.params.Q + s.params.Q * s.params.R + s.params.P * s.params.R) : 0;
     const std::string why = memory_refusal(run_memory_floor(N, payload), s.topology.describe() + (s.data_mode ? " in data mode" : ""));
     if (why.empty()) continue;
-    std::string at;
-    for (const auto& [k, v] : p.point) at += (at.empty() ? "" : ", ") + k + "=" + v.dump();
-    throw InputError(ex.file, p.point.empty() ? "/topology" : "/sweep (at " + at + ")", why);
+    throw InputError(ex.file, p.point.empty() ? "/topology" : sweep_pointer(p), why);
   }
+}
+
+std::string sweep_pointer(const RunPoint& p) {
+  if (p.point.empty()) return "";
+  std::string at;
+  for (const auto& [k, v] : p.point) at += (at.empty() ? "" : ", ") + k + "=" + v.dump();
+  return "/sweep (at " + at + ")";
 }
 
 ojson trace_header(const std::string& name, const std::string& algorithm, const Setup& s, const RunStats& st) {

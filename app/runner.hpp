@@ -60,6 +60,10 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
 
 /// The header of a time-independent trace of this run (traces/ti_trace.hpp): what was run, on
 /// which machine (as an inline machine object), and what it took there.
+/// Where a sweep point is, for error lines: "/sweep (at machine=\"ipsc-nx\", params.M=64)", or
+/// "" for a config without a sweep.
+std::string sweep_pointer(const RunPoint& p);
+
 /// Refuses (InputError naming the point) a config whose runs this machine cannot hold: the
 /// engine's state for every node and, in data mode, the payloads (sim/resources.hpp). Before any
 /// point runs.
