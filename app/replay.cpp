@@ -186,7 +186,7 @@ void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* obser
     // algorithm would have sent other messages (a pipelined broadcast, packet by packet).
     r.prediction_note = "the trace was recorded at B=" + std::to_string(recorded_b) + " and replays at B=" +
                         std::to_string(r.setup.params.B) + ": " + algo + "'s formula at this B describes other messages";
-  } else if (auto err = check_sizes(r.setup) ? check_sizes(r.setup) : info->check(r.setup)) {
+  } else if (auto err = check_sizes(r.setup); err || (err = info->check(r.setup))) {
     r.prediction_note = algo + "'s formula does not apply here: " + err->message;
   } else {
     try {

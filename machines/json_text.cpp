@@ -10,17 +10,14 @@ namespace cubesim {
 
 namespace {
 
+/// A line and a column, 1-based.
 struct Position {
   std::size_t line, column;
 };
 
-/// Line and column (1-based) of a byte offset.
-struct Origin {
-  std::size_t line, column;
-};
-
-Position position(std::string_view text, std::size_t offset, Origin o) {
-  Position p{o.line, o.column};
+/// The position of a byte offset in `text`, whose first character is at `o`.
+Position position(std::string_view text, std::size_t offset, Position o) {
+  Position p = o;
   for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
     if (text[i] == '\n') {
       ++p.line;
@@ -32,7 +29,7 @@ Position position(std::string_view text, std::size_t offset, Origin o) {
   return p;
 }
 
-std::string where(std::string_view text, std::size_t offset, Origin o) {
+std::string where(std::string_view text, std::size_t offset, Position o) {
   const Position p = position(text, offset, o);
   return "line " + std::to_string(p.line) + ", column " + std::to_string(p.column);
 }
@@ -41,7 +38,7 @@ bool number_char(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+'
 
 /// One pass over the text outside strings: the nesting depth, and numbers that no double holds.
 /// Syntax is left to the parser; this only refuses what would crash or lose the position.
-void prescan(std::string_view text, const std::string& file, Origin o) {
+void prescan(std::string_view text, const std::string& file, Position o) {
   int depth = 0;
   bool in_string = false, escaped = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -77,7 +74,7 @@ void prescan(std::string_view text, const std::string& file, Origin o) {
 }  // namespace
 
 ojson parse_json(std::string_view text, const std::string& file, std::size_t first_line, std::size_t first_column) {
-  const Origin o{first_line, first_column};
+  const Position o{first_line, first_column};
   prescan(text, file, o);
   try {
     return ojson::parse(text);

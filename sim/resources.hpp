@@ -23,7 +23,7 @@ std::int64_t run_memory_floor(std::int64_t nodes, std::int64_t payload_elements)
 /// "3.2 GiB"
 std::string format_bytes(std::int64_t bytes);
 
-/// Null when `need` fits in what is available; else the sentence that says why not.
+/// Empty when `need` fits in what is available; else the sentence that says why not.
 std::string memory_refusal(std::int64_t need, const std::string& what);
 
 }  // namespace cubesim
