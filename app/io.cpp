@@ -121,6 +121,8 @@ void OutputDir::commit(const std::string& last) {
   std::sort(files.begin(), files.end());
   std::stable_partition(files.begin(), files.end(), [&](const fs::path& f) { return f != fs::path(last); });
   fs::create_directories(dir_);
+  std::error_code gone;
+  for (const std::string& d : drops_) fs::remove(fs::path(dir_) / d, gone);
   for (const fs::path& f : files) {
     const fs::path to = fs::path(dir_) / f;
     fs::create_directories(to.parent_path());

@@ -3,6 +3,7 @@
 /// and column in its syntax errors. Formats (traces/, machines/) work on text; only the
 /// application touches files.
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,12 +32,15 @@ class OutputDir {
   [[nodiscard]] std::string staged(const std::string& relative) const;
   /// Stages one file.
   void write(const std::string& relative, const std::string& content) const;
+  /// Removes `relative` from the folder at commit (a file the new contents make stale), first.
+  void drop(const std::string& relative) { drops_.push_back(relative); }
   /// Moves every staged file into the folder, replacing files of the same name and keeping
   /// others; `last` (the report, which describes the rest) moves last.
   void commit(const std::string& last);
 
  private:
   std::string dir_, staging_;
+  std::vector<std::string> drops_;
   bool committed_ = false;
 };
 

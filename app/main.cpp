@@ -1,6 +1,7 @@
 // cubesim — the command line (DESIGN.md "Command line").
 // Exit codes: 0 success; 1 a verification failed or a prediction's relation did not hold (or a
 // simulated process failed); 2 bad input, with one line naming the file, where, and what.
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -12,7 +13,10 @@
 #include "machines/machine_loader.hpp"
 #include "app/algorithm_docs.hpp"
 #include "app/config.hpp"
+#include "app/interrupt.hpp"
 #include "app/io.hpp"
+#include "app/resume.hpp"
+#include "sim/resources.hpp"
 #include "sim/input_error.hpp"
 #include "app/regress.hpp"
 #include "app/report.hpp"
@@ -73,28 +77,109 @@ void check_simgrid(const Experiment& ex) {
                        "--engine simgrid: " + why->message);
 }
 
-int cmd_run(const Registry& reg, const std::string& config, const std::string& out_dir, bool json, bool reproducible,
-            const std::string& engine_arg, const TraceArgs& targs) {
-  const EngineKind engine = parse_engine(engine_arg);
-  const trace::TraceFormats formats = trace_formats(targs, out_dir);
+/// The budgets of the command line (docs/reliability.md "Budgets").
+struct BudgetArgs {
+  std::int64_t max_events = kDefaultMaxEvents;
+  std::string max_memory;  ///< bytes, or with a suffix K, M, G, T (powers of 1024); empty: derived
+};
+
+/// "4G" -> 4 GiB; "0": none. InputError for anything else.
+std::int64_t parse_bytes(const std::string& text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  std::string unit = text.substr(digits);
+  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
+  if (unit.size() == 2 && (unit[1] == 'i' || unit[1] == 'I')) unit.pop_back();
+  int shift = -1;
+  if (unit.empty()) shift = 0;
+  else if (unit.size() == 1) {
+    const std::string units = "KMGT";
+    const auto at = units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))));
+    if (at != std::string::npos) shift = 10 * static_cast<int>(at + 1);
+  }
+  if (digits == 0 || digits > 15 || shift < 0)
+    throw InputError("", "--max-memory", "\"" + text + "\" is not a size: bytes, or a number with K, M, G or T (e.g. 8G); 0 for none");
+  const std::int64_t v = std::stoll(text.substr(0, digits));
+  if (v > (INT64_MAX >> shift)) throw InputError("", "--max-memory", "\"" + text + "\" is more than 2^63 bytes");
+  return v << shift;
+}
+
+/// Sets the process's memory budget and returns the run limits of the command line.
+RunLimits run_limits(const BudgetArgs& a) {
+  if (a.max_events < 0)
+    throw InputError("", "--max-events", "must be a count of events (0 for none), not " + std::to_string(a.max_events));
+  set_memory_budget(a.max_memory.empty() ? default_memory_budget() : parse_bytes(a.max_memory));
+  RunLimits l;
+  l.max_events = a.max_events;
+  l.max_resident_bytes = memory_budget();
+  return l;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") == std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct RunArgs {
+  std::string config, out_dir, engine = "cycle";
+  bool json = false, reproducible = false, resume = false;
+  TraceArgs trace;
+  BudgetArgs budget;
+};
+
+int cmd_run(const Registry& reg, const RunArgs& a) {
+  const EngineKind engine = parse_engine(a.engine);
+  const trace::TraceFormats formats = trace_formats(a.trace, a.out_dir);
   if (engine == EngineKind::simgrid && formats.any())
     throw InputError("", "--trace", "traces are recorded by the cycle engine: use --engine both (or cycle)");
-  OutputDir out(out_dir);
-  Experiment ex = load_experiment(config, reg);
+  if (a.resume && a.out_dir.empty()) throw InputError("", "--resume", "needs --out DIR, the folder of the interrupted run");
+  RunLimits limits = run_limits(a.budget);
+  OutputDir out(a.out_dir);
+  Experiment ex = load_experiment(a.config, reg);
   if (engine != EngineKind::cycle) check_simgrid(ex);
   if (engine != EngineKind::simgrid) check_memory(ex);
   auto log = spdlog::get("cubesim");
+  const std::string resume_path = (std::filesystem::path(a.out_dir) / kResumeFile).string();
+  ResumeTable resumed;
+  std::error_code ec;
+  if (a.resume && std::filesystem::exists(resume_path, ec)) resumed = read_resume(resume_path);
+  else if (a.resume) log->warn("--resume: {} has no {} (its last run finished or never ran): running every point", a.out_dir, kResumeFile);
+  install_stop_handlers();
+  limits.stop = &stop_signal();
   std::vector<RunOutcome> outcomes;
   outcomes.reserve(ex.runs.size());
+  std::size_t reused = 0;
+  int stopped = 0;
   for (const RunPoint& p : ex.runs) {
+    if ((stopped = stop_signal().load()) != 0) break;
+    if (std::optional<RunOutcome> o = resumed_outcome(resumed, p, ex.verify, engine, resume_path)) {
+      outcomes.push_back(std::move(*o));
+      ++reused;
+      continue;
+    }
     trace::TraceSession session(formats, p.setup.topology);
-    outcomes.push_back(run_point(p, *p.info, ex.verify, engine, session.observer()));
-    const RunOutcome& o = outcomes.back();
-    if (formats.any() && o.error.empty()) {
+    RunOutcome o;
+    try {
+      o = run_point(p, *p.info, ex.verify, engine, session.observer(), limits);
+    } catch (const Interrupted& e) {
+      stopped = e.signal();
+      break;
+    }
+    // A signal during a SimGrid run kills its process: that point did not finish.
+    if (const int sig = stop_signal().load(); sig != 0 && (!o.error.empty() || (o.simgrid && !o.simgrid->error.empty()))) {
+      stopped = sig;
+      break;
+    }
+    outcomes.push_back(std::move(o));
+    if (formats.any() && outcomes.back().error.empty()) {
       const std::string stem = run_stem(ex.name, outcomes.size() - 1, ex.runs.size());
       try {
         for (const std::string& f : session.write(out.staged("traces"), stem,
-                                                  trace_header(ex.name, p.info->name, p.setup, o.stats), p.setup.machine))
+                                                  trace_header(ex.name, p.info->name, p.setup, outcomes.back().stats),
+                                                  p.setup.machine))
           log->info("wrote {}", f);
       } catch (const InputError& e) {
         // A trace this point cannot be written as (a SimGrid TI trace of concurrent strands):
@@ -102,36 +187,53 @@ int cmd_run(const Registry& reg, const std::string& config, const std::string& o
         throw InputError(ex.file, sweep_pointer(p), e.where() + ": " + e.message());
       }
     }
-    if (o.cycle_ran && !o.error.empty()) log->error("{}: {}", ex.name, o.error);
-    else if (o.cycle_ran)
+    const RunOutcome& r = outcomes.back();
+    if (r.cycle_ran && !r.error.empty()) log->error("{}: {}", ex.name, r.error);
+    else if (r.cycle_ran)
       log->info("{} point {}: simulated {} predicted {} ({} events, {:.3f} s wall)", ex.name, outcomes.size(),
-                format_time(o.stats.time), format_time(o.prediction.time), o.stats.events, o.stats.wall_s);
-    if (o.simgrid && !o.simgrid->error.empty()) log->error("{}: SimGrid: {}", ex.name, o.simgrid->error);
-    else if (o.simgrid)
+                format_time(r.stats.time), format_time(r.prediction.time), r.stats.events, r.stats.wall_s);
+    if (r.simgrid && !r.simgrid->error.empty()) log->error("{}: SimGrid: {}", ex.name, r.simgrid->error);
+    else if (r.simgrid)
       log->info("{} point {}: SimGrid {:.12g} s ({} activities, {:.3f} s wall, {} MiB)", ex.name, outcomes.size(),
-                o.simgrid->stats.time_s, o.simgrid->stats.activities, o.simgrid->stats.wall_s, o.simgrid->max_rss_kib / 1024);
+                r.simgrid->stats.time_s, r.simgrid->stats.activities, r.simgrid->stats.wall_s, r.simgrid->max_rss_kib / 1024);
   }
-  ReportOptions opt{reproducible, engine};
+  if (reused > 0) log->info("--resume: {} of {} points taken from {}", reused, ex.runs.size(), resume_path);
+  ReportOptions opt{a.reproducible, engine};
+  if (stopped != 0) {
+    opt.interrupted_by = stopped;
+    if (out.active()) {
+      opt.resume_command = "cubesim run " + shell_quote(a.config) + " --out " + shell_quote(a.out_dir) + " --resume";
+      if (engine != EngineKind::cycle) opt.resume_command += " --engine " + engine_name(engine);
+    }
+  }
   const ojson report = report_json(ex, outcomes, opt);
   if (out.active()) {
     out.write("runs.csv", report_csv(ex, outcomes, opt));
+    if (stopped != 0) out.write(kResumeFile, resume_text(ex, outcomes, engine));
+    else out.drop(kResumeFile);
     out.write("report.json", report.dump(2) + "\n");
     out.commit("report.json");
   }
-  if (json) std::cout << report.dump(2) << "\n";
+  if (a.json) std::cout << report.dump(2) << "\n";
   else std::cout << report_text(ex, outcomes, opt);
+  if (stopped != 0) {
+    log->error("stopped by {} after {} of {} points{}", signal_name(stopped), outcomes.size(), ex.runs.size(),
+               out.active() ? "; " + opt.resume_command + " runs the rest" : std::string(": give --out DIR to keep them"));
+    return 128 + stopped;
+  }
   bool ok = true;
   for (const RunOutcome& o : outcomes) ok = ok && o.ok();
   return ok ? 0 : 1;
 }
 
 int cmd_replay(const Registry& reg, const std::string& path, const trace::ReplayOptions& opt, const std::string& out_dir,
-               bool json, bool reproducible, const TraceArgs& targs) {
+               bool json, bool reproducible, const TraceArgs& targs, const BudgetArgs& budget) {
   const trace::TraceFormats formats = trace_formats(targs, out_dir);
+  const RunLimits limits = run_limits(budget);
   OutputDir out(out_dir);
   trace::ReplayResult r = trace::prepare_replay(path, opt);
   trace::TraceSession session(formats, r.setup.topology);
-  trace::run_replay(r, reg, session.observer());
+  trace::run_replay(r, reg, session.observer(), limits);
   const ojson report = trace::replay_report(r, reproducible);
   if (out.active()) {
     if (formats.any() && r.error.empty()) {
@@ -161,8 +263,8 @@ int cmd_replay(const Registry& reg, const std::string& path, const trace::Replay
 }
 
 int cmd_regress(const Registry& reg, const std::string& suite, const std::string& out_dir, bool json, bool update,
-                bool reproducible) {
-  const RegressOptions opt{update, reproducible};
+                bool reproducible, const BudgetArgs& budget) {
+  const RegressOptions opt{update, reproducible, run_limits(budget)};
   OutputDir out(out_dir);
   const RegressSummary s = run_regress(suite, reg, opt);
   const ojson j = regress_json(s, opt);
@@ -263,7 +365,16 @@ int main(int argc, char** argv) {
 
   std::string config, out_dir, engine = "cycle", what;
   TraceArgs targs;
-  bool json = false, reproducible = false;
+  BudgetArgs budget;
+  bool json = false, reproducible = false, resume = false;
+  // The budgets (docs/reliability.md "Budgets"), on every command that runs the engine.
+  auto add_budgets = [&budget](CLI::App* c) {
+    c->add_option("--max-events", budget.max_events,
+                  "stop a run after this many events (a livelock; default 10000000000, 0 for none): exit 1");
+    c->add_option("--max-memory", budget.max_memory,
+                  "memory budget, e.g. 8G: refuse runs that need more (exit 2), stop those that grow past it (exit 1); "
+                  "default: 90 % of what the machine has available");
+  };
   auto* run = app.add_subcommand("run", "simulate a config (one run or a sweep) and report simulated vs predicted");
   run->add_option("config", config, "experiment config (JSON)")->required();
   run->add_option("--out", out_dir, "write report.json and runs.csv into this folder (atomically)");
@@ -273,6 +384,8 @@ int main(int argc, char** argv) {
   run->add_option("--trace-nodes", targs.nodes, "chrome trace: only nodes A-B");
   run->add_option("--trace-max-events", targs.max_events, "chrome trace: stop after this many events (default 2000000)");
   run->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0 so that reports are bit-identical");
+  run->add_flag("--resume", resume, "finish an interrupted run: reuse the points OUT/resume.json holds, run the rest");
+  add_budgets(run);
   std::string trace_path;
   trace::ReplayOptions ropt;
   auto* rep = app.add_subcommand("replay", "re-time a recorded trace (cubesim or SimGrid TI) on a machine model");
@@ -287,6 +400,7 @@ int main(int argc, char** argv) {
   rep->add_option("--trace", targs.formats, "write traces of the replay into OUT/traces: cubesim, chrome, simgrid");
   rep->add_option("--trace-nodes", targs.nodes, "chrome trace: only nodes A-B");
   rep->add_option("--trace-max-events", targs.max_events, "chrome trace: stop after this many events");
+  add_budgets(rep);
   std::string suite;
   bool update = false;
   auto* reg_cmd = app.add_subcommand("regress", "check a suite of configs: simulated against predicted (and golden) times");
@@ -295,6 +409,7 @@ int main(int argc, char** argv) {
   reg_cmd->add_flag("--json", json, "print the JSON summary on stdout and nothing else");
   reg_cmd->add_flag("--update", update, "rewrite the golden values with the current ones, listing what changed");
   reg_cmd->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0");
+  add_budgets(reg_cmd);
   std::int64_t point = 1;
   auto* expl = app.add_subcommand("export-platform", "write the SimGrid platform (XML) of a config's machine and topology");
   expl->add_option("config", config, "experiment config (JSON)")->required();
@@ -322,9 +437,9 @@ int main(int argc, char** argv) {
   targs.max_events_given = run->count("--trace-max-events") + rep->count("--trace-max-events") > 0;
   try {
     const Registry reg = make_registry();
-    if (*run) return cmd_run(reg, config, out_dir, json, reproducible, engine, targs);
-    if (*reg_cmd) return cmd_regress(reg, suite, out_dir, json, update, reproducible);
-    if (*rep) return cmd_replay(reg, trace_path, ropt, out_dir, json, reproducible, targs);
+    if (*run) return cmd_run(reg, RunArgs{config, out_dir, engine, json, reproducible, resume, targs, budget});
+    if (*reg_cmd) return cmd_regress(reg, suite, out_dir, json, update, reproducible, budget);
+    if (*rep) return cmd_replay(reg, trace_path, ropt, out_dir, json, reproducible, targs, budget);
     if (*expl) return cmd_export_platform(reg, config, out_dir, point);
     if (*pred) return cmd_predict(reg, config, json);
     if (*val) return cmd_validate(reg, config);

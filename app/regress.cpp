@@ -199,7 +199,7 @@ RegressSummary run_regress(const std::string& suite_path, const Registry& regist
     ojson runs = ojson::array();
     for (std::size_t k = 0; k < ex.runs.size(); ++k) {
       const RunPoint& p = ex.runs[k];
-      const RunOutcome o = run_point(p, *p.info, ex.verify);
+      const RunOutcome o = run_point(p, *p.info, ex.verify, nullptr, opt.limits);
       const std::string where = "run " + std::to_string(k + 1) + " (" + label(p) + ")";
       auto fail = [&](const std::string& why) {
         if (v.reason.empty()) v.reason = where + ": " + why;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/registry.hpp"
+#include "app/runner.hpp"
 
 namespace cubesim {
 
@@ -22,6 +23,7 @@ using ojson = nlohmann::ordered_json;
 struct RegressOptions {
   bool update = false;        ///< rewrite the golden file with the current values
   bool reproducible = false;  ///< no wall-clock fields in the summary
+  RunLimits limits;           ///< --max-events, --max-memory
 };
 
 struct ExperimentVerdict {

@@ -66,6 +66,9 @@ std::string head_of(const std::string& path) {
 ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   ReplayResult r;
   r.loaded.path = path;
+  if (opt.packet < 0)
+    throw InputError("", "--packet", "a packet size is at least 1 element (leave it out for the default), not " +
+                                         std::to_string(opt.packet));
   std::string format = opt.format;
   if (format == "auto") format = looks_native(head_of(path)) ? "cubesim" : "simgrid";
   if (format != "cubesim" && format != "simgrid")
@@ -163,12 +166,15 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   return r;
 }
 
-void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* observer) {
+void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* observer, const RunLimits& limits) {
   const std::shared_ptr<const Trace> t = r.loaded.trace;
-  Engine engine(r.setup.machine, r.setup.topology, EngineOptions{r.setup.params.B, false});
+  Engine engine(r.setup.machine, r.setup.topology, engine_options(r.setup, limits));
   engine.set_observer(observer);
   try {
     r.stats = engine.run([t](Node& n) { return replay_process(n, t); });
+  } catch (const BudgetError& e) {
+    r.error = budget_message(e);
+    return;
   } catch (const SimulationError& e) {
     r.error = e.what();
     return;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "algorithms/registry.hpp"
+#include "app/runner.hpp"
 #include "sim/engine.hpp"
 #include "traces/ti_trace.hpp"
 
@@ -44,8 +45,9 @@ Topology parse_topology_spec(const std::string& spec);
 
 /// Loads a trace in either format and resolves the machine and topology. Throws InputError.
 ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt);
-/// Runs it; `observer` (optional) sees the replay. Simulation failures land in `error`.
-void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* observer);
+/// Runs it; `observer` (optional) sees the replay. Simulation failures, a spent budget among
+/// them, land in `error`.
+void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* observer, const RunLimits& limits = {});
 /// The header of a trace recorded during the replay: the original's, with the replay's machine,
 /// topology and packet size.
 ojson replay_header(const ReplayResult& r);

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "app/interrupt.hpp"
 #include "app/params_json.hpp"
 #include "sim/number_format.hpp"
 
@@ -288,6 +289,11 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
     arr.push_back(run);
   }
   r["runs"] = arr;
+  if (opt.interrupted_by != 0)
+    r["partial"] = {{"signal", signal_name(opt.interrupted_by)},
+                    {"points_finished", runs.size()},
+                    {"points_total", ex.runs.size()},
+                    {"resume", opt.resume_command}};
   if (!ex.compare.empty()) {
     r["compare"] = ex.compare;
     ojson w = ojson::object();
@@ -457,6 +463,12 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
     if (std::find(sources.begin(), sources.end(), r.prediction.source) == sources.end())
       sources.push_back(r.prediction.source);
   for (const std::string& src : sources) o << "prediction: " << src << "\n";
+  if (opt.interrupted_by != 0) {
+    o << "PARTIAL: stopped by " << signal_name(opt.interrupted_by) << " after " << runs.size() << " of " << ex.runs.size()
+      << " points";
+    if (!opt.resume_command.empty()) o << "; " << opt.resume_command << " runs the rest";
+    o << "\n";
+  }
   if (cycle)
     o << "('!' after the relation: it does not hold; '*' after start-ups: the critical path differs from the table's terms)\n";
   else

@@ -14,6 +14,10 @@ struct ReportOptions {
   /// runs of the same config: the report is then bit-identical run after run.
   bool reproducible = false;
   EngineKind engine = EngineKind::cycle;
+  /// A run stopped by this signal (SIGINT, SIGTERM) before its last point: the report holds the
+  /// points it finished and says so ("partial"); 0: the run finished.
+  int interrupted_by = 0;
+  std::string resume_command;  ///< the command that finishes an interrupted run
 };
 
 ojson machine_json(const Machine& m);

@@ -4,6 +4,7 @@
 #include "sim/resources.hpp"
 
 #include "app/params_json.hpp"
+#include "app/stats_json.hpp"
 
 #include <cmath>
 
@@ -47,16 +48,52 @@ double relative_difference(double simgrid_s, Time cycle) {
   return (simgrid_s - c) / c;
 }
 
-RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer) {
+void judge(RunOutcome& out) {
+  const Machine& m = out.point->setup.machine;
+  const Time sim = out.stats.time, pred = out.prediction.time;
+  out.ratio = pred.count() == 0 ? (sim.count() == 0 ? 1.0 : INFINITY)
+                                : static_cast<double>(sim.count()) / static_cast<double>(pred.count());
+  out.relation_holds = relation_holds(out.prediction, sim);
+  const PathCounts& cp = out.stats.critical_path;
+  out.terms_match = cp.startups == out.prediction.startups && cp.element_transfers == out.prediction.element_transfers &&
+                    cp.msg_startups == out.prediction.msg_startups && cp.delays == out.prediction.delays &&
+                    (m.t_copy == Time{} || cp.copies == out.prediction.copies) &&
+                    // Free arithmetic (t_a = 0) takes no time, so no chain is made longer by it.
+                    (m.t_a == Time{} || cp.flops == out.prediction.flops);
+}
+
+EngineOptions engine_options(const Setup& s, const RunLimits& limits) {
+  EngineOptions o{s.params.B, s.data_mode};
+  o.max_events = limits.max_events;
+  o.max_resident_bytes = limits.max_resident_bytes;
+  o.stop = limits.stop;
+  return o;
+}
+
+std::string budget_message(const BudgetError& e) {
+  return e.what() + std::string(e.budget() == BudgetError::Budget::events ? " (--max-events sets the budget)"
+                                                                          : " (--max-memory sets the budget)");
+}
+
+RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer,
+                     const RunLimits& limits) {
   RunOutcome out;
   out.point = &point;
   const Setup& s = point.setup;
   out.prediction = info.predict(s);
-  Engine engine(s.machine, s.topology, EngineOptions{s.params.B, s.data_mode});
+  Engine engine(s.machine, s.topology, engine_options(s, limits));
   const Params params = s.params;
   engine.set_observer(observer);
   try {
     out.stats = engine.run([&](Node& node) { return info.process(node, params); });
+  } catch (const BudgetError& e) {
+    out.error = budget_message(e);
+    return out;
+  } catch (const std::bad_alloc&) {
+    // Between two readings of resident memory the machine ran out: this point fails, and the
+    // points of a sweep already run are kept.
+    out.error = "out of memory (--max-memory sets a budget that stops a run before the machine runs out)";
+    return out;
   } catch (const SimulationError& e) {
     out.error = e.what();
     return out;
@@ -66,16 +103,7 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
     out.error = e.what();
     return out;
   }
-  const Time sim = out.stats.time, pred = out.prediction.time;
-  out.ratio = pred.count() == 0 ? (sim.count() == 0 ? 1.0 : INFINITY)
-                                : static_cast<double>(sim.count()) / static_cast<double>(pred.count());
-  out.relation_holds = relation_holds(out.prediction, sim);
-  const PathCounts& cp = out.stats.critical_path;
-  out.terms_match = cp.startups == out.prediction.startups && cp.element_transfers == out.prediction.element_transfers &&
-                    cp.msg_startups == out.prediction.msg_startups && cp.delays == out.prediction.delays &&
-                    (s.machine.t_copy == Time{} || cp.copies == out.prediction.copies) &&
-                    // Free arithmetic (t_a = 0) takes no time, so no chain is made longer by it.
-                    (s.machine.t_a == Time{} || cp.flops == out.prediction.flops);
+  judge(out);
   if (verify) {
     out.verify_ran = true;
     Verdict v = info.verify(s, engine.results());
@@ -94,9 +122,6 @@ std::string engine_name(EngineKind k) {
   return "?";
 }
 
-// What the SimGrid child sends back: its statistics, field by field, in both directions.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SimGridStats, time_s, messages, packets, activities, resumes, workers, inline_ops,
-                                   unreceived_messages, platform_s, wall_s)
 
 SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verify, SimGridOptions opt) {
   SimGridOutcome out;
@@ -137,10 +162,10 @@ SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verif
 }
 
 RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineKind engines,
-                     EngineObserver* observer) {
+                     EngineObserver* observer, const RunLimits& limits) {
   RunOutcome out;
   if (engines != EngineKind::simgrid) {
-    out = run_point(point, info, verify, observer);
+    out = run_point(point, info, verify, observer, limits);
   } else {
     out.point = &point;
     out.prediction = info.predict(point.setup);

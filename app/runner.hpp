@@ -1,5 +1,6 @@
 #pragma once
 /// Runs the points of an experiment and compares each with its prediction.
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -50,13 +51,34 @@ struct RunOutcome {
   }
 };
 
+/// A run's budgets when the command line gives none (--max-events): 10^10 events, about 20 minutes
+/// at the 2^12-node rate of this project's benchmarks, ten times the largest shipped run.
+inline constexpr std::int64_t kDefaultMaxEvents = 10'000'000'000;
+
+/// What bounds each run of the cycle engine (docs/reliability.md "Budgets"): EngineOptions'
+/// budgets and stop flag.
+struct RunLimits {
+  std::int64_t max_events = kDefaultMaxEvents;  ///< 0: none
+  std::int64_t max_resident_bytes = 0;          ///< 0: none
+  const std::atomic<int>* stop = nullptr;       ///< set: the run throws Interrupted
+};
+/// Sets what follows from a finished cycle run's stats and prediction: ratio, relation_holds,
+/// terms_match.
+void judge(RunOutcome& out);
+/// A spent budget's error line, with the option that sets it.
+std::string budget_message(const BudgetError& e);
+/// The engine options of a point under `limits`.
+EngineOptions engine_options(const Setup& s, const RunLimits& limits);
+
 /// Simulates one point (engine "cycle"). Never throws for simulation failures: they land in
 /// `error`. `verify` false skips the data check (then verified=false, verify_ran=false).
-/// `observer`, when given, sees the run (traces).
-RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer = nullptr);
+/// `observer`, when given, sees the run (traces). A spent budget is the point's error (with the
+/// option that raises it); Interrupted passes through: the point did not finish.
+RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer = nullptr,
+                     const RunLimits& limits = {});
 /// Runs one point on the engine(s) asked for. `observer` sees the cycle engine's run only.
 RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineKind engines,
-                     EngineObserver* observer = nullptr);
+                     EngineObserver* observer = nullptr, const RunLimits& limits = {});
 
 /// The header of a time-independent trace of this run (traces/ti_trace.hpp): what was run, on
 /// which machine (as an inline machine object), and what it took there.

@@ -1,5 +1,7 @@
 #include "sim/engine.hpp"
 
+#include "sim/resources.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -57,6 +59,11 @@ void Engine::push(Time t, EventKind k, std::uint64_t payload) {
 }
 
 void Engine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int count) {
+  // A process that never waits for time to pass (zero-time operations, messages to itself, a
+  // receive of what has arrived) runs on inside one resume: its awaits are where the budgets and
+  // the stop flag are checked. Nothing is registered yet: what check_budgets() throws unwinds
+  // the process, and after() passes it on.
+  if (stats_.events + stats_.resumes + ++awaits_ >= next_check_) [[unlikely]] check_budgets();
   w.handle = h;
   w.remaining = count;
   w.time = now_;
@@ -416,23 +423,55 @@ std::string Engine::describe_wait(const detail::OpState& op) const {
   return s + " tag " + std::to_string(op.tag);
 }
 
-void Engine::deadlock() {
-  std::string msg = "deadlock at t=" + format_time(now_) + ": ";
-  std::int64_t blocked = 0;
+std::string Engine::unfinished(const char* verb) const {
+  std::int64_t count = 0;
   std::string list;
   for (std::size_t i = 0; i < processes_.size(); ++i) {
     if (processes_[i].done()) continue;
-    ++blocked;
-    if (blocked > 8) continue;
+    ++count;
+    if (count > 8) continue;
     std::string waits;
     for (const detail::OpState* op = pending_head_[i]; op != nullptr; op = op->next)
       waits += (waits.empty() ? "" : ", ") + describe_wait(*op);
-    if (waits.empty()) waits = "nothing the engine can name";
-    list += (list.empty() ? "" : "; ") + std::string("node ") + std::to_string(i) + " waits for " + waits;
+    if (waits.empty()) waits = "no receive (a send, a computation or a delay)";
+    list.append(list.empty() ? "" : "; ").append("node ").append(std::to_string(i)).append(" waits for ").append(waits);
   }
-  msg += std::to_string(blocked) + " of " + std::to_string(processes_.size()) + " processes never finish: " + list;
-  if (blocked > 8) msg += "; and " + std::to_string(blocked - 8) + " more";
-  throw DeadlockError(msg);
+  std::string msg = std::to_string(count);
+  msg.append(" of ").append(std::to_string(processes_.size())).append(" processes ").append(verb).append(": ").append(list);
+  if (count > 8) msg.append("; and ").append(std::to_string(count - 8)).append(" more");
+  return msg;
+}
+
+void Engine::deadlock() {
+  throw DeadlockError("deadlock at t=" + format_time(now_) + ": " + unfinished("never finish"));
+}
+
+void Engine::check_budgets() {
+  constexpr std::int64_t kInterval = 4096;  // events and resumes between two checks
+  constexpr std::int64_t kMemoryEvery = 16;  // checks between two readings of resident memory
+  const std::int64_t done = stats_.events + stats_.resumes + awaits_;
+  next_check_ = done + kInterval;
+  if (options_.max_events > 0) next_check_ = std::min(next_check_, std::max(done + 1, options_.max_events + 1));
+  if (options_.stop != nullptr) {
+    if (const int sig = options_.stop->load(std::memory_order_relaxed); sig != 0) throw Interrupted(sig);
+  }
+  const std::int64_t max = options_.max_events;
+  if (max > 0 && (stats_.events > max || stats_.resumes > max || awaits_ > max)) {
+    const std::string spent = stats_.events > max    ? std::to_string(stats_.events) + " events"
+                              : stats_.resumes > max ? std::to_string(stats_.resumes) + " resumes"
+                                                     : std::to_string(awaits_) + " awaited operations";
+    throw BudgetError(BudgetError::Budget::events,
+                      "the budget of " + std::to_string(max) + " events is spent (" + spent +
+                          " by t=" + format_time(now_) + "), a livelock or a run longer than the budget: " +
+                          unfinished("still run"));
+  }
+  if (options_.max_resident_bytes > 0 && ++budget_checks_ % kMemoryEvery == 0) {
+    if (const std::int64_t rss = resident_bytes(); rss > options_.max_resident_bytes)
+      throw BudgetError(BudgetError::Budget::memory,
+                        "the memory budget of " + format_bytes(options_.max_resident_bytes) + " is spent (" +
+                            format_bytes(rss) + " resident after " + std::to_string(stats_.events) + " events, t=" +
+                            format_time(now_) + "): " + unfinished("still run"));
+  }
 }
 
 // ---- Router: the bit-serial, pipelined router of a Connection-Machine-like machine ----------
@@ -602,6 +641,10 @@ RunStats Engine::run(const ProcessFactory& make_process) {
     if (std::exception_ptr e = p.error()) {
       try {
         std::rethrow_exception(e);
+      } catch (const BudgetError&) {
+        throw;  // thrown by check_budgets() at the process's await: the run's, not the process's
+      } catch (const Interrupted&) {
+        throw;
       } catch (const std::exception& ex) {
         throw SimulationError("node " + std::to_string(node) + " at t=" + format_time(now_) + ": " + ex.what());
       }
@@ -634,6 +677,7 @@ RunStats Engine::run(const ProcessFactory& make_process) {
       const NodeId node = w->node;
       resume(*w);
       after(node);
+      if (stats_.events + stats_.resumes + awaits_ >= next_check_) [[unlikely]] check_budgets();
     }
     ready_.clear();
     ready_head_ = 0;
@@ -644,6 +688,7 @@ RunStats Engine::run(const ProcessFactory& make_process) {
     check(ev.time >= now_.count(), "time never runs backwards");
     now_ = Time::ps(ev.time);
     ++stats_.events;
+    if (stats_.events + stats_.resumes + awaits_ >= next_check_) [[unlikely]] check_budgets();
     if (ev.kind == EventKind::transfer_end) {
       on_transfer_end(static_cast<std::uint32_t>(ev.payload));
     } else if (ev.kind == EventKind::router_cycle) {

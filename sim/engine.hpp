@@ -76,7 +76,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   [[nodiscard]] EngineObserver* observer() const override { return observer_; }
 
   /// Runs one process per node to completion. Throws SimulationError (a process threw; the
-  /// message names the node and the simulated time) or DeadlockError.
+  /// message names the node and the simulated time), DeadlockError, BudgetError (a budget of
+  /// EngineOptions spent) or Interrupted (EngineOptions::stop set).
   RunStats run(const ProcessFactory& make_process);
   /// The data each node ended with (Node::set_result).
   [[nodiscard]] std::vector<Buffer>& results() { return results_; }
@@ -172,6 +173,10 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   std::uint32_t new_transfer();
   std::uint32_t new_message();
   [[noreturn]] void deadlock();
+  /// "3 of 8 processes <verb>: node 0 waits for recv from node 1 (port 0) tag 0; ..."
+  std::string unfinished(const char* verb) const;
+  /// Throws BudgetError or Interrupted (EngineOptions' budgets and stop flag).
+  void check_budgets();
   // detail::StrandHooks, while an observer records: strand ids per node.
   int fork(int count) override;
   void enter(int strand) override { current_strand_ = strand; }
@@ -208,6 +213,9 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   std::vector<std::int64_t> link_load_;
   std::vector<Time> comm_busy_, compute_busy_;
   RunStats stats_;
+  std::int64_t next_check_ = 0;     ///< events + resumes + awaits at which check_budgets() runs next
+  std::int64_t budget_checks_ = 0;
+  std::int64_t awaits_ = 0;         ///< operations awaited (Engine::prepare_waiter)
   Time last_time_;
   PathCounts last_path_;
   bool running_ = false;

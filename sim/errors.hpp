@@ -3,6 +3,7 @@
 /// broke, or processes that wait for messages that never come. Bad user input is InputError
 /// (sim/input_error.hpp).
 #include <stdexcept>
+#include <string>
 
 namespace cubesim {
 
@@ -16,6 +17,30 @@ class SimulationError : public std::runtime_error {
 class DeadlockError : public SimulationError {
  public:
   using SimulationError::SimulationError;
+};
+
+/// A run spent a budget of EngineOptions (more events than max_events, or more resident memory
+/// than max_resident_bytes): a livelock, a process that never ends, or a run too large for the
+/// machine. what() names the processes still running and what each waits for.
+class BudgetError : public SimulationError {
+ public:
+  enum class Budget { events, memory };
+  BudgetError(Budget b, const std::string& what) : SimulationError(what), budget_(b) {}
+  [[nodiscard]] Budget budget() const { return budget_; }
+
+ private:
+  Budget budget_;
+};
+
+/// The run was asked to stop (EngineOptions::stop was set, by a signal handler): not a failure of
+/// the run, which has no result. signal() is what was stored there (SIGINT, SIGTERM).
+class Interrupted : public std::runtime_error {
+ public:
+  explicit Interrupted(int signal) : std::runtime_error("interrupted"), signal_(signal) {}
+  [[nodiscard]] int signal() const { return signal_; }
+
+ private:
+  int signal_;
 };
 
 }  // namespace cubesim

@@ -1,6 +1,7 @@
 #include "sim/resources.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -20,9 +21,13 @@ std::int64_t read_number(const char* path) {
   return std::stoll(s);
 }
 
-}  // namespace
+std::int64_t g_memory_budget = 0;
 
-std::int64_t available_memory_bytes() {
+std::int64_t page_bytes() { return static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE)); }
+
+/// What the machine (kernel, cgroup, rlimit) lets this process still allocate, or the variable
+/// CUBESIM_MEMORY_LIMIT.
+std::int64_t machine_available_bytes() {
   if (const char* env = std::getenv("CUBESIM_MEMORY_LIMIT")) {
     char* end = nullptr;
     const long long v = std::strtoll(env, &end, 10);
@@ -44,10 +49,36 @@ std::int64_t available_memory_bytes() {
   if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
     std::int64_t mapped = 0;
     std::ifstream statm("/proc/self/statm");
-    if (statm >> mapped) mapped *= 4096;
+    if (statm >> mapped) mapped *= page_bytes();
     avail = std::min(avail, std::max<std::int64_t>(static_cast<std::int64_t>(rl.rlim_cur) - mapped, 0));
   }
   return avail;
+}
+
+}  // namespace
+
+std::int64_t available_memory_bytes() {
+  const std::int64_t avail = machine_available_bytes();
+  if (g_memory_budget <= 0) return avail;
+  return std::min(avail, std::max<std::int64_t>(g_memory_budget - resident_bytes(), 0));
+}
+
+std::int64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * page_bytes();
+}
+
+void set_memory_budget(std::int64_t bytes) { g_memory_budget = std::max<std::int64_t>(bytes, 0); }
+
+std::int64_t memory_budget() { return g_memory_budget; }
+
+std::int64_t default_memory_budget() {
+  const std::int64_t avail = machine_available_bytes();
+  const std::int64_t rss = resident_bytes();
+  if (avail >= INT64_MAX / 2) return 0;  // nothing known: no budget
+  return rss + avail / 10 * 9;
 }
 
 std::int64_t run_memory_floor(std::int64_t nodes, std::int64_t payload_elements) {
@@ -66,8 +97,10 @@ std::string format_bytes(std::int64_t bytes) {
 std::string memory_refusal(std::int64_t need, const std::string& what) {
   const std::int64_t avail = available_memory_bytes();
   if (need <= avail) return "";
-  return what + " needs at least " + format_bytes(need) + " of memory and " + format_bytes(avail) +
-         " is available (smaller dimensions, timing mode, or a larger machine)";
+  std::string s = what + " needs at least " + format_bytes(need) + " of memory and " + format_bytes(avail) + " is available";
+  if (g_memory_budget > 0 && avail < machine_available_bytes())
+    s += " under the memory budget of " + format_bytes(g_memory_budget) + " (--max-memory)";
+  return s + " (smaller dimensions, timing mode, or a larger machine)";
 }
 
 }  // namespace cubesim

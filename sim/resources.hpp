@@ -14,7 +14,23 @@ inline constexpr std::int64_t kEngineBytesPerNode = 1536;
 /// Bytes this process can still allocate: the least of the kernel's MemAvailable, the cgroup's
 /// memory.max less memory.current (cgroup v2) and RLIMIT_AS less what is mapped. The variable
 /// CUBESIM_MEMORY_LIMIT (bytes) replaces the reading, for tests and batch jobs that know better.
+/// With a memory budget set (set_memory_budget), also no more than the budget less what this
+/// process holds resident now.
 std::int64_t available_memory_bytes();
+
+/// This process's resident memory now (/proc/self/statm); 0 where it cannot be read.
+std::int64_t resident_bytes();
+
+/// The memory budget of this process (--max-memory, docs/reliability.md "Budgets"): the most it
+/// may hold resident. Runs are refused up front when their floor does not fit in it, and the
+/// engine stops a run whose resident memory passes it (EngineOptions::max_resident_bytes).
+/// 0: none (the default until the command line sets one).
+void set_memory_budget(std::int64_t bytes);
+std::int64_t memory_budget();
+/// The budget the command line uses when --max-memory is not given: what this process holds
+/// now and 90 % of what the machine has available (the rest is left to the kernel and to the
+/// growth between two readings).
+std::int64_t default_memory_budget();
 
 /// At least what a run on `nodes` nodes needs: the engine's state, and in data mode
 /// `payload_elements` elements of 8 bytes.

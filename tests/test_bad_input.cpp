@@ -41,6 +41,13 @@ std::string trace_header(const std::string& from, const std::string& to) {
   return replace_all(text.substr(0, text.find('\n') + 1), from, to);
 }
 
+/// "1, 2, ..., n"
+std::string numbers(int n) {
+  std::string s;
+  for (int i = 1; i <= n; ++i) s.append(i > 1 ? ", " : "").append(std::to_string(i));
+  return s;
+}
+
 std::vector<BadCase> corpus() {
   const std::string deep = "[" + std::string(200000, '[') + std::string(200000, ']') + "]";
   const std::string deep_config = config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": )" + deep);
@@ -128,6 +135,77 @@ std::vector<BadCase> corpus() {
        "<input>: --trace-max-events: must be a count of at least 1, not -5", ""},
       {"trace_max_events_without_trace", {}, "run configs/quickstart.json --trace-max-events 5",
        "<input>: --trace-max-events: needs --trace chrome", ""},
+
+      // Issue 17: configs.
+      {"dim_30_data_mode", {{"c.json", config(cube(30) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 1}, "mode": "data")")}},
+       "run {d}/c.json --out {d}/out", "{d}/c.json: /topology/dim: dim 30 is outside 0..24", ""},
+      {"sweep_of_millions", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 1}, "sweep": {"params.M": [)" + numbers(2000) + R"(], "params.B": [)" + numbers(2000) + "]}")}},
+       "run {d}/c.json --out {d}/out", "{d}/c.json: /sweep: the sweep has more than 100000 points", ""},
+      {"config_unknown_key", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 1}, "colour": 1)")}},
+       "validate {d}/c.json", "{d}/c.json: /colour: unknown key", ""},
+      {"config_unknown_algorithm", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.warp", "params": {"M": 1})")}},
+       "predict {d}/c.json", "{d}/c.json: /algorithm: unknown algorithm \"broadcast.warp\"", ""},
+      {"config_algorithm_on_a_mesh", {{"c.json", config(R"("topology": {"kind": "mesh", "shape": [4, 4]}, "algorithm": "broadcast.sbt", "params": {"M": 1})")}},
+       "run {d}/c.json --out {d}/out", "{d}/c.json: /topology/kind: this algorithm runs on a hypercube, not a mesh", ""},
+      {"config_negative_m", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": -4})")}},
+       "validate {d}/c.json", "{d}/c.json: /params/M: M must be between 0 and 2^50, got -4", ""},
+      {"config_unknown_mode", {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4}, "mode": "fast")")}},
+       "validate {d}/c.json", "{d}/c.json: /mode: mode must be \"data\"", ""},
+      {"config_missing_file", {}, "run {d}/none.json --out {d}/out", "{d}/none.json: cannot read the file", ""},
+      {"config_not_json", {{"c.json", "{\"schema\": \"cubesim.config/1\",\n  \"machine\": ipsc}"}}, "validate {d}/c.json",
+       "{d}/c.json: line 2, column ", "invalid JSON"},
+      // Issue 17: machines.
+      {"machine_inline_bad_time", {{"c.json", R"({"schema": "cubesim.config/1", "machine": {"name": "x", "tau": "-1 us"}, )" + cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4}})"}},
+       "validate {d}/c.json", "{d}/c.json: /machine/tau: '-1 us' is not a time", ""},
+      {"machine_override_unknown", {{"c.json", config(R"("machine_overrides": {"warp": 1}, )" + cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4})")}},
+       "validate {d}/c.json", "{d}/c.json: /machine_overrides/warp: unknown override", ""},
+      {"machine_override_ports", {{"c.json", config(R"("machine_overrides": {"ports": "seven"}, )" + cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4})")}},
+       "validate {d}/c.json", "{d}/c.json: /machine_overrides/ports: ports must be \"one\", \"all\" or an integer", ""},
+      {"machine_file_incomplete", {{"m.json", R"({"name": "x"})"}}, "replay traces/samples/quickstart.trace --machine {d}/m.json",
+       "{d}/m.json: missing machine parameter \"tau\"", ""},
+      {"machine_unknown_preset", {{"c.json", R"({"schema": "cubesim.config/1", "machine": "cm-9", )" + cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4}})"}},
+       "validate {d}/c.json", "{d}/c.json: /machine: ", "cm-9"},
+      // Issue 17: traces.
+      {"trace_unknown_operation", {{"t.trace", trace_header("", "") + "0 0 warp 3\n"}}, "replay {d}/t.trace",
+       "{d}/t.trace: line 2: unknown operation \"warp\"", ""},
+      {"trace_not_native", {{"t.trace", R"({"schema": "cubesim.trace/9"})"}}, "replay {d}/t.trace --format cubesim",
+       "{d}/t.trace: line 1: not a cubesim trace", ""},
+      {"simgrid_unknown_action", {{"a.txt", "0 init\n0 teleport 1\n"}}, "replay {d}/a.txt --machine ipsc-nx",
+       "{d}/a.txt: line 2: action \"teleport\" is not supported", ""},
+      {"simgrid_send_without_tag", {{"a.txt", sg + "0 send 1\n1 recv 0 0 1\n"}}, "replay {d}/a.txt --machine ipsc-nx",
+       "{d}/a.txt: line 3: send: missing tag", ""},
+      {"simgrid_without_machine", {{"a.txt", sg}}, "replay {d}/a.txt", "<input>: --machine: a SimGrid trace records no machine", ""},
+      // Issue 17: suites.
+      {"suite_entry_unknown_key", {{"s.json", R"({"schema": "cubesim.suite/1", "experiments": [{"config": "x.json", "colour": 1}]})"}},
+       "regress {d}/s.json --out {d}/out", "{d}/s.json: /experiments/0/colour: unknown key", ""},
+      {"suite_golden_not_a_name", {{"s.json", R"({"schema": "cubesim.suite/1", "golden": 5, "experiments": [{"config": "x.json"}]})"}},
+       "regress {d}/s.json", "{d}/s.json: /golden: golden must be a file name", ""},
+      // Issue 17: command-line arguments.
+      {"max_events_negative", {}, "run configs/quickstart.json --out {d}/out --max-events -1",
+       "<input>: --max-events: must be a count of events (0 for none), not -1", ""},
+      {"max_events_not_a_number", {}, "replay traces/samples/quickstart.trace --max-events x", "cubesim: ", "--max-events"},
+      {"max_memory_unit", {}, "run configs/quickstart.json --out {d}/out --max-memory 5X", "<input>: --max-memory: \"5X\" is not a size", ""},
+      {"max_memory_beyond_2_63", {}, "regress configs/regress --max-memory 99999999999999T",
+       "<input>: --max-memory: \"99999999999999T\" is more than 2^63 bytes", ""},
+      {"max_memory_too_small", {}, "run configs/quickstart.json --out {d}/out --max-memory 1M",
+       "configs/quickstart.json: /sweep (at ", "under the memory budget of 1.0 MiB (--max-memory)"},
+      {"resume_without_out", {}, "run configs/quickstart.json --resume", "<input>: --resume: needs --out DIR", ""},
+      {"resume_file_not_a_resume", {{"resume.json", "{}"}}, "run configs/quickstart.json --out {d} --resume",
+       "{d}/resume.json: /schema: not a resume file", ""},
+      {"resume_file_not_json", {{"resume.json", "nope"}}, "run configs/quickstart.json --out {d} --resume",
+       "{d}/resume.json: line 1, column ", "invalid JSON"},
+      {"resume_entry_malformed", {{"resume.json", R"({"schema": "cubesim.resume/1", "finished": [{"identity": {}}]})"}},
+       "run configs/quickstart.json --out {d} --resume", "{d}/resume.json: /finished/0: must be an object", ""},
+      {"engine_unknown", {}, "run configs/quickstart.json --engine warp", "<input>: --engine: unknown engine \"warp\"", ""},
+      {"trace_without_out", {}, "run configs/quickstart.json --trace chrome", "<input>: --trace: traces are files", ""},
+      {"trace_unknown_format", {}, "run configs/quickstart.json --out {d}/out --trace pdf", "<input>: --trace: unknown trace format \"pdf\"", ""},
+      {"trace_nodes_backwards", {}, "run configs/quickstart.json --out {d}/out --trace chrome --trace-nodes 5-2",
+       "<input>: --trace-nodes: expected a node or a range A-B, got \"5-2\"", ""},
+      {"replay_topology_unknown", {}, "replay traces/samples/quickstart.trace --topology cube:3", "<input>: --topology: ", "\"cube\""},
+      {"replay_packet_negative", {}, "replay traces/samples/quickstart.trace --packet -1",
+       "<input>: --packet: a packet size is at least 1 element", ""},
+      {"replay_format_unknown", {}, "replay traces/samples/quickstart.trace --format xml", "<input>: --format: format must be auto", ""},
+      {"list_unknown", {}, "list widgets", "<input>: list: list what?", ""},
   };
   return v;
 }

@@ -94,7 +94,8 @@ TEST(Engine, AnExchangeIsOneStepOnAOnePortMachine) {
 TEST(Engine, MessagesAreSplitIntoPacketsWithARemainder) {
   for (auto [S, B, packets] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
            {10, 4, 3}, {8, 4, 2}, {1, 4, 1}, {0, 4, 1}, {257, 256, 2}, {10, 1, 10}}) {
-    RunStats s = run(simple_machine(), Topology::hypercube(1), [&](Node& n) { return exchange(n, S); }, B);
+    const std::int64_t size = S;  // clang 14 cannot capture a structured binding
+    RunStats s = run(simple_machine(), Topology::hypercube(1), [size](Node& n) { return exchange(n, size); }, B);
     EXPECT_EQ(s.time, Time::ps(1000 * packets + 10 * S)) << S << "/" << B;
     EXPECT_EQ(s.packets, 2 * packets);
     EXPECT_EQ(s.critical_path.startups, packets);
@@ -240,6 +241,80 @@ TEST(Engine, DeadlockIsReportedWithTheBlockedNodes) {
     EXPECT_NE(w.find("2 of 4 processes never finish"), std::string::npos) << w;
     EXPECT_NE(w.find("node 0 waits for recv from node 1 (port 0) tag 0"), std::string::npos) << w;
     EXPECT_NE(w.find("node 1 waits for recv from node 0"), std::string::npos) << w;
+  }
+}
+
+namespace {
+// Node 1 never ends: it computes forever (time advances) or, with zero flops, forever at one
+// instant (no event is ever queued); node 0 waits for a message node 1 never sends.
+Task<> livelock(Node& self, std::int64_t flops) {
+  if (self.id() == 0) co_await self.recv(0);
+  if (self.id() == 1)
+    for (;;) co_await self.compute(flops);
+}
+
+EngineOptions budget(std::int64_t max_events, const std::atomic<int>* stop = nullptr) {
+  EngineOptions o{1, true};
+  o.max_events = max_events;
+  o.stop = stop;
+  return o;
+}
+}  // namespace
+
+TEST(Engine, AnEventBudgetStopsALivelockNamingWhatEachNodeWaitsFor) {
+  for (const std::int64_t flops : {1, 0}) {
+    Engine e(simple_machine(), Topology::hypercube(1), budget(1000));
+    try {
+      e.run([flops](Node& n) { return livelock(n, flops); });
+      FAIL() << "no budget error";
+    } catch (const BudgetError& err) {
+      const std::string w = err.what();
+      EXPECT_EQ(err.budget(), BudgetError::Budget::events);
+      EXPECT_NE(w.find("the budget of 1000 events is spent (1001 "), std::string::npos) << w;
+      if (flops == 0) {
+        EXPECT_NE(w.find("(1001 awaited operations by t=0 s)"), std::string::npos) << w;
+      }
+      EXPECT_NE(w.find("2 of 2 processes still run: node 0 waits for recv from node 1 (port 0) tag 0; node 1 waits for no receive"),
+                std::string::npos) << w;
+    }
+  }
+}
+
+TEST(Engine, ARunWithinItsBudgetIsUnchangedByIt) {
+  // An exchange of 10 packets: a budget it stays within changes nothing; one event less stops it.
+  const RunStats free = run(simple_machine(), Topology::hypercube(1), [](Node& n) { return exchange(n, 10); }, 1);
+  Engine e(simple_machine(), Topology::hypercube(1), budget(free.events + free.resumes));
+  const RunStats bounded = e.run([](Node& n) { return exchange(n, 10); });
+  EXPECT_EQ(bounded.time, free.time);
+  EXPECT_EQ(bounded.events, free.events);
+  Engine tight(simple_machine(), Topology::hypercube(1), budget(free.events - 1));
+  EXPECT_THROW(tight.run([](Node& n) { return exchange(n, 10); }), BudgetError);
+}
+
+TEST(Engine, AMemoryBudgetStopsARunWhoseProcessHoldsMore) {
+  // Any process holds more than 1 byte: the first reading of resident memory (after 65,536
+  // events, resumes and awaits) stops the run that would otherwise never end.
+  EngineOptions o = budget(0);
+  o.max_resident_bytes = 1;
+  Engine e(simple_machine(), Topology::hypercube(1), o);
+  try {
+    e.run([](Node& n) { return livelock(n, 1); });
+    FAIL() << "no budget error";
+  } catch (const BudgetError& err) {
+    EXPECT_EQ(err.budget(), BudgetError::Budget::memory);
+    EXPECT_NE(std::string(err.what()).find("the memory budget of 0 KiB is spent ("), std::string::npos) << err.what();
+  }
+}
+
+TEST(Engine, TheStopFlagEndsARunAtTheNextCheck) {
+  std::atomic<int> stop{0};
+  Engine e(simple_machine(), Topology::hypercube(1), budget(0, &stop));
+  stop.store(15);
+  try {
+    e.run([](Node& n) { return livelock(n, 1); });
+    FAIL() << "not interrupted";
+  } catch (const Interrupted& i) {
+    EXPECT_EQ(i.signal(), 15);
   }
 }
 

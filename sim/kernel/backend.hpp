@@ -5,6 +5,7 @@
 /// SimGrid S4U backend (sim/simgrid/backend.hpp). Node, Op, OpGroup and Request talk only to this
 /// interface, so the same algorithm coroutines run unchanged under either (DESIGN.md "SimGrid
 /// backend"). One virtual call per operation, never per packet or per event.
+#include <atomic>
 #include <coroutine>
 #include <cstdint>
 
@@ -21,6 +22,17 @@ class EngineObserver;
 struct EngineOptions {
   std::int64_t packet_elements = 1;  ///< B in force (<= B_m)
   bool data_mode = true;
+  /// Budgets (docs/reliability.md "Budgets"); 0: none. The run throws BudgetError when it has
+  /// taken more than max_events events from its queue, resumed its processes more than max_events
+  /// times, or seen them await more than max_events operations (a livelock of zero-time
+  /// operations takes no events and no resumes)...
+  std::int64_t max_events = 0;
+  /// ... or when this process's resident memory passes max_resident_bytes (read every 65,536
+  /// events and resumes).
+  std::int64_t max_resident_bytes = 0;
+  /// Non-null: the run throws Interrupted as soon as it reads a non-zero value here (within
+  /// 4,096 events and resumes); a signal handler sets it.
+  const std::atomic<int>* stop = nullptr;
 };
 
 namespace detail {

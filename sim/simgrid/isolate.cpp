@@ -47,6 +47,10 @@ IsolatedResult run_isolated(const std::function<std::string()>& body) {
   }
   if (pid == 0) {
     ::close(fds[0]);
+    // SIGINT and SIGTERM end the child at once (the parent's handlers, which only ask a run to
+    // stop at its next check, do not reach into SimGrid's run): the parent then sees it die.
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     std::string out;
     int code = 0;
     try {
