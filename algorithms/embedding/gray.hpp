@@ -20,7 +20,8 @@ constexpr T encode(T i) { return i ^ (i >> 1); }
 /// The inverse Gray code IG: the position of code g in the sequence.
 template <std::integral T>
 constexpr T decode(T g) {
-  for (int s = 1; s < 64; s <<= 1) g ^= g >> s;
+  // Shifts up to the type's width only: g >> 32 on a 32-bit T is undefined (UBSan found it).
+  for (int s = 1; s < static_cast<int>(8 * sizeof(T)); s <<= 1) g ^= g >> s;
   return g;
 }
 
