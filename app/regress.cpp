@@ -167,7 +167,7 @@ RegressSummary run_regress(const std::string& suite_path, const Registry& regist
   std::error_code ec;
   if (fs::exists(suite.golden_path, ec)) {
     const ojson g = read_json_file(suite.golden_path);
-    if (!g.is_object() || g.value("schema", "") != "cubesim.golden/1" || !g.contains("experiments") ||
+    if (!g.is_object() || g.value("schema", ojson()) != "cubesim.golden/1" || !g.contains("experiments") ||
         !g["experiments"].is_object())
       throw InputError(suite.golden_path, "", "a golden file is {\"schema\": \"cubesim.golden/1\", \"experiments\": {...}}");
     golden = g["experiments"];

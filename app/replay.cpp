@@ -98,6 +98,9 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   // Trace.
   if (format == "cubesim") {
     r.loaded.trace = std::make_shared<Trace>(read_text(read_text_file(path), path));
+    for (const char* key : {"name", "algorithm"})  // echoed by the report (found by fuzz_native_trace)
+      if (r.loaded.trace->header.contains(key) && !r.loaded.trace->header[key].is_string())
+        throw InputError(path, std::string("line 1: /") + key, std::string(key) + " must be a string");
     if (opt.machine == "recorded") {
       const ojson& h = r.loaded.trace->header;
       if (!h.contains("machine")) throw InputError(path, "line 1: /machine", "the header records no machine: give --machine");

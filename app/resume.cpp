@@ -120,7 +120,9 @@ std::optional<RunOutcome> resumed_outcome(const ResumeTable& t, const RunPoint& 
     throw InputError(path, "", "a finished point's outcome is malformed (" + std::string(e.what()) +
                                    "): delete the file to run every point again");
   }
-  if (o.cycle_ran && o.error.empty()) judge(o);
+  // A point that failed (a spent budget, a deadlock) runs again: the rerun may give it more.
+  if (!o.error.empty() || (o.simgrid && !o.simgrid->error.empty())) return std::nullopt;
+  if (o.cycle_ran) judge(o);
   return o;
 }
 

@@ -25,7 +25,8 @@ std::string resume_text(const Experiment& ex, const std::vector<RunOutcome>& fin
 /// Reads `path` (a resume file); InputError naming the file and place when it is not one.
 ResumeTable read_resume(const std::string& path);
 /// The outcome of `p` stored under its identity, re-judged against its prediction; nullopt when
-/// the table has none. InputError when the stored outcome is malformed.
+/// the table has none or the stored run failed (it runs again). InputError when the stored
+/// outcome is malformed.
 std::optional<RunOutcome> resumed_outcome(const ResumeTable& t, const RunPoint& p, bool verify, EngineKind engine,
                                           const std::string& path);
 

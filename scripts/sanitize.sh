@@ -5,17 +5,8 @@
 # Arguments go to ctest (e.g. -R Corpus to run some tests only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
 # clang, its sanitizer and libFuzzer runtimes, and llvm-symbolizer for readable reports.
-pkgs=(clang libclang-rt-14-dev llvm)
-missing=()
-for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  echo "installing: ${missing[*]}" >&2
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-fi
+scripts/deps.sh clang libclang-rt-14-dev llvm
 CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCUBESIM_FUZZ=ON -DCUBESIM_BUILD_BENCH=OFF >/dev/null
 cmake --build build-sanitize -j "$(nproc)"

@@ -447,7 +447,7 @@ void Engine::deadlock() {
 }
 
 void Engine::check_budgets() {
-  constexpr std::int64_t kInterval = 4096;  // events and resumes between two checks
+  constexpr std::int64_t kInterval = 4096;  // steps (events, resumes, awaits) between two checks
   constexpr std::int64_t kMemoryEvery = 16;  // checks between two readings of resident memory
   const std::int64_t done = stats_.events + stats_.resumes + awaits_;
   next_check_ = done + kInterval;

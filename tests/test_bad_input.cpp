@@ -206,6 +206,13 @@ std::vector<BadCase> corpus() {
        "<input>: --packet: a packet size is at least 1 element", ""},
       {"replay_format_unknown", {}, "replay traces/samples/quickstart.trace --format xml", "<input>: --format: format must be auto", ""},
       {"list_unknown", {}, "list widgets", "<input>: list: list what?", ""},
+      // Found by the fuzzers (docs/reliability.md "Fuzzing").
+      {"golden_schema_not_a_string", {{"s.json", R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json"}]})"},
+                                      {"c.json", config(cube(2) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4})")},
+                                      {"golden.json", R"({"schema": {"schema": "cte/0"}, "experiments": {}})"}},
+       "regress {d}/s.json", "{d}/golden.json: a golden file is ", ""},
+      {"trace_name_not_a_string", {{"t.trace", replace_all(trace_header("\"name\":\"quickstart\"", "\"name\":5"), "", "") + "0 0 compute 1\n"}},
+       "replay {d}/t.trace --json", "{d}/t.trace: line 1: /name: name must be a string", ""},
   };
   return v;
 }

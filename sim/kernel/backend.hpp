@@ -28,10 +28,10 @@ struct EngineOptions {
   /// operations takes no events and no resumes)...
   std::int64_t max_events = 0;
   /// ... or when this process's resident memory passes max_resident_bytes (read every 65,536
-  /// events and resumes).
+  /// steps: events, resumes and awaits).
   std::int64_t max_resident_bytes = 0;
   /// Non-null: the run throws Interrupted as soon as it reads a non-zero value here (within
-  /// 4,096 events and resumes); a signal handler sets it.
+  /// 4,096 steps); a signal handler sets it.
   const std::atomic<int>* stop = nullptr;
 };
 

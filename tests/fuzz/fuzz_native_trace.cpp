@@ -12,7 +12,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     trace::ReplayOptions opt;
     opt.format = "cubesim";
     trace::ReplayResult r = trace::prepare_replay(path, opt);
-    if (r.setup.topology.size() <= 64) trace::run_replay(r, fuzz::registry(), nullptr, fuzz::small_limits());
+    if (r.setup.topology.size() <= 64) {
+      trace::run_replay(r, fuzz::registry(), nullptr, fuzz::small_limits());
+      (void)trace::replay_report(r, true).dump();
+    }
   } catch (const InputError&) {
   }
   return 0;

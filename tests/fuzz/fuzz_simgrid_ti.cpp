@@ -16,7 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     opt.format = "simgrid";
     opt.machine = "ipsc-nx";
     trace::ReplayResult r = trace::prepare_replay(path, opt);
-    if (r.setup.topology.size() <= 64) trace::run_replay(r, fuzz::registry(), nullptr, fuzz::small_limits());
+    if (r.setup.topology.size() <= 64) {
+      trace::run_replay(r, fuzz::registry(), nullptr, fuzz::small_limits());
+      (void)trace::replay_report(r, true).dump();
+    }
   } catch (const InputError&) {
   }
   for (std::size_t i = 1; i < p.size(); ++i) std::filesystem::remove(fuzz::scratch() / ("f" + std::to_string(i) + ".txt"));

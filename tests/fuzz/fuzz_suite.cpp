@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     RegressOptions opt;
     opt.limits = fuzz::small_limits();
-    (void)run_regress(suite, fuzz::registry(), opt);
+    (void)regress_json(run_regress(suite, fuzz::registry(), opt), opt).dump();
   } catch (const InputError&) {
   }
   return 0;

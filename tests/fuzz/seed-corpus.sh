@@ -27,3 +27,26 @@ build/cubesim regress "$d/suite.json" --update >/dev/null
 { cat "$d/suite.json"; printf '====\n'; cat "$d/golden.json"; } > $C/suite/seed-suite-and-golden
 cp "$d/suite.json" $C/suite/seed-suite-only
 cp configs/regress/suite.json $C/suite/seed-project-suite
+
+# The reproducers of issue 18 (tests/test_bad_input.cpp has them as exit-2 cases): the fuzzers
+# start from them, and the corpus replay runs over them.
+cfg() { printf '{"schema": "cubesim.config/1", "machine": "ipsc-nx", %s}' "$1"; }
+cube='"topology": {"kind": "hypercube", "dim": 3}'
+cfg "$(printf '%s, "algorithm": "broadcast.sbt", "params": %s%s' "$cube" "$(printf '[%.0s' $(seq 1000))" "$(printf ']%.0s' $(seq 1000))")" > $C/config/issue18-deep
+cfg '"topology": {"kind": "hypercube", "dim": 24}, "algorithm": "alltoall.sbt", "params": {"M": 1099511627776}, "mode": "timing"' > $C/config/issue18-overflow
+cfg "$cube"', "algorithm": "broadcast.sbt", "params": 5, "sweep": {"params.M": [1, 2]}' > $C/config/issue18-params-not-object
+cfg "$cube"', "algorithm": "broadcast.sbt", "params": {"M": 4}, "sweep": {"params.a~2": [1, 2]}' > $C/config/issue18-tilde
+cfg '"machine_overrides": [1], '"$cube"', "algorithm": "broadcast.sbt", "params": {"M": 4}, "sweep": {"machine_overrides.ports": [1, 2]}' > $C/config/issue18-overrides-array
+cfg "$cube"', "algorithm": "broadcast.sbt", "params": {"M": 1e400}' > $C/config/issue18-1e400
+cfg "$cube"', "algorithm": "broadcast.sbt", "params": {"M": 4}, "sweep": {"params.M": [1000, 1125899906842624]}' > $C/config/issue18-sweep-overflow
+cfg "$cube"', "algorithm": "broadcast.sbt", "params": {"M": 4, "a\nb": 1, "\u001b[31m": 2}' > $C/config/issue18-control-keys
+head -1 traces/samples/quickstart.trace | sed 's/"M":15360/"M":1e400/' > $C/native_trace/issue18-1e400
+{ head -1 traces/samples/quickstart.trace; printf '0 16777216 compute 1\n'; } > $C/native_trace/issue18-undeclared-strand
+{ head -1 traces/samples/quickstart.trace; printf '0 0 fork 1 1048576\n'; } > $C/native_trace/issue18-forks
+printf '99999999999999999999 init\n' > $C/simgrid_ti/issue18-rank
+printf '0 init\n1 init\n0 send 1 0 1e300\n1 recv 0 0 1\n' > $C/simgrid_ti/issue18-count-1e300
+printf '0 init\n1 init\n0 send 1 0 9300000000000000000\n1 recv 0 0 1\n' > $C/simgrid_ti/issue18-count-9e18
+printf '0 init\n1 init\n0 send 1 3000000000 1\n1 recv 0 0 1\n' > $C/simgrid_ti/issue18-tag
+printf '0 init\n1 init\n0 sleep 1e10\n0 compute 1e30\n' > $C/simgrid_ti/issue18-sleep-compute
+printf '{"schema": "cubesim.suite/1", "tolerance": 1e400, "experiments": []}' > $C/suite/issue18-1e400
+printf '{"schema": "cubesim.suite/1", "experiments": [{"config": "%s.json"}]}' "$(printf 'a%.0s' $(seq 300))" > $C/suite/issue18-long-name
