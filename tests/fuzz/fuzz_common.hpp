@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "app/replay.hpp"
 #include "app/runner.hpp"
+#include "sim/input_error.hpp"
 
 namespace cubesim::fuzz {
 
@@ -81,6 +83,22 @@ inline void check_outcome(const RunOutcome& o) {
   if (o.verify_ran && !o.verified) {
     std::fprintf(stderr, "a valid input ran to a wrong result: %s\n", o.verify_message.c_str());
     std::abort();
+  }
+}
+
+/// `cubesim replay PATH --format FORMAT --machine MACHINE`: loads the trace (bad input is an
+/// InputError), replays it when it is small, and builds the report.
+inline void replay(const char* format, const char* machine, const std::string& path) {
+  try {
+    trace::ReplayOptions opt;
+    opt.format = format;
+    opt.machine = machine;
+    trace::ReplayResult r = trace::prepare_replay(path, opt);
+    if (r.setup.topology.size() <= 64) {
+      trace::run_replay(r, registry(), nullptr, small_limits());
+      (void)trace::replay_report(r, true).dump();
+    }
+  } catch (const InputError&) {
   }
 }
 
