@@ -23,7 +23,11 @@ std::string sweep_config() {
 /// Starts `cubesim -v ARGS`, sends `signal` once the first point is logged, and returns the exit
 /// code and stderr.
 Result run_and_signal(const std::string& args, const char* signal) {
-  const std::string err = scratch_path("signal.err");
+  // A file of its own each call, and none before the run writes it: the wait below must not
+  // read an earlier run's "point 1:" (and signal a run that has not installed its handlers).
+  static int calls = 0;
+  const std::string err = scratch_path("signal-" + std::to_string(++calls) + ".err");
+  std::filesystem::remove(err);
   const std::string script = std::string(CUBESIM_BINARY) + " -v " + args + " >/dev/null 2>" + err +
                              " & pid=$!; until grep -q 'point 1:' " + err +
                              " 2>/dev/null; do if ! kill -0 $pid 2>/dev/null; then break; fi; sleep 0.01; done; kill -" +
