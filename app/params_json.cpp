@@ -53,4 +53,11 @@ ojson param_to_json(const Params& p, const ParamSpec& spec) {
   return x;
 }
 
+ojson params_to_json(const Params& p) {
+  ojson params = ojson::object();
+  for (const ParamSpec& spec : kParams)
+    if (ojson v = param_to_json(p, spec); !v.is_null()) params[std::string(spec.key)] = std::move(v);
+  return params;
+}
+
 }  // namespace cubesim

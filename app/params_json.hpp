@@ -12,5 +12,7 @@ namespace cubesim {
 std::optional<std::string> param_from_json(Params& p, const ParamSpec& spec, const ojson& v);
 /// The value of `spec` in `p`, or null when it is not given (its unset value).
 ojson param_to_json(const Params& p, const ParamSpec& spec);
+/// Every parameter given in `p`, by key (a trace header's and a resume file's "params").
+ojson params_to_json(const Params& p);
 
 }  // namespace cubesim

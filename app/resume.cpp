@@ -30,10 +30,7 @@ ojson identity(const RunPoint& p, bool verify, EngineKind engine) {
   id["point"] = pt;
   id["machine"] = machine_to_json(s.machine);
   id["topology"] = topology_to_json(s.topology);
-  ojson params = ojson::object();
-  for (const ParamSpec& spec : kParams)
-    if (ojson v = param_to_json(s.params, spec); !v.is_null()) params[std::string(spec.key)] = std::move(v);
-  id["params"] = params;
+  id["params"] = params_to_json(s.params);
   id["mode"] = s.data_mode ? "data" : "timing";
   id["verify"] = verify;
   id["engine"] = engine_name(engine);

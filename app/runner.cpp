@@ -200,11 +200,8 @@ ojson trace_header(const std::string& name, const std::string& algorithm, const 
   h["generator"] = "cubesim";
   h["name"] = name;
   h["algorithm"] = algorithm;
-  ojson params = ojson::object();
   const Params& p = s.params;
-  for (const ParamSpec& spec : kParams)
-    if (ojson v = param_to_json(p, spec); !v.is_null()) params[std::string(spec.key)] = std::move(v);
-  h["params"] = params;
+  h["params"] = params_to_json(p);
   h["machine"] = machine_to_json(s.machine);
   h["topology"] = topology_to_json(s.topology);
   h["nodes"] = s.topology.size();
