@@ -15,6 +15,7 @@
 #include "app/config.hpp"
 #include "app/interrupt.hpp"
 #include "app/io.hpp"
+#include "app/plot_launcher.hpp"
 #include "app/resume.hpp"
 #include "sim/resources.hpp"
 #include "sim/input_error.hpp"
@@ -422,6 +423,14 @@ int main(int argc, char** argv) {
   val->add_option("config", config, "experiment config (JSON)")->required();
   auto* list = app.add_subcommand("list", "list machines or algorithms");
   list->add_option("what", what, "machines | algorithms")->required();
+  // Plots (docs/figures.md): drawn by app/plot/cubesim_plot.py with matplotlib; every argument
+  // after the subcommand, --help included, is the script's.
+  auto* plot = app.add_subcommand("plot", "plot a sweep: simulated beside predicted, a line per series (cubesim plot --help)");
+  auto* figs = app.add_subcommand("figures", "regenerate the papers' figures into figures/ (cubesim figures --help)");
+  for (CLI::App* c : {plot, figs}) {
+    c->prefix_command();
+    c->set_help_flag();
+  }
   bool markdown = false, summary = false;
   list->add_flag("--markdown", markdown, "algorithms: the docs' table (row, relation, measured deviations per port model)");
   list->add_flag("--summary", summary, "with --markdown: one row per algorithm (the README's table)");
@@ -433,6 +442,8 @@ int main(int argc, char** argv) {
     std::cerr << one_line(std::string("cubesim: ") + e.what()) << "\n";
     return 2;
   }
+  if (*plot) return exec_plot_tool("plot", plot->remaining());
+  if (*figs) return exec_plot_tool("figures", figs->remaining());
   if (verbose) log->set_level(spdlog::level::info);
   targs.max_events_given = run->count("--trace-max-events") + rep->count("--trace-max-events") > 0;
   try {

@@ -1,0 +1,781 @@
+#!/usr/bin/python3
+"""cubesim plot and cubesim figures: plots of cubesim reports, drawn with matplotlib.
+
+  cubesim plot REPORT.json|DIR [REPORT ...] [--x KEY] [--y simulated,predicted|ratio|KEY]
+               [--series KEY[,KEY]] [--where KEY=VALUE] [--out FILE.svg|.png|.pdf] [--data FILE.json]
+  cubesim figures [--only NAME] [--out DIR] [--recipes DIR] [--report CONFIG=REPORT] [--list]
+
+`cubesim` runs this file with Debian's /usr/bin/python3 (python3-matplotlib); docs/figures.md
+describes both commands and the recipe format (cubesim.figure/1). Simulated values come only
+from reports that `cubesim run` wrote; nothing here computes a simulated time. The paper's
+curves and claims that a recipe draws beside them are marked as the paper's.
+
+Bad input (a missing or malformed report or recipe, a key that no run has) ends in one line
+`FILE: PLACE: what is wrong` on stderr and exit 2, and nothing is written.
+"""
+import argparse
+import ast
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPORT_SCHEMA = "cubesim.report/1"
+FIGURE_SCHEMA = "cubesim.figure/1"
+
+
+class ArgParser(argparse.ArgumentParser):
+    """argparse with its errors on one line (exit 2), like every other cubesim error."""
+
+    def error(self, message):
+        raise InputError(self.prog, message)
+
+
+class InputError(Exception):
+    """Bad input: printed as one line, exit 2."""
+
+    def __init__(self, where, what):
+        super().__init__(f"{where}: {what}")
+
+
+def one_line(text):
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
+# --- reports -------------------------------------------------------------------------------------
+
+def load_json(path, what):
+    if os.path.isdir(path):
+        path = os.path.join(path, "report.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise InputError(path, f"cannot read {what}: {e.strerror}")
+    try:
+        return path, json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(path, f"line {e.lineno}, column {e.colno}: not JSON: {e.msg}")
+    except ValueError as e:
+        raise InputError(path, f"not JSON: {e}")
+
+
+def load_report(path):
+    path, rep = load_json(path, "the report")
+    if not isinstance(rep, dict) or rep.get("schema") != REPORT_SCHEMA:
+        raise InputError(path, f"/schema: not a cubesim report (want \"{REPORT_SCHEMA}\"; "
+                               "cubesim run CONFIG --out DIR writes DIR/report.json)")
+    runs = rep.get("runs")
+    if not isinstance(runs, list) or not runs or not all(isinstance(r, dict) for r in runs):
+        raise InputError(path, "/runs: a report needs a non-empty list of runs")
+    return path, rep
+
+
+MISSING = object()
+# --y shortcuts: the report fields most plots want.
+Y_ALIASES = {
+    "simulated": "simulated.time_s",
+    "predicted": "predicted.time_s",
+    "startups": "simulated.critical_path.startups",
+    "element_transfers": "simulated.critical_path.element_transfers",
+    "events": "simulated.events",
+    "events_per_s": "simulated.events_per_s",
+}
+
+
+def lookup(rep, run, key):
+    """The value of a dotted key for one run: a sweep key of its point, a resolved parameter
+    (params.X), a field of the run (simulated.time_s, nodes), or of the report (machine.tau_s);
+    "algorithm", "machine" and "report" name the run's algorithm, machine and report."""
+    key = Y_ALIASES.get(key, key)
+    point = run.get("point") or {}
+    if key in point:
+        return point[key]
+    if key == "algorithm":
+        return run.get("algorithm", rep.get("algorithm"))
+    if key == "machine":
+        return (rep.get("machine") or {}).get("name", MISSING)
+    if key == "report":
+        return rep.get("name", MISSING)
+    if key == "topology.dim" and isinstance(run.get("nodes"), int) and run["nodes"] > 0 \
+            and str(run.get("topology", "")).startswith("hypercube"):
+        return run["nodes"].bit_length() - 1
+    for root in (run, rep):
+        v = walk(root, key.split("."))
+        if v is not MISSING:
+            return v
+    return MISSING
+
+
+def walk(v, parts):
+    """Follows parts into nested objects; a key may itself hold dots ("best" -> "params.N1")."""
+    if not parts:
+        return v
+    if not isinstance(v, dict):
+        return MISSING
+    for n in range(len(parts), 0, -1):
+        k = ".".join(parts[:n])
+        if k in v:
+            got = walk(v[k], parts[n:])
+            if got is not MISSING:
+                return got
+    return MISSING
+
+
+class Expr:
+    """A key, or arithmetic over keys and numbers: "params.P / nodes", "simulated.time_s * 1e3",
+    "log2(nodes)". Parsed with Python's ast and evaluated by walking it (no eval)."""
+    FUNCS = {"log2": math.log2, "log10": math.log10, "log": math.log, "sqrt": math.sqrt,
+             "ceil": math.ceil, "floor": math.floor, "abs": abs, "min": min, "max": max}
+
+    def __init__(self, text, where):
+        self.text, self.where = text, where
+        try:
+            self.tree = ast.parse(text, mode="eval").body
+        except SyntaxError:
+            raise InputError(where, f"\"{text}\" is neither a key nor an expression over keys")
+        self.keys = []
+        self._check(self.tree)
+        self.simple = isinstance(self.tree, (ast.Name, ast.Attribute))
+
+    def _dotted(self, node):
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute):
+            inner = self._dotted(node.value)
+            return None if inner is None else inner + "." + node.attr
+        return None
+
+    def _check(self, node):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            d = self._dotted(node)
+            if d is None:
+                raise InputError(self.where, f"\"{self.text}\": only keys, numbers and + - * / ** and "
+                                             f"{', '.join(sorted(self.FUNCS))}")
+            self.keys.append(Y_ALIASES.get(d, d))
+            return
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
+            self._check(node.left)
+            self._check(node.right)
+            return
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            self._check(node.operand)
+            return
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.FUNCS \
+                and not node.keywords:
+            for a in node.args:
+                self._check(a)
+            return
+        raise InputError(self.where, f"\"{self.text}\": only keys, numbers and + - * / ** and "
+                                     f"{', '.join(sorted(self.FUNCS))}")
+
+    def __call__(self, rep, run, env=None):
+        return self._eval(self.tree, rep, run, env or {})
+
+    def _eval(self, node, rep, run, env):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            d = self._dotted(node)
+            if d in env:
+                return env[d]
+            return lookup(rep, run, d)
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.UnaryOp):
+            v = self._eval(node.operand, rep, run, env)
+            return v if v is MISSING else (-v if isinstance(node.op, ast.USub) else v)
+        if isinstance(node, ast.Call):
+            args = [self._eval(a, rep, run, env) for a in node.args]
+            if any(a is MISSING or not isinstance(a, (int, float)) for a in args):
+                return MISSING
+            try:
+                return self.FUNCS[node.func.id](*args)
+            except (ValueError, ZeroDivisionError):
+                return MISSING
+        a, b = self._eval(node.left, rep, run, env), self._eval(node.right, rep, run, env)
+        if a is MISSING or b is MISSING or not all(isinstance(v, (int, float)) for v in (a, b)):
+            return MISSING
+        try:
+            if isinstance(node.op, ast.Add):
+                return a + b
+            if isinstance(node.op, ast.Sub):
+                return a - b
+            if isinstance(node.op, ast.Mult):
+                return a * b
+            if isinstance(node.op, ast.Div):
+                return a / b
+            return a ** b
+        except (ZeroDivisionError, OverflowError):
+            return MISSING
+
+
+def label_of(key):
+    return key.rsplit(".", 1)[-1] if key.count(".") == 1 and not key.startswith(("simulated", "predicted")) else key
+
+
+def value_text(v):
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return str(v)
+
+
+def series_label(keys, values, names=None):
+    parts = []
+    for k, v in zip(keys, values):
+        name = (names or {}).get(k, label_of(k))
+        parts.append(value_text(v) if k in ("algorithm", "report", "machine") else f"{name}={value_text(v)}")
+    return ", ".join(parts) if parts else "all runs"
+
+
+def varying_keys(reports):
+    """Sweep keys whose value differs between runs, in sweep order (first key outermost)."""
+    order, seen = [], {}
+    for _, rep in reports:
+        for run in rep["runs"]:
+            for k, v in (run.get("point") or {}).items():
+                if k not in seen:
+                    seen[k] = set()
+                    order.append(k)
+                seen[k].add(json.dumps(v, sort_keys=True))
+    return [k for k in order if len(seen[k]) > 1]
+
+
+def parse_where(items, where):
+    """--where KEY=VALUE (repeatable): keep runs whose key has that value (numbers compared as numbers)."""
+    out = []
+    for item in items or []:
+        if "=" not in item:
+            raise InputError(where, f"\"{item}\": want KEY=VALUE")
+        k, v = item.split("=", 1)
+        try:
+            val = json.loads(v)
+        except ValueError:
+            val = v
+        out.append((k.strip(), val))
+    return out
+
+
+def matches(rep, run, conditions):
+    for k, want in conditions:
+        got = lookup(rep, run, k)
+        if isinstance(want, list):
+            if got not in want:
+                return False
+        elif got != want:
+            return False
+    return True
+
+
+class Table:
+    """The points a plot is drawn from: per series, x against one or more y quantities."""
+
+    def __init__(self, reports, x, ys, series, where, place):
+        self.x, self.ys, self.series_keys = x, ys, [k.text for k in series]
+        self.series = {}  # tuple of series values -> {"x": [], ys...}
+        used = 0
+        for path, rep in reports:
+            for run in rep["runs"]:
+                if not matches(rep, run, where):
+                    continue
+                xv = x(rep, run)
+                if xv is MISSING:
+                    continue
+                key = tuple(k(rep, run) for k in series)
+                s = self.series.setdefault(key, {"x": [], **{y.text: [] for y in ys}})
+                s["x"].append(xv)
+                for y in ys:
+                    yv = y(rep, run)
+                    s[y.text].append(None if yv is MISSING or not isinstance(yv, (int, float)) else yv)
+                used += 1
+        if used == 0:
+            keys = sorted({k for _, rep in reports for run in rep["runs"] for k in (run.get("point") or {})})
+            raise InputError(place, f"no run has a value for x = \"{x.text}\""
+                                    + (f" (sweep keys: {', '.join(keys)})" if keys else "")
+                                    + (" among the runs --where keeps" if where else ""))
+        for y in ys:
+            if all(v is None for s in self.series.values() for v in s[y.text]):
+                raise InputError(place, f"no run has a number for y = \"{y.text}\"")
+
+    def ordered(self):
+        def sort_key(item):
+            return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, json.dumps(v)) for v in item[0])
+        return sorted(self.series.items(), key=sort_key)
+
+
+# --- drawing -------------------------------------------------------------------------------------
+
+def pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise InputError("cubesim plot", "matplotlib is not installed: apt-get install python3-matplotlib "
+                                         "(scripts/deps.sh installs it)")
+    matplotlib.use("Agg")
+    matplotlib.rcParams.update({"svg.hashsalt": "cubesim", "svg.fonttype": "none",
+                                "figure.dpi": 100, "savefig.dpi": 100, "font.size": 9})
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def numeric(values):
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def wants_log(values, setting):
+    if setting in ("on", "log"):
+        return True
+    if setting in ("off", "linear"):
+        return False
+    vals = [v for v in values if v is not None]
+    return bool(vals) and numeric(vals) and min(vals) > 0 and max(vals) / min(vals) >= 50
+
+
+LINE_STYLES = ["-", "--", ":", "-."]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
+
+
+def draw_lines(ax, table, logx="auto", logy="auto", xlabel=None, ylabel=None, y_labels=None, series_names=None):
+    """One colour per series, one line style per y quantity (simulated solid, predicted dashed)."""
+    data = []
+    all_x = [v for _, s in table.ordered() for v in s["x"]]
+    categorical = not numeric(all_x)
+    cats = []
+    if categorical:
+        for v in all_x:
+            if v not in cats:
+                cats.append(v)
+    all_y = [v for _, s in table.series.items() for y in table.ys for v in s[y.text] if v is not None]
+    for i, (key, s) in enumerate(table.ordered()):
+        colour = f"C{i % 10}"
+        pts = sorted(range(len(s["x"])), key=lambda j: (cats.index(s["x"][j]) if categorical else s["x"][j]))
+        xs = [s["x"][j] for j in pts]
+        entry = {"label": series_label(table.series_keys, key, series_names), "keys": dict(zip(table.series_keys, key)),
+                 "x": xs, "y": {}}
+        for k, y in enumerate(table.ys):
+            ys = [s[y.text][j] for j in pts]
+            entry["y"][y.text] = ys
+            xy = [(cats.index(a) if categorical else a, b) for a, b in zip(xs, ys) if b is not None]
+            if not xy:
+                continue
+            name = (y_labels or {}).get(y.text, y.text)
+            label = entry["label"] if len(table.ys) == 1 else f"{entry['label']}: {name}"
+            # The first quantity solid with the series' marker; the others (the prediction) dashed
+            # with crosses, so that a prediction that equals the simulation still shows.
+            ax.plot([p[0] for p in xy], [p[1] for p in xy], LINE_STYLES[k % len(LINE_STYLES)],
+                    color=colour, marker=MARKERS[i % len(MARKERS)] if k == 0 else "x",
+                    markersize=4 if k == 0 else 6, linewidth=1.4 if k == 0 else 1.0, label=label)
+        data.append(entry)
+    if categorical:
+        ax.set_xticks(range(len(cats)))
+        ax.set_xticklabels([value_text(c) for c in cats], rotation=20)
+    elif wants_log(all_x, logx):
+        ax.set_xscale("log", base=2 if all(v > 0 and math.log2(v).is_integer() for v in all_x) else 10)
+    elif all(float(v).is_integer() for v in all_x):
+        from matplotlib.ticker import MaxNLocator
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if wants_log(all_y, logy):
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel or table.x.text)
+    times = all(Y_ALIASES.get(y.text, y.text) in ("simulated.time_s", "predicted.time_s") for y in table.ys)
+    ax.set_ylabel(ylabel or ("time (s)" if times else ", ".join((y_labels or {}).get(y.text, y.text) for y in table.ys)))
+    ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
+    return data, cats if categorical else None
+
+
+def save(fig, out, place):
+    ext = os.path.splitext(out)[1].lower()
+    if ext not in (".svg", ".png", ".pdf"):
+        raise InputError(place, f"\"{out}\": the plot is written as .svg, .png or .pdf")
+    d = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(d):
+        raise InputError(place, f"\"{out}\": no folder {d}")
+    tmp = out + f".tmp{os.getpid()}"
+    meta = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}, "png": {}}[ext[1:]]
+    fig.savefig(tmp, format=ext[1:], metadata=meta, bbox_inches="tight")
+    os.replace(tmp, out)
+
+
+def write_json(path, obj):
+    tmp = path + f".tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1, sort_keys=False)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+# --- cubesim plot --------------------------------------------------------------------------------
+
+def cmd_plot(argv):
+    ap = ArgParser(prog="cubesim plot", description="a line plot of any cubesim sweep report")
+    ap.add_argument("reports", nargs="+", metavar="REPORT", help="report.json, or a folder holding one")
+    ap.add_argument("--x", help="x axis: a sweep key or an expression over keys (default: the last varying sweep key)")
+    ap.add_argument("--y", default="simulated,predicted",
+                    help="comma-separated: simulated, predicted, ratio, startups, element_transfers, events, "
+                         "events_per_s, or any dotted key or expression (default simulated,predicted)")
+    ap.add_argument("--series", help="comma-separated keys, one line per value (default: the other varying keys)")
+    ap.add_argument("--where", action="append", metavar="KEY=VALUE", help="keep only runs with this value (repeatable)")
+    ap.add_argument("--out", help="FILE.svg, .png or .pdf (default: plot.svg beside the first report)")
+    ap.add_argument("--data", help="also write the plotted points as JSON here")
+    ap.add_argument("--title")
+    ap.add_argument("--logx", choices=["auto", "on", "off"], default="auto")
+    ap.add_argument("--logy", choices=["auto", "on", "off"], default="auto")
+    a = ap.parse_args(argv)
+    reports = [load_report(p) for p in a.reports]
+    varying = varying_keys(reports)
+    if len({rep.get("name") for _, rep in reports}) > 1:
+        varying.append("report")
+    if a.x is None:
+        if not varying:
+            raise InputError(reports[0][0], "nothing varies between the runs: a plot needs a sweep (or --x KEY)")
+        num = [k for k in varying if k != "report" and numeric([lookup(r, run, k) for _, r in reports
+                                                                  for run in r["runs"] if lookup(r, run, k) is not MISSING])]
+        a.x = (num or varying)[-1]
+    x = Expr(a.x, "--x")
+    ys = [Expr(t.strip(), "--y") for t in a.y.split(",") if t.strip()]
+    if not ys:
+        raise InputError("--y", "names nothing to plot")
+    if a.series is None:
+        series = [Expr(k, "--series") for k in varying if k not in x.keys]
+    else:
+        series = [Expr(s.strip(), "--series") for s in a.series.split(",") if s.strip()]
+    where = parse_where(a.where, "--where")
+    table = Table(reports, x, ys, series, where, "cubesim plot")
+    out = a.out or os.path.join(os.path.dirname(os.path.abspath(reports[0][0])), "plot.svg")
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    data, cats = draw_lines(ax, table, a.logx, a.logy)
+    names = sorted({rep.get("name", "?") for _, rep in reports})
+    ax.set_title(a.title or ", ".join(names), fontsize=9)
+    ax.legend(fontsize=7, loc="best")
+    save(fig, out, "--out")
+    if a.data:
+        write_json(a.data, {"schema": "cubesim.plot-data/1", "reports": [p for p, _ in reports], "x": x.text,
+                            "y": [y.text for y in ys], "series_keys": table.series_keys, "series": data})
+    print(out)
+    return 0
+
+
+# --- figure recipes ------------------------------------------------------------------------------
+
+def need(obj, key, kind, where, default=MISSING):
+    if key not in obj:
+        if default is not MISSING:
+            return default
+        raise InputError(where, f"/{key}: missing")
+    v = obj[key]
+    if kind is not None and not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
+        names = {str: "a string", list: "a list", dict: "an object", bool: "true or false"}
+        raise InputError(where, f"/{key}: must be {names.get(kind, kind)}")
+    return v
+
+
+RECIPE_KEYS = {"schema", "name", "title", "paper", "note", "configs", "panels", "size"}
+PANEL_KEYS = {"kind", "title", "x", "y", "y_labels", "series", "series_labels", "where", "ratio", "xlabel", "ylabel", "logx",
+              "logy", "paper", "facet", "facet_label", "winner", "cell_text"}
+
+
+def load_recipe(path):
+    path, r = load_json(path, "the recipe")
+    if not isinstance(r, dict):
+        raise InputError(path, "a recipe is a JSON object")
+    for k in r:
+        if k not in RECIPE_KEYS:
+            raise InputError(path, f"/{k}: unknown key (known: {', '.join(sorted(RECIPE_KEYS))})")
+    if r.get("schema") != FIGURE_SCHEMA:
+        raise InputError(path, f"/schema: want \"{FIGURE_SCHEMA}\"")
+    need(r, "name", str, path)
+    need(r, "title", str, path)
+    configs = need(r, "configs", list, path)
+    if not configs or not all(isinstance(c, str) for c in configs):
+        raise InputError(path, "/configs: a non-empty list of config paths (relative to the recipe)")
+    panels = need(r, "panels", list, path)
+    if not panels:
+        raise InputError(path, "/panels: at least one panel")
+    for i, p in enumerate(panels):
+        where = f"{path}: /panels/{i}"
+        if not isinstance(p, dict):
+            raise InputError(where, "a panel is an object")
+        for k in p:
+            if k not in PANEL_KEYS:
+                raise InputError(where, f"/{k}: unknown key (known: {', '.join(sorted(PANEL_KEYS))})")
+        kind = need(p, "kind", str, where)
+        if kind not in ("line", "map"):
+            raise InputError(where, f"/kind: \"line\" or \"map\", not \"{kind}\"")
+        need(p, "x", str, where)
+        need(p, "y", str, where)
+        if kind == "map":
+            need(p, "facet", str, where, None)
+        for j, c in enumerate(p.get("paper", [])):
+            w = f"{where}/paper/{j}"
+            if not isinstance(c, dict) or not isinstance(c.get("label"), str) \
+                    or sum(k in c for k in ("expr", "points", "vline")) != 1:
+                raise InputError(w, "a paper curve is {\"label\", and one of \"expr\" (in x), \"points\" "
+                                    "{\"x\": [], \"y\": []} or \"vline\": [x values]}")
+            if "vline" in c:
+                if not isinstance(c["vline"], list) or not c["vline"] or not numeric(c["vline"]):
+                    raise InputError(w + "/vline", "want a list of numbers")
+            elif "expr" in c:
+                Expr(c["expr"], w + "/expr")
+            else:
+                pts = c["points"]
+                if not isinstance(pts, dict) or not isinstance(pts.get("x"), list) or not isinstance(pts.get("y"), list) \
+                        or len(pts["x"]) != len(pts["y"]) or not numeric(pts["x"] + pts["y"]):
+                    raise InputError(w + "/points", "want {\"x\": [numbers], \"y\": [numbers]} of one length")
+    return path, r
+
+
+def run_config(cubesim, config, work, place):
+    name = os.path.splitext(os.path.basename(config))[0]
+    out = os.path.join(work, name)
+    if os.path.exists(os.path.join(out, "report.json")):
+        return os.path.join(out, "report.json")
+    p = subprocess.run([cubesim, "run", config, "--out", out, "--reproducible"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        msg = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise RuntimeError(f"{place}: cubesim run {config} failed (exit {p.returncode}): {msg}")
+    return os.path.join(out, "report.json")
+
+
+def draw_paper(ax, panel, xs_all, where):
+    drawn = []
+    for j, c in enumerate(panel.get("paper", [])):
+        if "vline" in c:
+            for k, v in enumerate(c["vline"]):
+                ax.axvline(v, linestyle=c.get("style", ":"), color=c.get("color", "black"), linewidth=1.0,
+                           label=f"paper: {c['label']}" if k == 0 else None)
+            drawn.append({"label": c["label"], "vline": c["vline"]})
+            continue
+        if "points" in c:
+            px, py = c["points"]["x"], c["points"]["y"]
+        else:
+            e = Expr(c["expr"], f"{where}/paper/{j}/expr")
+            lo, hi = min(xs_all), max(xs_all)
+            px = sorted(set(xs_all) | {lo + (hi - lo) * k / 64 for k in range(65)}) if c.get("smooth", True) else sorted(set(xs_all))
+            py = [e({}, {}, {"x": v}) for v in px]
+            keep = [(a, b) for a, b in zip(px, py) if b is not MISSING]
+            px, py = [a for a, _ in keep], [b for _, b in keep]
+        ax.plot(px, py, c.get("style", "--"), color=c.get("color", "black"), linewidth=1.0,
+                marker=c.get("marker"), markersize=4, label=f"paper: {c['label']}")
+        drawn.append({"label": c["label"], "x": px, "y": py})
+    return drawn
+
+
+def ratio_table(table, spec, where):
+    """y = value(of) / value(to), runs paired by x and the other series keys: a speed-up."""
+    of, to = spec.get("of"), spec.get("to")
+    if not isinstance(of, dict) or not isinstance(to, dict):
+        raise InputError(where + "/ratio", "want {\"of\": {KEY: VALUE}, \"to\": {KEY: VALUE}}")
+    ys = [y.text for y in table.ys]
+    pick = lambda want: {k: s for k, s in table.series.items()
+                         if all(dict(zip(table.series_keys, k)).get(kk) == vv for kk, vv in want.items())}
+    num, den = pick(of), pick(to)
+    if not num or not den:
+        raise InputError(where + "/ratio", f"no series matches {json.dumps(of if not num else to)}")
+    rest = [i for i, k in enumerate(table.series_keys) if k not in of]
+    out = {}
+    for nk, ns in num.items():
+        for dk, ds in den.items():
+            if [nk[i] for i in rest] != [dk[i] for i in rest]:
+                continue
+            key = tuple(nk[i] for i in rest)
+            s = out.setdefault(key, {"x": [], **{y: [] for y in ys}})
+            dmaps = {y: {x: v for x, v in zip(ds["x"], ds[y])} for y in ys}
+            for j, x in enumerate(ns["x"]):
+                if x not in dmaps[ys[0]]:
+                    continue
+                s["x"].append(x)
+                for y in ys:
+                    num_v, den_v = ns[y][j], dmaps[y].get(x)
+                    s[y].append(num_v / den_v if num_v is not None and den_v else None)
+    table.series = out
+    table.series_keys = [table.series_keys[i] for i in rest]
+    return table
+
+
+def draw_line_panel(ax, panel, reports, where):
+    x = Expr(panel["x"], where + "/x")
+    ys = [Expr(t.strip(), where + "/y") for t in panel["y"].split(",")]
+    series = panel.get("series", [])
+    series = [Expr(k, where + "/series") for k in ([series] if isinstance(series, str) else series)]
+    table = Table(reports, x, ys, series, list((panel.get("where") or {}).items()), where)
+    if "ratio" in panel:
+        table = ratio_table(table, panel["ratio"], where)
+    data, cats = draw_lines(ax, table, panel.get("logx", "auto"), panel.get("logy", "auto"),
+                            panel.get("xlabel"), panel.get("ylabel"), panel.get("y_labels"), panel.get("series_labels"))
+    xs_all = [v for s in data for v in s["x"]]
+    paper = draw_paper(ax, panel, xs_all, where) if panel.get("paper") else []
+    ax.legend(fontsize=7, loc="best")
+    return {"kind": "line", "x": x.text, "y": [y.text for y in ys], "series_keys": table.series_keys,
+            "series": data, "paper": paper}
+
+
+def draw_map_panel(axs, panel, reports, where, plt):
+    """A selection map (TR-530 Figs 11-14, 20-26): the fastest algorithm at every point of a
+    compare sweep, one panel per facet value, cells coloured by the winner ("winner": a key,
+    default the run's winner) and labelled with "cell_text" (default the winner's N1)."""
+    x, y = Expr(panel["x"], where + "/x"), Expr(panel["y"], where + "/y")
+    facet = Expr(panel["facet"], where + "/facet") if panel.get("facet") else None
+    winner = Expr(panel.get("winner", "winner"), where + "/winner")
+    text = Expr(panel.get("cell_text", "best.params.N1"), where + "/cell_text")
+    cells = {}
+    for _, rep in reports:
+        for run in rep["runs"]:
+            if "winner" not in run:
+                raise InputError(where, "a map needs a compare sweep (the report's runs have no \"winner\")")
+            key = (facet(rep, run) if facet else None, x(rep, run), y(rep, run))
+            if MISSING in key:
+                raise InputError(where, f"a run has no value for {' or '.join(e.text for e in (facet, x, y) if e)}")
+            if key not in cells:
+                w, t = winner(rep, run), text(rep, run)
+                cells[key] = {"winner": value_text(w), "text": None if t is MISSING else value_text(t),
+                              "margin": run.get("margin")}
+    facets = sorted({k[0] for k in cells}, key=lambda v: (v is None, v))
+    xs = sorted({k[1] for k in cells})
+    ys = sorted({k[2] for k in cells})
+    winners = sorted({c["winner"] for c in cells.values()})
+    colours = {w: f"C{i % 10}" for i, w in enumerate(winners)}
+    from matplotlib.patches import Patch
+    for i, fv in enumerate(facets):
+        ax = axs[i]
+        for (f, xv, yv), c in cells.items():
+            if f != fv:
+                continue
+            ax.add_patch(plt.Rectangle((xs.index(xv) - 0.5, ys.index(yv) - 0.5), 1, 1,
+                                       facecolor=colours[c["winner"]], edgecolor="white", linewidth=0.4, alpha=0.85))
+            if c["text"] is not None:
+                ax.text(xs.index(xv), ys.index(yv), c["text"], ha="center", va="center", fontsize=5)
+        ax.set_xlim(-0.5, len(xs) - 0.5)
+        ax.set_ylim(-0.5, len(ys) - 0.5)
+        ax.set_xticks(range(len(xs)))
+        ax.set_xticklabels([value_text(v) for v in xs], fontsize=6)
+        ax.set_yticks(range(len(ys)))
+        ax.set_yticklabels([value_text(v) for v in ys], fontsize=6)
+        ax.set_xlabel(panel.get("xlabel", x.text), fontsize=7)
+        ax.set_ylabel(panel.get("ylabel", y.text), fontsize=7)
+        if facet:
+            ax.set_title(f"{panel.get('facet_label', facet.text)} = {value_text(fv)}", fontsize=7)
+        ax.set_aspect("equal")
+    for ax in axs[len(facets):]:
+        ax.set_visible(False)
+    axs[0].figure.legend(handles=[Patch(color=colours[w], label=w) for w in winners], loc="center right",
+                         fontsize=7, frameon=False, title="fastest", title_fontsize=7)
+    return {"kind": "map", "x": x.text, "y": y.text, "facet": facet.text if facet else None,
+            "series_keys": [winner.text],
+            "series": [{"label": w, "keys": {winner.text: w}, "cells": sum(1 for c in cells.values() if c["winner"] == w)}
+                       for w in winners],
+            "cells": [{"facet": k[0], "x": k[1], "y": k[2], **c}
+                      for k, c in sorted(cells.items(), key=lambda kv: json.dumps(kv[0]))]}
+
+
+def make_figure(recipe_path, recipe, reports, out_dir, plt, fmt="svg"):
+    panels = recipe["panels"]
+    data = {"schema": "cubesim.figure-data/1", "name": recipe["name"], "title": recipe["title"],
+            "paper": recipe.get("paper", ""), "configs": recipe["configs"], "panels": []}
+    if any(p["kind"] == "map" for p in panels):
+        if len(panels) != 1:
+            raise InputError(recipe_path, "/panels: a map is the figure's only panel")
+        p = panels[0]
+        nf = len({Expr(p["facet"], "facet")(rep, run) for _, rep in reports for run in rep["runs"]}) if p.get("facet") else 1
+        cols = min(nf, 4)
+        rows = (nf + cols - 1) // cols
+        fig, axs = plt.subplots(rows, cols, figsize=(2.4 * cols + 0.4, 2.5 * rows + 0.7), squeeze=False)
+        data["panels"].append(draw_map_panel([a for row in axs for a in row], p, reports, f"{recipe_path}: /panels/0", plt))
+        fig.tight_layout(rect=(0, 0.06, 0.84, 0.95))
+    else:
+        w, h = recipe.get("size", [5.0 * len(panels), 3.9])
+        fig, axs = plt.subplots(1, len(panels), figsize=(w, h), squeeze=False)
+        for i, p in enumerate(panels):
+            d = draw_line_panel(axs[0][i], p, reports, f"{recipe_path}: /panels/{i}")
+            if p.get("title"):
+                axs[0][i].set_title(p["title"], fontsize=8)
+            data["panels"].append(d)
+        fig.tight_layout(rect=(0, 0.06, 1, 0.94))
+    fig.suptitle(recipe["title"], fontsize=9)
+    if recipe.get("note"):
+        width = int(fig.get_figwidth() * 19)
+        fig.text(0.5, 0.0, textwrap.fill(recipe["note"], width), ha="center", va="top", fontsize=7)
+    svg = os.path.join(out_dir, recipe["name"] + "." + fmt)
+    save(fig, svg, recipe_path)
+    plt.close(fig)
+    write_json(os.path.join(out_dir, recipe["name"] + ".data.json"), data)
+    return svg
+
+
+def cmd_figures(argv):
+    ap = ArgParser(prog="cubesim figures",
+                                 description="regenerate the papers' figures from simulation (figures/recipes/*.json)")
+    ap.add_argument("--recipes", default=os.path.join(ROOT, "figures", "recipes"), help="folder of recipes or one recipe file")
+    ap.add_argument("--out", default=os.path.join(ROOT, "figures"), help="where NAME.svg and NAME.data.json go (default figures/)")
+    ap.add_argument("--only", action="append", metavar="NAME", help="only this figure (repeatable)")
+    ap.add_argument("--report", action="append", default=[], metavar="CONFIG=REPORT",
+                    help="draw CONFIG's data from this report instead of running it (repeatable)")
+    ap.add_argument("--work", help="keep the runs' reports here (default: a temporary folder)")
+    ap.add_argument("--format", choices=["svg", "png", "pdf"], default="svg", help="image format (default svg)")
+    ap.add_argument("--list", action="store_true", help="list the recipes and exit")
+    a = ap.parse_args(argv)
+    if os.path.isdir(a.recipes):
+        paths = sorted(os.path.join(a.recipes, f) for f in os.listdir(a.recipes) if f.endswith(".json"))
+    else:
+        paths = [a.recipes]
+    recipes = [load_recipe(p) for p in paths]
+    names = [r["name"] for _, r in recipes]
+    for n in a.only or []:
+        if n not in names:
+            raise InputError("--only", f"no recipe \"{n}\" (recipes: {', '.join(names)})")
+    if a.list:
+        for p, r in recipes:
+            print(f"{r['name']:<28} {r['title']}")
+        return 0
+    given = {}
+    for item in a.report:
+        if "=" not in item:
+            raise InputError("--report", f"\"{item}\": want CONFIG=REPORT")
+        c, rp = item.split("=", 1)
+        given[os.path.realpath(c)] = load_report(rp)
+    if not os.path.isdir(a.out):
+        raise InputError("--out", f"\"{a.out}\": not a folder")
+    cubesim = os.environ.get("CUBESIM_BIN") or os.path.join(ROOT, "build", "cubesim")
+    plt = pyplot()
+    with tempfile.TemporaryDirectory(prefix="cubesim-figures-") as tmp:
+        work = a.work or tmp
+        os.makedirs(work, exist_ok=True)
+        for path, recipe in recipes:
+            if a.only and recipe["name"] not in a.only:
+                continue
+            base = os.path.dirname(os.path.abspath(path))
+            reports = []
+            for c in recipe["configs"]:
+                cfg = os.path.realpath(os.path.join(base, c))
+                if cfg in given:
+                    reports.append(given[cfg])
+                    continue
+                if not os.path.isfile(cfg):
+                    raise InputError(path, f"/configs: no config {c} (paths are relative to the recipe)")
+                reports.append(load_report(run_config(cubesim, cfg, work, path)))
+            svg = make_figure(path, recipe, reports, a.out, plt, a.format)
+            print(svg)
+    return 0
+
+
+def main(argv):
+    if not argv or argv[0] not in ("plot", "figures"):
+        print("usage: cubesim_plot.py plot|figures ...", file=sys.stderr)
+        return 2
+    try:
+        return cmd_plot(argv[1:]) if argv[0] == "plot" else cmd_figures(argv[1:])
+    except InputError as e:
+        print(one_line(e), file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        print(one_line(e), file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
