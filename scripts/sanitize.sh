@@ -13,4 +13,6 @@ cmake --build build-sanitize -j "$(nproc)"
 # Halt (and fail the test) at the first finding of either sanitizer; leaks are findings too.
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)" "$@"
+# The plot tests (label "plot": Python drawing the suite's own configs, several minutes under
+# ASan) run in scripts/test.sh only.
+ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)" -LE plot "$@"

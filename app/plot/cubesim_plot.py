@@ -232,11 +232,14 @@ def series_label(keys, values, names=None):
     return ", ".join(parts) if parts else "all runs"
 
 
-def varying_keys(reports):
-    """Sweep keys whose value differs between runs, in sweep order (first key outermost)."""
+def varying_keys(reports, where=()):
+    """Sweep keys whose value differs between the runs --where keeps, in sweep order (first key
+    outermost)."""
     order, seen = [], {}
     for _, rep in reports:
         for run in rep["runs"]:
+            if not matches(rep, run, where):
+                continue
             for k, v in (run.get("point") or {}).items():
                 if k not in seen:
                     seen[k] = set()
@@ -271,6 +274,11 @@ def matches(rep, run, conditions):
     return True
 
 
+def hashable(v):
+    """A sweep value as a series key or x value: lists and objects (params.perm) by their JSON."""
+    return json.dumps(v, separators=(",", ":")) if isinstance(v, (list, dict)) else v
+
+
 class Table:
     """The points a plot is drawn from: per series, x against one or more y quantities."""
 
@@ -285,7 +293,8 @@ class Table:
                 xv = x(rep, run)
                 if xv is MISSING:
                     continue
-                key = tuple(k(rep, run) for k in series)
+                xv = hashable(xv)
+                key = tuple(hashable(k(rep, run)) for k in series)
                 s = self.series.setdefault(key, {"x": [], **{y.text: [] for y in ys}})
                 s["x"].append(xv)
                 for y in ys:
@@ -426,7 +435,8 @@ def cmd_plot(argv):
     ap.add_argument("--logy", choices=["auto", "on", "off"], default="auto")
     a = ap.parse_args(argv)
     reports = [load_report(p) for p in a.reports]
-    varying = varying_keys(reports)
+    where = parse_where(a.where, "--where")
+    varying = varying_keys(reports, where)
     if len({rep.get("name") for _, rep in reports}) > 1:
         varying.append("report")
     if a.x is None:
@@ -440,10 +450,20 @@ def cmd_plot(argv):
     if not ys:
         raise InputError("--y", "names nothing to plot")
     if a.series is None:
-        series = [Expr(k, "--series") for k in varying if k not in x.keys]
+        # The other varying keys, less those that x determines (topology.dim when x is nodes).
+        def determined(k):
+            seen = {}
+            for _, rep in reports:
+                for run in rep["runs"]:
+                    if matches(rep, run, where):
+                        xv = json.dumps(x(rep, run), default=str)
+                        if seen.setdefault(xv, json.dumps(lookup(rep, run, k), default=str)) != \
+                                json.dumps(lookup(rep, run, k), default=str):
+                            return False
+            return True
+        series = [Expr(k, "--series") for k in varying if k not in x.keys and not determined(k)]
     else:
         series = [Expr(s.strip(), "--series") for s in a.series.split(",") if s.strip()]
-    where = parse_where(a.where, "--where")
     table = Table(reports, x, ys, series, where, "cubesim plot")
     out = a.out or os.path.join(os.path.dirname(os.path.abspath(reports[0][0])), "plot.svg")
     plt = pyplot()
@@ -451,7 +471,13 @@ def cmd_plot(argv):
     data, cats = draw_lines(ax, table, a.logx, a.logy)
     names = sorted({rep.get("name", "?") for _, rep in reports})
     ax.set_title(a.title or ", ".join(names), fontsize=9)
-    ax.legend(fontsize=7, loc="best")
+    entries = len(ax.get_legend_handles_labels()[0])
+    if entries <= 10:
+        ax.legend(fontsize=7, loc="best")
+    elif entries <= 60:
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1 + entries // 30)
+    else:  # too many to name: the data file (--data) lists them
+        ax.text(0.99, 0.01, f"{len(data)} series", transform=ax.transAxes, ha="right", va="bottom", fontsize=7)
     save(fig, out, "--out")
     if a.data:
         write_json(a.data, {"schema": "cubesim.plot-data/1", "reports": [p for p, _ in reports], "x": x.text,
@@ -462,15 +488,16 @@ def cmd_plot(argv):
 
 # --- figure recipes ------------------------------------------------------------------------------
 
-def need(obj, key, kind, where, default=MISSING):
+def need(obj, key, kind, path, ptr="", default=MISSING):
+    """obj[key], which must be of `kind`; errors name the file and the JSON pointer ptr/key."""
     if key not in obj:
         if default is not MISSING:
             return default
-        raise InputError(where, f"/{key}: missing")
+        raise InputError(path, f"{ptr}/{key}: missing")
     v = obj[key]
     if kind is not None and not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
         names = {str: "a string", list: "a list", dict: "an object", bool: "true or false"}
-        raise InputError(where, f"/{key}: must be {names.get(kind, kind)}")
+        raise InputError(path, f"{ptr}/{key}: must be {names.get(kind, kind)}")
     return v
 
 
@@ -497,19 +524,23 @@ def load_recipe(path):
     if not panels:
         raise InputError(path, "/panels: at least one panel")
     for i, p in enumerate(panels):
-        where = f"{path}: /panels/{i}"
+        ptr = f"/panels/{i}"
+        where = f"{path}: {ptr}"
         if not isinstance(p, dict):
             raise InputError(where, "a panel is an object")
         for k in p:
             if k not in PANEL_KEYS:
-                raise InputError(where, f"/{k}: unknown key (known: {', '.join(sorted(PANEL_KEYS))})")
-        kind = need(p, "kind", str, where)
+                raise InputError(path, f"{ptr}/{k}: unknown key (known: {', '.join(sorted(PANEL_KEYS))})")
+        kind = need(p, "kind", str, path, ptr)
         if kind not in ("line", "map"):
-            raise InputError(where, f"/kind: \"line\" or \"map\", not \"{kind}\"")
-        need(p, "x", str, where)
-        need(p, "y", str, where)
+            raise InputError(path, f"{ptr}/kind: \"line\" or \"map\", not \"{kind}\"")
+        need(p, "x", str, path, ptr)
+        need(p, "y", str, path, ptr)
         if kind == "map":
-            need(p, "facet", str, where, None)
+            need(p, "facet", str, path, ptr, None)
+            for k in ("x", "y", "facet", "winner", "cell_text"):
+                if isinstance(p.get(k), str):
+                    Expr(p[k], f"{where}/{k}")
         for j, c in enumerate(p.get("paper", [])):
             w = f"{where}/paper/{j}"
             if not isinstance(c, dict) or not isinstance(c.get("label"), str) \

@@ -1,0 +1,363 @@
+#!/usr/bin/python3
+"""Tests of `cubesim plot` and `cubesim figures` (docs/figures.md), run by ctest as plot.cli and
+plot.figures: every shipped sweep config's report plots, every figure recipe runs, each image is
+non-empty and was drawn from the expected series (the data beside the image is checked, not the
+pixels), the committed figures/ are current, and bad input ends in one line and exit 2.
+
+  CUBESIM_BIN=build/cubesim /usr/bin/python3 tests/test_plot.py [PlotCli|Figures]
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("CUBESIM_BIN", os.path.join(ROOT, "build", "cubesim"))
+RECIPES = os.path.join(ROOT, "figures", "recipes")
+
+# Sweeps that take minutes (fig23: 165 s here; fig26: more than 25 min, no recipe): the tests run
+# them thinned to the first two values of each numeric sweep key (every algorithm and N1 kept).
+SLOW = {"configs/tr530/maps/fig23-map-2d.json", "configs/tr530/maps/fig26-map-2d-nport.json"}
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def save(obj, path):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f)
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def cubesim(*args, cwd=ROOT):
+    return subprocess.run([BIN, *args], cwd=cwd, capture_output=True, text=True)
+
+
+def sweep_configs():
+    out = []
+    for f in sorted(glob.glob(os.path.join(ROOT, "configs", "**", "*.json"), recursive=True)):
+        c = load(f)
+        if isinstance(c, dict) and c.get("schema") == "cubesim.config/1" and \
+                any(len(v) > 1 for v in c.get("sweep", {}).values()):
+            out.append((os.path.relpath(f, ROOT), c))
+    return out
+
+
+def thinned(config, tmp):
+    """A copy of a slow config with each numeric sweep list cut to its first two values."""
+    c = load(os.path.join(ROOT, config))
+    for k, v in c["sweep"].items():
+        if all(isinstance(x, (int, float)) for x in v) and k != "params.N1":
+            c["sweep"][k] = v[:2]
+    path = os.path.join(tmp, os.path.basename(config))
+    save(c, path)
+    return path, c
+
+
+def run_config(path, out):
+    p = cubesim("run", path, "--out", out, "--reproducible")
+    assert p.returncode == 0, f"cubesim run {path}: {p.returncode} {p.stderr}"
+    return os.path.join(out, "report.json")
+
+
+def check_image(test, path):
+    test.assertTrue(os.path.isfile(path), path)
+    data = read_bytes(path)
+    test.assertGreater(len(data), 2000, path)
+    if path.endswith(".svg"):
+        test.assertIn(b"<svg", data[:2000], path)
+        test.assertIn(b"</svg>", data[-100:], path)
+    elif path.endswith(".png"):
+        test.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n", path)
+
+
+class PlotCli(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="cubesim-plot-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_every_shipped_sweep_config_plots(self):
+        """The default plot of each sweep: x is the last numeric varying key, one series per
+        combination of the other varying keys, each with a point per x value (counted from the
+        config, not from the plotting code)."""
+        configs = sweep_configs()
+        self.assertGreater(len(configs), 60)
+        for rel, c in configs:
+            with self.subTest(config=rel):
+                path = rel
+                if rel in SLOW or "/maps/" in rel:  # the maps are drawn whole by the figures below
+                    path, c = thinned(rel, self.tmp)
+                name = os.path.splitext(os.path.basename(rel))[0]
+                out = os.path.join(self.tmp, name)
+                run_config(path, out)
+                svg, data = os.path.join(out, "plot.svg"), os.path.join(out, "plot.json")
+                p = cubesim("plot", out, "--data", data)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(p.stdout.strip(), svg)
+                check_image(self, svg)
+                d = load(data)
+                varying = {k: v for k, v in c["sweep"].items() if len(v) > 1}
+                numeric = [k for k, v in varying.items() if all(isinstance(x, (int, float)) for x in v)]
+                x = (numeric or list(varying))[-1]
+                self.assertEqual(d["x"], x)
+                self.assertEqual(d["y"], ["simulated", "predicted"])
+                want = 1
+                for k, v in varying.items():
+                    if k != x:
+                        want *= len(v)
+                self.assertEqual(len(d["series"]), want)
+                self.assertEqual(sorted(d["series_keys"]), sorted(k for k in varying if k != x))
+                for s in d["series"]:
+                    self.assertEqual(sorted(map(str, s["x"])), sorted(str(v).replace(" ", "") for v in varying[x]), s["label"])
+                    # A 0-cube (shift.gc at dim 0) takes no time.
+                    self.assertTrue(all(isinstance(v, (int, float)) and v >= 0 for v in s["y"]["simulated"]), s["label"])
+                shutil.rmtree(out)
+
+    def test_options_select_axes_series_and_runs(self):
+        out = os.path.join(self.tmp, "q")
+        run_config("configs/quickstart.json", out)
+        data = os.path.join(self.tmp, "q.json")
+        png = os.path.join(self.tmp, "q.png")
+        p = cubesim("plot", os.path.join(out, "report.json"), "--x", "nodes", "--y", "ratio,startups",
+                    "--where", "machine_overrides.ports=one", "--out", png, "--data", data)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        check_image(self, png)
+        d = load(data)
+        self.assertEqual(d["x"], "nodes")
+        self.assertEqual(d["series_keys"], [])  # the ports key is fixed by --where
+        self.assertEqual(len(d["series"]), 1)
+        s = d["series"][0]
+        self.assertEqual(s["x"], [2, 4, 8, 16, 32, 64, 128])
+        self.assertEqual(s["y"]["ratio"], [1.0] * 7)  # the quickstart is exact
+        self.assertEqual(s["y"]["startups"], [60 * n for n in range(1, 8)])  # one-port SBT: n P start-ups
+        # An expression over keys, and two reports side by side (a series per report).
+        out2 = os.path.join(self.tmp, "f3")
+        os.makedirs(out2)
+        a = run_config("configs/tr530/fig3-sbt.json", os.path.join(out2, "a"))
+        b = run_config("configs/tr530/fig3-nesbt.json", os.path.join(out2, "b"))
+        p = cubesim("plot", a, b, "--x", "log2(nodes)", "--y", "simulated.time_s * 1000", "--out",
+                    os.path.join(self.tmp, "f3.pdf"), "--data", data)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(read_bytes(os.path.join(self.tmp, "f3.pdf"))[:5], b"%PDF-")
+        d = load(data)
+        self.assertEqual([s["label"] for s in d["series"]], ["tr530-fig3-nesbt", "tr530-fig3-sbt"])
+        self.assertEqual(d["series"][1]["x"], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0])
+        self.assertAlmostEqual(d["series"][1]["y"]["simulated.time_s * 1000"][0], 151.44)
+
+    def test_the_same_report_gives_the_same_bytes(self):
+        out = os.path.join(self.tmp, "q")
+        run_config("configs/quickstart.json", out)
+        images = []
+        for i in range(2):
+            f = os.path.join(self.tmp, f"q{i}.svg")
+            self.assertEqual(cubesim("plot", out, "--out", f).returncode, 0)
+            images.append(read_bytes(f))
+        self.assertEqual(images[0], images[1])
+
+    def test_bad_input_is_one_line_and_exit_2(self):
+        out = os.path.join(self.tmp, "q")
+        run_config("configs/quickstart.json", out)
+        notrep = os.path.join(self.tmp, "config.json")
+        shutil.copy(os.path.join(ROOT, "configs", "quickstart.json"), notrep)
+        broken = os.path.join(self.tmp, "broken.json")
+        with open(broken, "w", encoding="utf-8") as f:
+            f.write('{"schema": "cubesim.report/1", "runs": [')
+        target = os.path.join(self.tmp, "never.svg")
+        cases = [
+            (["plot", os.path.join(self.tmp, "missing.json")], "missing.json: cannot read the report"),
+            (["plot", notrep], "config.json: /schema: not a cubesim report"),
+            (["plot", broken], "broken.json: line 1, column"),
+            (["plot", out, "--x", "params.nosuch"], 'no run has a value for x = "params.nosuch"'),
+            (["plot", out, "--y", "machine.name"], 'no run has a number for y = "machine.name"'),
+            (["plot", out, "--x", "__import__('os')"], "--x: "),
+            (["plot", out, "--where", "ports"], '--where: "ports": want KEY=VALUE'),
+            (["plot", out, "--out", os.path.join(self.tmp, "x.gif")], "the plot is written as .svg, .png or .pdf"),
+            (["plot", out, "--out", os.path.join(self.tmp, "no", "dir.svg")], "no folder"),
+            (["plot", out, "--bogus"], "cubesim plot: unrecognized arguments: --bogus"),
+            (["plot"], "cubesim plot: the following arguments are required"),
+            (["figures", "--only", "nosuch", "--out", self.tmp], '--only: no recipe "nosuch"'),
+            (["figures", "--report", "x", "--out", self.tmp], '--report: "x": want CONFIG=REPORT'),
+            (["figures", "--out", target], "--out: "),
+        ]
+        for args, want in cases:
+            with self.subTest(args=args):
+                before = sorted(os.listdir(self.tmp))
+                p = cubesim(*args)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(p.stdout, "")
+                lines = p.stderr.splitlines()
+                self.assertEqual(len(lines), 1, p.stderr)
+                self.assertIn(want, lines[0])
+                self.assertEqual(sorted(os.listdir(self.tmp)), before)
+
+    def test_bad_recipes(self):
+        base = load(os.path.join(RECIPES, "tr530-fig3.json"))
+        cfg = os.path.join(ROOT, "configs", "tr530", "fig3-sbt.json")
+        out = os.path.join(self.tmp, "out")
+        os.makedirs(out)
+
+        def recipe(**change):
+            r = json.loads(json.dumps(base))
+            r["configs"] = [cfg]
+            for k, v in change.items():
+                if v is None:
+                    r.pop(k)
+                else:
+                    r[k] = v
+            return r
+
+        panel = base["panels"][0]
+        cases = [
+            (recipe(bogus=1), "/bogus: unknown key"),
+            (recipe(schema="x"), '/schema: want "cubesim.figure/1"'),
+            (recipe(name=None), "/name: missing"),
+            (recipe(configs=[]), "/configs: a non-empty list"),
+            (recipe(configs=["nosuch.json"]), "/configs: no config nosuch.json"),
+            (recipe(panels=[dict(panel, kind="pie")]), '/panels/0/kind: "line" or "map", not "pie"'),
+            (recipe(panels=[dict(panel, colour=1)]), "/panels/0/colour: unknown key"),
+            (recipe(panels=[dict(panel, x="params.nosuch")]), 'no run has a value for x = "params.nosuch"'),
+            (recipe(panels=[dict(panel, y="open('x')")]), "/panels/0/y: "),
+            (recipe(panels=[dict(panel, paper=[{"label": "a"}])]), "/panels/0/paper/0: a paper curve is"),
+            (recipe(panels=[dict(panel, paper=[{"label": "a", "expr": "x +"}])]), "/panels/0/paper/0/expr"),
+            (recipe(panels=[dict(panel, kind="map", facet="params.Q", y="params.R")]), "a map needs a compare sweep"),
+            (recipe(panels=[dict(panel, kind="map", y="simulated,predicted")]), "/panels/0/y: "),
+        ]
+        for i, (r, want) in enumerate(cases):
+            with self.subTest(case=i, want=want):
+                path = os.path.join(self.tmp, f"r{i}.json")
+                save(r, path)
+                p = cubesim("figures", "--recipes", path, "--out", out, "--work", os.path.join(self.tmp, "work"))
+                self.assertEqual(p.returncode, 2, p.stderr)
+                lines = p.stderr.splitlines()
+                self.assertEqual(len(lines), 1, p.stderr)
+                self.assertIn(want, lines[0])
+                self.assertEqual(os.listdir(out), [])
+
+
+# The series each figure must show (per panel), as the recipes and configs define them; the
+# paper's curves by label. A map's series are its winners, checked against the config's algorithms.
+EXPECTED = {
+    "tr530-fig3": [(["broadcast.nesbt", "broadcast.sbt"], []),
+                   (["all runs"], ["speed-up = log N (Fig. 3, dashed)"])],
+    "tr530-fig9": [(["matmul1d.a1.gcea", "matmul1d.a1.sbt"], [])] * 3,
+    "tr530-fig10": [(["all runs"], [])] * 2,
+    "tr530-fig19": [(["P/R=2", "P/R=8", "P/R=32"], ["measured minima at N1/N2 = P/R"])],
+    "tr572-fig10-12": [(["B_copy=0", "B_copy=16", "B_copy=64", "B_copy=256"], [])] * 3,
+    "tr572-fig13": [(["dim=2", "dim=6"], [])] * 2,
+    "tr572-fig14": [(["P=16", "P=64", "P=256", "P=1024"], [])] * 2,
+    "tr572-fig15": [(["transpose.gray_combined, P=64", "transpose.gray_combined, P=256",
+                      "transpose.gray_naive, P=64", "transpose.gray_naive, P=256"], [])] * 1 +
+                   [(["transpose.gray_combined, P=64", "transpose.gray_combined, P=256",
+                      "transpose.gray_naive, P=64", "transpose.gray_naive, P=256"],
+                     ["combined: n steps", "naive: 2n - 2 steps"])],
+    "tr572-fig16-18": [(["dim=12", "dim=16"], [])],
+    "tr572-fig19": [(["transpose.exchange", "transpose.spt_steps"], [])] * 3,
+}
+
+
+def recipe_list():
+    out = []
+    for f in sorted(os.listdir(RECIPES)):
+        if f.endswith(".json"):
+            r = load(os.path.join(RECIPES, f))
+            configs = [os.path.relpath(os.path.normpath(os.path.join(RECIPES, c)), ROOT) for c in r["configs"]]
+            out.append((os.path.join(RECIPES, f), r, configs))
+    return out
+
+
+class Figures(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="cubesim-figures-test-")
+        cls.out = os.path.join(cls.tmp, "figures")
+        os.makedirs(cls.out)
+        cls.reports = {}
+        for _, _, configs in recipe_list():
+            for c in configs:
+                if c in SLOW and c not in cls.reports:
+                    path, _ = thinned(c, cls.tmp)
+                    cls.reports[c] = run_config(path, os.path.join(cls.tmp, "thin-" + os.path.basename(c)))
+        args = ["figures", "--out", cls.out, "--work", os.path.join(cls.tmp, "work")]
+        for c, rep in cls.reports.items():
+            args += ["--report", f"{c}={rep}"]
+        cls.result = cubesim(*args)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_every_recipe_draws_its_figure(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        recipes = recipe_list()
+        self.assertGreaterEqual(len(recipes), 19)
+        self.assertEqual(len(self.result.stdout.split()), len(recipes))
+        for path, r, configs in recipes:
+            with self.subTest(recipe=r["name"]):
+                check_image(self, os.path.join(self.out, r["name"] + ".svg"))
+                d = load(os.path.join(self.out, r["name"] + ".data.json"))
+                self.assertEqual(d["name"], r["name"])
+                self.assertEqual(len(d["panels"]), len(r["panels"]))
+                if r["panels"][0]["kind"] == "map":
+                    cfg = load(os.path.join(ROOT, configs[0]))
+                    panel = d["panels"][0]
+                    algorithms = set(cfg["sweep"]["algorithm"])
+                    self.assertTrue({s["label"] for s in panel["series"]} <= algorithms)
+                    grid = 1
+                    for k in ("params.P", "params.Q", "params.R"):
+                        grid *= len(cfg["sweep"][k]) if configs[0] not in SLOW else 2
+                    self.assertEqual(len(panel["cells"]), grid)
+                    self.assertEqual(sum(s["cells"] for s in panel["series"]), grid)
+                    if "2d" in configs[0]:  # each cell names the winner's N1, a power of two up to N
+                        self.assertTrue(all(c["text"] is not None for c in panel["cells"]))
+                    continue
+                self.assertIn(r["name"], EXPECTED, "add the recipe's series to EXPECTED")
+                for i, (series, paper) in enumerate(EXPECTED[r["name"]]):
+                    panel = d["panels"][i]
+                    self.assertEqual([s["label"] for s in panel["series"]], series, f"panel {i}")
+                    self.assertEqual([c["label"] for c in panel["paper"]], paper, f"panel {i}")
+                    for s in panel["series"]:
+                        self.assertGreaterEqual(len(s["x"]), 2, s["label"])
+                        for y, vals in s["y"].items():
+                            self.assertTrue(all(isinstance(v, (int, float)) for v in vals), f"{s['label']} {y}")
+
+    def test_tr530_fig3_speedup_stays_below_log_n(self):
+        d = load(os.path.join(self.out, "tr530-fig3.data.json"))
+        s = d["panels"][1]["series"][0]
+        for n, sim, pred in zip(s["x"], s["y"]["simulated"], s["y"]["predicted"]):
+            # n P / (P + n), P = 60 packets, from n = 2; on a 1-cube both trees are the one edge.
+            self.assertAlmostEqual(sim, 1.0 if n == 1 else n * 60 / (60 + n), places=9)
+            if n > 1:  # Table 1 is exact; nESBT-b(1,1) is an upper bound on the 1-cube (one packet more)
+                self.assertAlmostEqual(sim, pred, places=12)
+            else:
+                self.assertAlmostEqual(pred, 60 / 61, places=12)
+            self.assertLessEqual(sim, n)
+
+    def test_committed_figures_are_current(self):
+        """figures/NAME.data.json is what `cubesim figures` draws today (the thinned recipes are
+        compared by shape only). Regenerate with `./build/cubesim figures`."""
+        for path, r, configs in recipe_list():
+            with self.subTest(recipe=r["name"]):
+                committed = os.path.join(ROOT, "figures", r["name"] + ".data.json")
+                self.assertTrue(os.path.isfile(committed), committed + " missing: run ./build/cubesim figures")
+                self.assertTrue(os.path.isfile(os.path.join(ROOT, "figures", r["name"] + ".svg")))
+                if any(c in SLOW for c in configs):
+                    continue
+                self.assertEqual(load(committed),
+                                 load(os.path.join(self.out, r["name"] + ".data.json")),
+                                 "stale: run ./build/cubesim figures")
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], *sys.argv[1:]], verbosity=2)
