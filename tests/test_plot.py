@@ -344,6 +344,19 @@ class Figures(unittest.TestCase):
                 self.assertAlmostEqual(pred, 60 / 61, places=12)
             self.assertLessEqual(sim, n)
 
+    def test_tr572_fig19_the_exchange_moves_half_the_elements(self):
+        """TR-572 §9 on the figure's own configs: the 1-D exchange moves exactly half the
+        elements of the 2-D SPT steps, run for run."""
+        runs = {}
+        for c in ("configs/tr572/fig19-1d-vs-2d.json", "configs/tr572/fig19-2d-spt-steps.json"):
+            rep = load(run_config(c, os.path.join(self.tmp, "half-" + os.path.basename(c))))
+            runs[c] = {json.dumps(r["point"], sort_keys=True): r["simulated"]["critical_path"]["element_transfers"]
+                       for r in rep["runs"]}
+        one, two = runs.values()
+        self.assertEqual(sorted(one), sorted(two))
+        for point, e in one.items():
+            self.assertEqual(2 * e, two[point], point)
+
     def test_committed_figures_are_current(self):
         """figures/NAME.data.json is what `cubesim figures` draws today (the thinned recipes are
         compared by shape only). Regenerate with `./build/cubesim figures`."""
