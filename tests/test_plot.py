@@ -233,6 +233,11 @@ class PlotCli(unittest.TestCase):
             (recipe(panels=[dict(panel, paper=[{"label": "a", "expr": "x +"}])]), "/panels/0/paper/0/expr"),
             (recipe(panels=[dict(panel, kind="map", facet="params.Q", y="params.R")]), "a map needs a compare sweep"),
             (recipe(panels=[dict(panel, kind="map", y="simulated,predicted")]), "/panels/0/y: "),
+            (recipe(panels=[dict(panel, where=["machine"])]), "/panels/0/where: must be an object"),
+            (recipe(panels=[dict(panel, logy="yes")]), '/panels/0/logy: "auto", "on" or "off"'),
+            (recipe(panels=[dict(panel, paper=[{"label": "a", "expr": "x", "colour": "red"}])]),
+             "/panels/0/paper/0/colour: unknown key"),
+            (recipe(size=[0, 3]), "/size: want [width, height]"),
         ]
         for i, (r, want) in enumerate(cases):
             with self.subTest(case=i, want=want):

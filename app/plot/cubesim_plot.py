@@ -456,9 +456,8 @@ def cmd_plot(argv):
             for _, rep in reports:
                 for run in rep["runs"]:
                     if matches(rep, run, where):
-                        xv = json.dumps(x(rep, run), default=str)
-                        if seen.setdefault(xv, json.dumps(lookup(rep, run, k), default=str)) != \
-                                json.dumps(lookup(rep, run, k), default=str):
+                        v = json.dumps(lookup(rep, run, k), default=str)
+                        if seen.setdefault(json.dumps(x(rep, run), default=str), v) != v:
                             return False
             return True
         series = [Expr(k, "--series") for k in varying if k not in x.keys and not determined(k)]
@@ -495,7 +494,7 @@ def need(obj, key, kind, path, ptr="", default=MISSING):
             return default
         raise InputError(path, f"{ptr}/{key}: missing")
     v = obj[key]
-    if kind is not None and not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
+    if (kind is not None and not isinstance(v, kind)) or (isinstance(v, bool) and kind is not bool):
         names = {str: "a string", list: "a list", dict: "an object", bool: "true or false"}
         raise InputError(path, f"{ptr}/{key}: must be {names.get(kind, kind)}")
     return v
@@ -504,6 +503,9 @@ def need(obj, key, kind, path, ptr="", default=MISSING):
 RECIPE_KEYS = {"schema", "name", "title", "paper", "note", "configs", "panels", "size"}
 PANEL_KEYS = {"kind", "title", "x", "y", "y_labels", "series", "series_labels", "where", "ratio", "xlabel", "ylabel", "logx",
               "logy", "paper", "facet", "facet_label", "winner", "cell_text"}
+
+
+PAPER_KEYS = {"label", "expr", "points", "vline", "style", "color", "marker", "smooth"}
 
 
 def load_recipe(path):
@@ -515,6 +517,9 @@ def load_recipe(path):
             raise InputError(path, f"/{k}: unknown key (known: {', '.join(sorted(RECIPE_KEYS))})")
     if r.get("schema") != FIGURE_SCHEMA:
         raise InputError(path, f"/schema: want \"{FIGURE_SCHEMA}\"")
+    size = r.get("size", [1, 1])
+    if not isinstance(size, list) or len(size) != 2 or not numeric(size) or min(size) <= 0:
+        raise InputError(path, "/size: want [width, height] in inches")
     need(r, "name", str, path)
     need(r, "title", str, path)
     configs = need(r, "configs", list, path)
@@ -536,6 +541,19 @@ def load_recipe(path):
             raise InputError(path, f"{ptr}/kind: \"line\" or \"map\", not \"{kind}\"")
         need(p, "x", str, path, ptr)
         need(p, "y", str, path, ptr)
+        # The optional keys' types, so that a wrong one is refused here rather than crashing later.
+        for k, types, what in (("title", (str,), "a string"), ("xlabel", (str,), "a string"),
+                               ("ylabel", (str,), "a string"), ("where", (dict,), "an object"),
+                               ("ratio", (dict,), "an object"), ("y_labels", (dict,), "an object"),
+                               ("series_labels", (dict,), "an object"), ("series", (str, list), "a key or a list of keys"),
+                               ("paper", (list,), "a list")):
+            if k in p and not isinstance(p[k], types):
+                raise InputError(path, f"{ptr}/{k}: must be {what}")
+        if isinstance(p.get("series"), list) and not all(isinstance(k, str) for k in p["series"]):
+            raise InputError(path, f"{ptr}/series: must be a key or a list of keys")
+        for k in ("logx", "logy"):
+            if k in p and p[k] not in ("auto", "on", "off"):
+                raise InputError(path, f"{ptr}/{k}: \"auto\", \"on\" or \"off\"")
         if kind == "map":
             need(p, "facet", str, path, ptr, None)
             for k in ("x", "y", "facet", "winner", "cell_text"):
@@ -543,6 +561,8 @@ def load_recipe(path):
                     Expr(p[k], f"{where}/{k}")
         for j, c in enumerate(p.get("paper", [])):
             w = f"{where}/paper/{j}"
+            if isinstance(c, dict) and set(c) - PAPER_KEYS:
+                raise InputError(path, f"{ptr}/paper/{j}/{sorted(set(c) - PAPER_KEYS)[0]}: unknown key (known: {', '.join(sorted(PAPER_KEYS))})")
             if not isinstance(c, dict) or not isinstance(c.get("label"), str) \
                     or sum(k in c for k in ("expr", "points", "vline")) != 1:
                 raise InputError(w, "a paper curve is {\"label\", and one of \"expr\" (in x), \"points\" "
@@ -805,6 +825,9 @@ def main(argv):
         return 2
     except RuntimeError as e:
         print(one_line(e), file=sys.stderr)
+        return 1
+    except Exception as e:  # a bug: one line and exit 1, like cubesim's own "error:" path
+        print(one_line(f"cubesim {argv[0]}: error: {type(e).__name__}: {e}"), file=sys.stderr)
         return 1
 
 
