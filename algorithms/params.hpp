@@ -31,6 +31,8 @@ struct Params {
   std::int64_t layout_after = 0;    ///< index into kLayoutNames
   std::int64_t variant = 0;         ///< which of a paper's numbered algorithms (convert.cyclic: 1, 2 or 3)
   std::vector<std::int64_t> perm;   ///< a dimension permutation: perm[i] = the dimension that bit i moves to
+  std::int64_t axis = 0;            ///< the grid axis a mesh collective runs along (algorithms/mesh/lattice.hpp)
+  std::vector<std::int64_t> grid;   ///< a processor grid's extents on a hypercube (empty: the algorithm's default)
 };
 
 struct ParamSpec {
@@ -46,7 +48,7 @@ struct ParamSpec {
 };
 
 /// Every parameter, in the order reports and trace headers list them.
-inline constexpr std::array<ParamSpec, 15> kParams{{
+inline constexpr std::array<ParamSpec, 17> kParams{{
     {"root", &Params::root, 0, "the source (or destination) node of a one-to-all (all-to-one) operation"},
     {"M", &Params::M, 0, "elements: the message, or each node's block, or the block for each destination"},
     {"B", &Params::B, 1, "packet elements in force (default the machine's B_m)"},
@@ -62,6 +64,8 @@ inline constexpr std::array<ParamSpec, 15> kParams{{
     {"layout_after", &Params::layout_after, 0, "the layout of the transposed matrix after (the same names)", kLayoutNames},
     {"variant", &Params::variant, 0, "which of the paper's numbered algorithms (convert.cyclic: Algorithm 1, 2 or 3)"},
     {"perm", nullptr, 0, "a dimension permutation: a list whose i-th entry is the dimension that address bit i moves to", {}, &Params::perm},
+    {"axis", &Params::axis, 0, "the grid axis a mesh collective runs along, on every line of that axis at once (0: the fastest-varying coordinate)"},
+    {"grid", nullptr, 1, "a processor grid on a hypercube: 1-3 powers of two whose product is N, axis 0 on the lowest address bits, each axis Gray-coded (default: the algorithm's)", {}, &Params::grid},
 }};
 
 /// The row of `key`, or null.

@@ -56,9 +56,11 @@ void judge(RunOutcome& out) {
   out.relation_holds = relation_holds(out.prediction, sim);
   const PathCounts& cp = out.stats.critical_path;
   out.terms_match = cp.startups == out.prediction.startups && cp.element_transfers == out.prediction.element_transfers &&
-                    cp.msg_startups == out.prediction.msg_startups && cp.delays == out.prediction.delays &&
+                    (m.tau_msg == Time{} || cp.msg_startups == out.prediction.msg_startups) &&
+                    cp.delays == out.prediction.delays &&
                     (m.t_copy == Time{} || cp.copies == out.prediction.copies) &&
-                    // Free arithmetic (t_a = 0) takes no time, so no chain is made longer by it.
+                    // Free terms (t_a, t_copy or tau_msg = 0) take no time, so no chain is made longer
+                    // by them: chains of equal time may count them differently.
                     (m.t_a == Time{} || cp.flops == out.prediction.flops);
 }
 

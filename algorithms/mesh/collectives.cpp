@@ -1,0 +1,223 @@
+// The collectives of a processor grid's lines, on meshes, tori and the cube's Gray-coded grids
+// (issue 14; algorithms/mesh/ring.hpp has the schedules, docs/meshes.md the derivations). Each
+// runs on every line along `axis` at once, on the grid of algorithms/mesh/lattice.hpp (a cube's
+// grid is `grid`, by default one ring of all N nodes).
+//
+//  broadcast.pipe        FOH §3 eq. (2): a linear pipeline from coordinate `root` of each line, one
+//                        way round a ring (L - 1 hops), both ways along a mesh line.
+//  broadcast.split       FOH App. A eq. (A.3): the split ring, both ways round.
+//  shift.ring            FOH §3 eq. (3): the roll, every node's block to its ring successor.
+//  allgather.ring        Gao §3 Complete-Broadcast on a ring (Corollaries 1-2: start-ups L - 1,
+//                        bandwidth (L - 1) M).
+//  reduce_scatter.ring   Gao §4 Prop. 1, Limited-Histogramming: L - 1 forward-and-add steps.
+//
+// Relations: exact on tori and cubes, for any M, B, tau, t_c, tau_msg; the broadcasts exact on
+// meshes too. On a mesh the ring operations run on the folded ring: exact on all ports, a lower
+// bound on one port (a node that relays a neighbour's two-hop edge sends its own at the same time).
+#include "algorithms/collectives/verify.hpp"
+#include "algorithms/mesh/ring.hpp"
+#include "algorithms/registry.hpp"
+
+namespace cubesim {
+namespace {
+
+using mesh::Lattice;
+
+Element value(NodeId x, std::int64_t M, std::int64_t i) { return static_cast<Element>(x * M + i); }
+
+Lattice lattice_of(const Topology& t, const Params& p) { return Lattice(t, mesh::grid_extents(t, p, 1)); }
+int axis_of(const Params& p) { return static_cast<int>(p.axis); }
+
+std::optional<SetupError> check_line(const Setup& s, bool uses_root) {
+  const auto extents = mesh::grid_extents(s.topology, s.params, 1);
+  if (auto e = mesh::lattice_error(s, extents, 0, true)) return e;
+  const std::int64_t L = extents[static_cast<std::size_t>(s.params.axis)];
+  if (uses_root && (s.params.root < 0 || s.params.root >= L))
+    return SetupError{"/params/root", "root " + std::to_string(s.params.root) + " is not a coordinate of a line of " +
+                                          std::to_string(L) + " nodes along axis " + std::to_string(s.params.axis)};
+  if (s.params.M < 1) return SetupError{"/params/M", "M must be at least 1 element"};
+  if (s.params.B < 1 || s.params.B > s.machine.packet_elements)
+    return SetupError{"/params/B", "B = " + std::to_string(s.params.B) + " must be between 1 and the machine's B_m = " +
+                                       std::to_string(s.machine.packet_elements)};
+  return std::nullopt;
+}
+
+/// A prediction of the given terms (and flops), with the folded ring's relation on one port.
+Prediction ring_prediction(const Setup& s, const RowTerms& t, std::int64_t flops, bool folded, std::string source) {
+  Prediction pr;
+  take_terms(pr, t);
+  pr.flops = flops;
+  pr.source = std::move(source);
+  const Lattice lat = lattice_of(s.topology, s.params);
+  if (folded && lat.ring_hops(axis_of(s.params)) == 2 && s.machine.ports.kind != PortKind::all)
+    pr.relation = Relation::lower_bound;
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+// --- broadcast.pipe, broadcast.split ---------------------------------------------------------
+
+Task<> broadcast_line(Node& self, Params p, bool split) {
+  const Lattice lat = lattice_of(self.topology(), p);
+  const int a = axis_of(p);
+  const NodeId root = lat.line_node(self.id(), a, p.root);
+  Buffer msg;
+  if (self.id() == root) msg = Buffer::make(p.M, self.data_mode(), [&](std::int64_t i) { return value(root, p.M, i); });
+  self.set_result(co_await mesh::line_broadcast(self, lat, a, p.root, p.M, std::move(msg), split));
+}
+
+Prediction predict_broadcast_line(const Setup& s, bool split) {
+  const Lattice lat = lattice_of(s.topology, s.params);
+  const mesh::Arms arms = mesh::broadcast_arms(lat, axis_of(s.params), s.params.root, split);
+  Prediction pr = ring_prediction(s, mesh::broadcast_terms(s.machine, s.params.M, s.params.B, arms), 0, false,
+                                  split ? "FOH App. A eq. (A.3), the split ring" : "FOH §3 eq. (2), a linear pipeline");
+  return pr;
+}
+
+Verdict verify_broadcast_line(const Setup& s, const std::vector<Buffer>& results) {
+  const Lattice lat = lattice_of(s.topology, s.params);
+  return verify_each(
+      s, results, [&](NodeId) { return s.params.M; },
+      [&](NodeId x, std::int64_t i) { return value(lat.line_node(x, axis_of(s.params), s.params.root), s.params.M, i); });
+}
+
+// --- shift.ring ---------------------------------------------------------------------------
+
+Task<> shift_ring(Node& self, Params p) {
+  const Lattice lat = lattice_of(self.topology(), p);
+  Buffer mine = Buffer::make(p.M, self.data_mode(), [&](std::int64_t i) { return value(self.id(), p.M, i); });
+  self.set_result(co_await mesh::ring_shift(self, lat, axis_of(p), std::move(mine)));
+}
+
+Prediction predict_shift_ring(const Setup& s) {
+  const Lattice lat = lattice_of(s.topology, s.params);
+  return ring_prediction(s, mesh::shift_terms(lat, axis_of(s.params), s.params.M, s.params.B), 0, true,
+                         "FOH §3 eq. (3), the roll: one message over the ring edge");
+}
+
+Verdict verify_shift_ring(const Setup& s, const std::vector<Buffer>& results) {
+  const Lattice lat = lattice_of(s.topology, s.params);
+  const int a = axis_of(s.params);
+  return verify_each(
+      s, results, [&](NodeId) { return s.params.M; },
+      [&](NodeId x, std::int64_t i) { return value(lat.ring_node(x, a, lat.ring_pos(x, a) - 1), s.params.M, i); });
+}
+
+// --- allgather.ring -------------------------------------------------------------------------
+
+Task<> allgather_ring(Node& self, Params p) {
+  const Lattice lat = lattice_of(self.topology(), p);
+  Buffer mine = Buffer::make(p.M, self.data_mode(), [&](std::int64_t i) { return value(self.id(), p.M, i); });
+  self.set_result(co_await mesh::ring_allgather(self, lat, axis_of(p), std::move(mine)));
+}
+
+Prediction predict_allgather_ring(const Setup& s) {
+  const Lattice lat = lattice_of(s.topology, s.params);
+  return ring_prediction(s, mesh::ring_steps_terms(lat, axis_of(s.params), s.params.M, s.params.B), 0, true,
+                         "Gao §3 Complete-Broadcast on a ring: L - 1 steps");
+}
+
+Verdict verify_allgather_ring(const Setup& s, const std::vector<Buffer>& results) {
+  const Lattice lat = lattice_of(s.topology, s.params);
+  const int a = axis_of(s.params);
+  const std::int64_t M = s.params.M;
+  return verify_each(
+      s, results, [&](NodeId) { return lat.extent(a) * M; },
+      [&](NodeId x, std::int64_t i) { return value(lat.line_node(x, a, i / M), M, i % M); });
+}
+
+// --- reduce_scatter.ring --------------------------------------------------------------------
+
+/// Node x's block for the node at coordinate c of its line: small integers, so sums are exact.
+Element partial(NodeId x, std::int64_t c, std::int64_t i) { return static_cast<Element>((x * 7 + c * 3 + i) % 11); }
+
+Task<> reduce_scatter_ring(Node& self, Params p) {
+  const Lattice lat = lattice_of(self.topology(), p);
+  const int a = axis_of(p);
+  const std::int64_t L = lat.extent(a), x = self.id();
+  Buffer blocks = Buffer::make(L * p.M, self.data_mode(), [&](std::int64_t i) { return partial(x, i / p.M, i % p.M); });
+  self.set_result(co_await mesh::ring_reduce_scatter(self, lat, a, p.M, std::move(blocks)));
+}
+
+Prediction predict_reduce_scatter_ring(const Setup& s) {
+  const Lattice lat = lattice_of(s.topology, s.params);
+  const int a = axis_of(s.params);
+  return ring_prediction(s, mesh::ring_steps_terms(lat, a, s.params.M, s.params.B), (lat.extent(a) - 1) * s.params.M,
+                         true, "Gao §4 Prop. 1, Limited-Histogramming on a ring: L - 1 steps of M and M additions");
+}
+
+Verdict verify_reduce_scatter_ring(const Setup& s, const std::vector<Buffer>& results) {
+  const Lattice lat = lattice_of(s.topology, s.params);
+  const int a = axis_of(s.params);
+  return verify_each(
+      s, results, [&](NodeId) { return s.params.M; },
+      [&](NodeId x, std::int64_t i) {
+        Element sum = 0;
+        for (std::int64_t c = 0; c < lat.extent(a); ++c) sum += partial(lat.line_node(x, a, c), lat.coord(x, a), i);
+        return sum;
+      });
+}
+
+const char* const kRingRelation = "exact on tori and cubes; on a mesh (folded ring) exact, lower bound on one port";
+
+const Registration kRegistration{[](Registry& r) {
+  const std::vector<std::string> line = {"M", "B", "axis", "grid"}, rooted = {"root", "M", "B", "axis", "grid"};
+  r.add({.name = "broadcast.pipe",
+         .summary = "one-to-all broadcast along every line of an axis: a linear pipeline of packets (one way round a ring)",
+         .source = "FOH §3 eq. (2)",
+         .params = rooted,
+         .required = {"M"},
+         .check = [](const Setup& s) { return check_line(s, true); },
+         .process = [](Node& self, Params p) { return broadcast_line(self, std::move(p), false); },
+         .predict = [](const Setup& s) { return predict_broadcast_line(s, false); },
+         .verify = verify_broadcast_line,
+         .one_port = {.row = "flow shop of ceil(M/B) packets over L - 1 hops (mesh: two arms, root alternating)", .relation = "exact"},
+         .all_port = {.row = "the same, the mesh's two arms at once", .relation = "exact"}});
+  r.add({.name = "broadcast.split",
+         .summary = "one-to-all broadcast along every line of an axis: the split ring, packets both ways round",
+         .source = "FOH App. A eq. (A.3)",
+         .params = rooted,
+         .required = {"M"},
+         .check = [](const Setup& s) { return check_line(s, true); },
+         .process = [](Node& self, Params p) { return broadcast_line(self, std::move(p), true); },
+         .predict = [](const Setup& s) { return predict_broadcast_line(s, true); },
+         .verify = verify_broadcast_line,
+         .one_port = {.row = "two arms of ceil((L-1)/2) and floor((L-1)/2) hops, the root alternating", .relation = "exact"},
+         .all_port = {.row = "two arms at once: flow shop over ceil((L-1)/2) hops", .relation = "exact"}});
+  r.add({.name = "shift.ring",
+         .summary = "roll by one along every line of an axis: each block to the ring successor",
+         .source = "FOH §3 eq. (3)",
+         .params = line,
+         .required = {"M"},
+         .check = [](const Setup& s) { return check_line(s, false); },
+         .process = shift_ring,
+         .predict = predict_shift_ring,
+         .verify = verify_shift_ring,
+         .one_port = {.row = "one message of M over the ring edge (two hops on a folded mesh line)", .relation = kRingRelation},
+         .all_port = {.row = "the same", .relation = kRingRelation}});
+  r.add({.name = "allgather.ring",
+         .summary = "all-to-all broadcast along every line of an axis: Complete-Broadcast round the ring",
+         .source = "Gao §3 (Complete-Broadcast; Corollaries 1-2)",
+         .params = line,
+         .required = {"M"},
+         .check = [](const Setup& s) { return check_line(s, false); },
+         .process = allgather_ring,
+         .predict = predict_allgather_ring,
+         .verify = verify_allgather_ring,
+         .one_port = {.row = "L - 1 steps of one message of M", .relation = kRingRelation},
+         .all_port = {.row = "the same", .relation = kRingRelation}});
+  r.add({.name = "reduce_scatter.ring",
+         .summary = "all-to-all reduction along every line of an axis: Limited-Histogramming round the ring",
+         .source = "Gao §4 Prop. 1 (Limited-Histogramming)",
+         .params = line,
+         .required = {"M"},
+         .check = [](const Setup& s) { return check_line(s, false); },
+         .process = reduce_scatter_ring,
+         .predict = predict_reduce_scatter_ring,
+         .verify = verify_reduce_scatter_ring,
+         .one_port = {.row = "L - 1 steps of one message of M, then M additions", .relation = kRingRelation},
+         .all_port = {.row = "the same", .relation = kRingRelation}});
+}};
+
+}  // namespace
+}  // namespace cubesim

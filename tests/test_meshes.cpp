@@ -1,0 +1,212 @@
+// Issue 14: the mesh family (algorithms/mesh/) on tori, meshes and the cube's Gray-coded grids of
+// 1-3 dimensions, every axis, packets that divide the message and packets that do not, two cost
+// sets, one port and all ports: every run's data verified, its relation held, exact rows to the
+// picosecond with their critical-path terms.
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include "algorithms/mesh/lattice.hpp"
+#include "app/runner.hpp"
+#include "helpers.hpp"
+
+using namespace cubesim;
+using cubesim::test::case_name;
+
+namespace {
+
+bool on_grid(const AlgorithmInfo& info) {
+  return std::find(info.params.begin(), info.params.end(), "grid") != info.params.end();
+}
+
+std::vector<test::AlgorithmCase> grid_cases(bool multiply) {
+  std::vector<test::AlgorithmCase> cases;
+  const Registry reg = make_registry();
+  for (const AlgorithmInfo* info : reg.all())
+    if (on_grid(*info) && test::multiplies(*info) == multiply) {
+      cases.push_back({info->name, test::kOne});
+      cases.push_back({info->name, test::kAll});
+    }
+  return cases;
+}
+
+struct Where {
+  Topology topology;
+  std::vector<std::int64_t> grid;  // on a cube
+  std::string label;
+};
+
+std::vector<Where> places() {
+  std::vector<Where> w;
+  for (bool wrap : {true, false})
+    for (const std::vector<std::int64_t>& shape :
+         std::vector<std::vector<std::int64_t>>{{1}, {2}, {3}, {5}, {8}, {3, 4}, {4, 2}, {2, 3, 2}, {3, 1, 4}})
+      w.push_back({Topology::mesh(shape, wrap), {}, ""});
+  for (const auto& [n, grid] : std::vector<std::pair<int, std::vector<std::int64_t>>>{
+           {0, {1}}, {3, {8}}, {3, {2, 4}}, {3, {2, 2, 2}}, {4, {4, 4}}, {5, {}}, {5, {2, 4, 4}}})
+    w.push_back({Topology::hypercube(n), grid, ""});
+  for (Where& x : w) {
+    x.label = x.topology.describe();
+    if (!x.grid.empty()) x.label += " grid " + std::to_string(x.grid.size()) + "-D";
+  }
+  return w;
+}
+
+class MeshCollectiveGrid : public ::testing::TestWithParam<test::AlgorithmCase> {};
+
+TEST_P(MeshCollectiveGrid, RelationHoldsAndExactRowsToThePicosecond) {
+  const Registry reg = make_registry();
+  const AlgorithmInfo* info = reg.find(GetParam().algorithm);
+  ASSERT_NE(info, nullptr);
+  const bool rooted = std::find(info->params.begin(), info->params.end(), "root") != info->params.end();
+  int runs = 0, exact = 0;
+  double worst_bound = 1.0;
+  for (const Where& w : places())
+    for (int axis = 0; axis < 3; ++axis)
+      for (std::int64_t M : {1, 7, 37, 64})
+        for (std::int64_t B : {1, 16, 256}) {
+          RunPoint rp;
+          cubesim::Setup& s = rp.setup;
+          s.machine = test::simple_machine(GetParam().ports, 256);
+          if ((M + B + axis) % 2 == 1) s.machine.tau = Time::ps(1'000'003), s.machine.t_c = Time::ps(3'001), s.machine.t_a = Time::ps(7);
+          s.machine.tau_msg = Time::ps(M % 3 == 0 ? 50'000 : 0);
+          s.topology = w.topology;
+          s.params.grid = w.grid;
+          s.params.axis = axis;
+          s.params.M = M, s.params.B = B;
+          const auto extents = mesh::grid_extents(s.topology, s.params, 1);
+          if (axis >= static_cast<int>(extents.size())) continue;
+          if (rooted) s.params.root = (M + axis) % extents[static_cast<std::size_t>(axis)];
+          ASSERT_FALSE(info->check(s).has_value()) << info->check(s)->message;
+          const Prediction pred = info->predict(s);
+          const std::string at = w.label + " axis " + std::to_string(axis) + " M=" + std::to_string(M) + " B=" + std::to_string(B);
+          SCOPED_TRACE(at);
+          const RunOutcome o = run_point(rp, *info, true);
+          ASSERT_TRUE(o.error.empty()) << o.error;
+          EXPECT_TRUE(o.verified) << o.verify_message;
+          EXPECT_TRUE(o.relation_holds) << relation_name(pred.relation) << ": sim " << o.stats.time.count() << " pred "
+                                        << pred.time.count();
+          if (pred.relation == Relation::exact) {
+            EXPECT_EQ(o.stats.time, pred.time) << pred.source;
+            EXPECT_TRUE(o.terms_match) << "startups " << o.stats.critical_path.startups << " vs " << pred.startups
+                                       << ", elements " << o.stats.critical_path.element_transfers << " vs "
+                                       << pred.element_transfers << ", messages " << o.stats.critical_path.msg_startups
+                                       << " vs " << pred.msg_startups << ", flops " << o.stats.critical_path.flops << " vs "
+                                       << pred.flops;
+            ++exact;
+          } else if (pred.time.count() > 0) {
+            worst_bound = std::max(worst_bound, static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count()));
+          }
+          ++runs;
+          if (HasFailure()) return;
+        }
+  EXPECT_GT(runs, 300);
+  EXPECT_GT(exact, runs / 2);
+  std::cout << "[ relation ] " << info->name << " " << GetParam().ports.name() << ": " << runs << " runs, " << exact
+            << " exact; lower bounds up to sim/pred = " << worst_bound << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Issue14, MeshCollectiveGrid, ::testing::ValuesIn(grid_cases(false)), case_name);
+
+// A grid that does not fit is a bad input with its place in the config.
+TEST(MeshCollective, BadGridsAreClearErrors) {
+  const Registry reg = make_registry();
+  const AlgorithmInfo* info = reg.find("allgather.ring");
+  cubesim::Setup s;
+  s.machine = test::simple_machine();
+  s.params.M = 4, s.params.B = 1;
+  s.topology = Topology::hypercube(4);
+  const auto error = [&](std::vector<std::int64_t> grid, std::int64_t axis) {
+    s.params.grid = std::move(grid), s.params.axis = axis;
+    const auto e = info->check(s);
+    return e ? e->pointer + ": " + e->message : std::string();
+  };
+  EXPECT_EQ(error({4, 4}, 0), "");
+  EXPECT_EQ(error({3, 4}, 0), "/params/grid/0: grid extent 3 must be a power of two on a hypercube");
+  EXPECT_EQ(error({4, 8}, 0), "/params/grid: grid [4, 8] must multiply to the hypercube n=4 (16 nodes)'s 16 nodes");
+  EXPECT_EQ(error({2, 2, 2, 2}, 0), "/params/grid: grid [2, 2, 2, 2] must have 1 to 3 extents");
+  EXPECT_EQ(error({4, 4}, 2), "/params/axis: axis 2 is not an axis of the grid [4, 4]");
+  s.topology = Topology::mesh({4, 4}, true);
+  EXPECT_EQ(error({16}, 0), "/params/grid: grid [16] differs from the torus 4x4 (16 nodes)'s shape [4, 4] (leave it out on a mesh or torus)");
+  EXPECT_EQ(error({}, 1), "");
+}
+
+// The folded ring: every ring edge is at most two hops, and no directed link carries two edges.
+TEST(MeshCollective, FoldedRingHasDilationTwoAndCongestionOne) {
+  for (std::int64_t L = 1; L <= 12; ++L) {
+    const Topology t = Topology::mesh({L}, false);
+    const mesh::Lattice lat(t, {L});
+    std::set<std::pair<NodeId, NodeId>> used;
+    std::set<NodeId> seen;
+    for (std::int64_t q = 0; q < L; ++q) {
+      const NodeId a = lat.ring_node(0, 0, q), b = lat.ring_node(0, 0, q + 1);
+      seen.insert(a);
+      EXPECT_LE(t.distance(a, b), 2) << "L=" << L << " q=" << q;
+      EXPECT_EQ(lat.ring_pos(a, 0), q);
+      if (L > 1) EXPECT_EQ(lat.edge_hops(0, q), t.distance(a, b));
+      for (std::size_t h = 0; h + 1 < t.route(a, b).size(); ++h)
+        EXPECT_TRUE(used.insert({t.route(a, b)[h], t.route(a, b)[h + 1]}).second) << "L=" << L << " link used twice";
+    }
+    EXPECT_EQ(static_cast<std::int64_t>(seen.size()), L);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+class MeshMatmulGrid : public ::testing::TestWithParam<test::AlgorithmCase> {};
+
+// The multiplications on tori, meshes and cubes: the product verified, the relation held, the
+// extremes of simulated / predicted printed (and held to what the registry says).
+TEST_P(MeshMatmulGrid, ProductVerifiedAndRelationHolds) {
+  const Registry reg = make_registry();
+  const AlgorithmInfo* info = reg.find(GetParam().algorithm);
+  ASSERT_NE(info, nullptr);
+  int runs = 0, exact = 0;
+  double lo = 1e9, hi = 0;
+  std::string lo_at, hi_at;
+  std::vector<Where> where;
+  for (bool wrap : {true, false})
+    for (const std::vector<std::int64_t>& shape : std::vector<std::vector<std::int64_t>>{
+             {1}, {3}, {8}, {1, 4}, {2, 2}, {3, 3}, {2, 4}, {4, 4}, {3, 6}, {2, 2, 2}, {3, 3, 3}, {2, 4, 2}})
+      where.push_back({Topology::mesh(shape, wrap), {}, Topology::mesh(shape, wrap).describe()});
+  for (int n = 0; n <= 6; ++n) where.push_back({Topology::hypercube(n), {}, Topology::hypercube(n).describe()});
+  for (const Where& w : where)
+    for (const auto& [M, Q, R] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {5, 5, 5}, {12, 12, 12}, {24, 24, 24}, {7, 13, 5}, {20, 9, 14}})
+      for (std::int64_t B : {1, 7, 256}) {
+        RunPoint rp;
+        cubesim::Setup& s = rp.setup;
+        s.machine = test::simple_machine(GetParam().ports, 256);
+        if ((M + B) % 2 == 1) s.machine.tau = Time::ps(1'000'003), s.machine.t_c = Time::ps(3'001), s.machine.t_a = Time::ps(7);
+        s.topology = w.topology;
+        s.params.P = M, s.params.Q = Q, s.params.R = R;
+        s.params.B = B;
+        if (info->check(s).has_value()) continue;
+        const Prediction pred = info->predict(s);
+        const std::string at = w.label + " P=" + std::to_string(M) + " Q=" + std::to_string(Q) + " R=" + std::to_string(R) + " B=" + std::to_string(B);
+        SCOPED_TRACE(at);
+        const RunOutcome o = run_point(rp, *info, true);
+        ASSERT_TRUE(o.error.empty()) << o.error;
+        EXPECT_TRUE(o.verified) << o.verify_message;
+        EXPECT_TRUE(o.relation_holds) << relation_name(pred.relation) << ": sim " << o.stats.time.count() << " pred "
+                                      << pred.time.count();
+        const double ratio = static_cast<double>(o.stats.time.count()) / static_cast<double>(std::max<std::int64_t>(pred.time.count(), 1));
+        if (ratio < lo) lo = ratio, lo_at = at;
+        if (ratio > hi) hi = ratio, hi_at = at;
+        if (pred.relation == Relation::exact) {
+          EXPECT_EQ(o.stats.time, pred.time);
+          EXPECT_TRUE(o.terms_match);
+        }
+        exact += o.stats.time == pred.time;
+        ++runs;
+        if (HasFailure()) return;
+      }
+  EXPECT_GT(runs, 40);
+  std::cout << "[ relation ] " << info->name << " " << GetParam().ports.name() << ": " << runs << " runs, " << exact
+            << " equal; sim/pred from " << lo << " (" << lo_at << ") to " << hi << " (" << hi_at << ")\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Issue14, MeshMatmulGrid, ::testing::ValuesIn(grid_cases(true)), case_name);
+
+}  // namespace
