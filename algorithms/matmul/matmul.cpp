@@ -95,8 +95,8 @@ Verdict verify_products(const Setup& s, const std::vector<Buffer>& results, std:
   return {};
 }
 
-std::optional<SetupError> check(const Setup& s, std::int64_t peak_per_node) {
-  if (s.topology.kind() != Topology::Kind::hypercube)
+std::optional<SetupError> check(const Setup& s, std::int64_t peak_per_node, bool any_topology) {
+  if (!any_topology && s.topology.kind() != Topology::Kind::hypercube)
     return SetupError{"/topology/kind", "this algorithm runs on a hypercube, not a " + s.topology.kind_name()};
   for (auto [key, v] : {std::pair{"P", s.params.P}, std::pair{"Q", s.params.Q}, std::pair{"R", s.params.R}})
     if (v < 1) return SetupError{std::string("/params/") + key, std::string(key) + " must be at least 1 (matrix sizes: C is P x Q, D is Q x R)"};

@@ -60,10 +60,10 @@ Verdict verify_product(const Setup& s, const std::vector<Buffer>& results, const
 /// The same for K successive products of the same matrices, each node's K blocks one after the other.
 Verdict verify_products(const Setup& s, const std::vector<Buffer>& results, std::int64_t K, const std::function<Rect(NodeId)>& where);
 
-/// Common checks: a hypercube, P, Q, R >= 1, B within the machine's B_m, and in data mode no more
-/// than 2^27 elements held by all nodes at once (`peak_per_node` elements each; the timing mode
-/// has no such limit).
-std::optional<SetupError> check(const Setup& s, std::int64_t peak_per_node);
+/// Common checks: a hypercube (unless `any_topology`: the mesh algorithms), P, Q, R >= 1, B within
+/// the machine's B_m, and in data mode no more than 2^27 elements held by all nodes at once
+/// (`peak_per_node` elements each; the timing mode has no such limit).
+std::optional<SetupError> check(const Setup& s, std::int64_t peak_per_node, bool any_topology = false);
 
 /// The collectives the algorithms compose, on a subcube (the whole cube, a processor row or
 /// column), one-port or all-port by the machine (all-port where the subcube has more than one
