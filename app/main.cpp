@@ -427,7 +427,8 @@ int main(int argc, char** argv) {
   // after the subcommand, --help included, is the script's.
   auto* plot = app.add_subcommand("plot", "plot a sweep: simulated beside predicted, a line per series (cubesim plot --help)");
   auto* figs = app.add_subcommand("figures", "regenerate the papers' figures into figures/ (cubesim figures --help)");
-  for (CLI::App* c : {plot, figs}) {
+  auto* fit = app.add_subcommand("fit", "fit a line or a power law through a sweep's runs, with 95 % intervals (cubesim fit --help)");
+  for (CLI::App* c : {plot, figs, fit}) {
     c->prefix_command();
     c->set_help_flag();
   }
@@ -444,6 +445,7 @@ int main(int argc, char** argv) {
   }
   if (*plot) return exec_plot_tool("plot", plot->remaining());
   if (*figs) return exec_plot_tool("figures", figs->remaining());
+  if (*fit) return exec_plot_tool("fit", fit->remaining());
   if (verbose) log->set_level(spdlog::level::info);
   targs.max_events_given = run->count("--trace-max-events") + rep->count("--trace-max-events") > 0;
   try {

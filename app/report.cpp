@@ -119,6 +119,8 @@ ojson machine_json(const Machine& m) {
   j["t_c_ps"] = m.t_c.count();
   j["t_a_ps"] = m.t_a.count();
   j["t_copy_ps"] = m.t_copy.count();
+  j["t_elem_s"] = sec(m.t_elem);
+  j["t_elem_ps"] = m.t_elem.count();
   j["packet_elements"] = m.packet_elements;
   j["element_bytes"] = m.element_bytes;
   j["ports"] = m.ports.name();

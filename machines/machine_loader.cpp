@@ -79,6 +79,7 @@ void set_param(Machine& m, const std::string& key, const ojson& v, const Ctx& c)
   else if (key == "t_c") m.t_c = parse_time_value(v, c, key);
   else if (key == "t_a") m.t_a = parse_time_value(v, c, key);
   else if (key == "t_copy") m.t_copy = parse_time_value(v, c, key);
+  else if (key == "t_elem") m.t_elem = parse_time_value(v, c, key);
   else if (key == "packet_elements") m.packet_elements = parse_count(v, c, key, 1, std::int64_t{1} << 40);
   else if (key == "element_bytes") m.element_bytes = static_cast<int>(parse_count(v, c, key, 1, 1024));
   else if (key == "ports") m.ports = parse_ports(v, c, key);
@@ -93,9 +94,9 @@ void set_param(Machine& m, const std::string& key, const ojson& v, const Ctx& c)
 const std::set<std::string> kRequired = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements",
                                          "element_bytes", "ports", "switching"};
 const std::set<std::string> kParams = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements", "element_bytes",
-                                       "ports", "switching", "B_copy", "t_hop", "router_buffers"};
+                                       "ports", "switching", "B_copy", "t_hop", "router_buffers", "t_elem"};
 const std::set<std::string> kOverrides = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements", "ports",
-                                          "switching", "B_copy", "t_hop", "router_buffers"};
+                                          "switching", "B_copy", "t_hop", "router_buffers", "t_elem"};
 
 }  // namespace
 
@@ -133,7 +134,7 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
         m.sources[key] = "inline machine";
       }
     } else {
-      c.fail(key, "unknown key in a machine (known: name, description, default_topology, tau, tau_msg, t_c, t_a, t_copy, packet_elements, element_bytes, ports, switching, B_copy, t_hop, router_buffers)");
+      c.fail(key, "unknown key in a machine (known: name, description, default_topology, tau, tau_msg, t_c, t_a, t_copy, packet_elements, element_bytes, ports, switching, B_copy, t_hop, router_buffers, t_elem)");
     }
   }
   const std::vector<std::string> required =
@@ -149,7 +150,7 @@ void apply_overrides(Machine& m, const ojson& overrides, const std::string& file
   if (!overrides.is_object()) c.fail("", "machine_overrides must be an object");
   for (const auto& [key, v] : overrides.items()) {
     if (kOverrides.count(key) == 0)
-      c.fail(key, "unknown override (known: tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching, B_copy, t_hop, router_buffers)");
+      c.fail(key, "unknown override (known: tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching, B_copy, t_hop, router_buffers, t_elem)");
     set_param(m, key, v, c);
     m.sources[key] = "machine_overrides in the config";
   }
@@ -174,6 +175,7 @@ ojson machine_to_json(const Machine& m) {
   param("ports", m.ports.kind == PortKind::k ? ojson(m.ports.k) : ojson(m.ports.name()));
   param("switching", switching_name(m.switching));
   param("B_copy", m.b_copy);
+  if (m.t_elem != Time{}) param("t_elem", ps(m.t_elem));
   if (m.switching == Switching::pipelined) {
     param("t_hop", ps(m.t_hop));
     param("router_buffers", m.router_buffers);

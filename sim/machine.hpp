@@ -26,6 +26,9 @@ struct Machine {
   Time t_c;            ///< transfer time per element
   Time t_a;            ///< time per arithmetic operation
   Time t_copy;         ///< time per element copied in local memory
+  /// Loop overhead of a local matrix product: per element of its result, per product (FOH eq.
+  /// (16)'s M^2 term on the Mark II; 0 elsewhere). Charged by the mesh family (algorithms/mesh/).
+  Time t_elem;
   std::int64_t packet_elements = 1;  ///< B_m, the largest packet
   int element_bytes = 4;
   PortModel ports;

@@ -132,6 +132,11 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer slots, routing::SubCube
   co_return co_await routing::standard_exchange(self, M, std::move(slots), sub);
 }
 
+Task<> local_product(Node& self, std::int64_t m, std::int64_t k, std::int64_t n) {
+  co_await self.compute(2 * m * k * n);
+  if (self.machine().t_elem != Time{}) co_await self.delay(self.machine().t_elem * (m * n));
+}
+
 Task<> both(Node& self, Task<> a, Task<> b) {
   if (self.machine().ports.kind == PortKind::all) {
     std::vector<Task<>> t;

@@ -76,6 +76,12 @@ Task<Buffer> gather(Node& self, std::int64_t M, Buffer own, routing::SubCube sub
 Task<Buffer> reduce(Node& self, std::int64_t M, Buffer partials, routing::SubCube sub);
 Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer slots, routing::SubCube sub);
 
+/// Charges one local product of m x k by k x n: 2 m k n flops, then the machine's loop overhead
+/// t_elem for each of the m n result elements (FOH eq. (16): the Mark II's 119 µs M^2; a delay on
+/// the critical path). The mesh family charges its products so; TR-530's algorithms charge flops
+/// only, as its Table 7 does.
+Task<> local_product(Node& self, std::int64_t m, std::int64_t k, std::int64_t n);
+
 /// Runs `a` and `b` (operations on disjoint links: a row's and a column's) at once on an all-port
 /// machine, one after the other otherwise.
 Task<> both(Node& self, Task<> a, Task<> b);

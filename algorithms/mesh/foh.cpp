@@ -72,7 +72,21 @@ struct Fox {
   [[nodiscard]] std::int64_t col(const Lattice& lat, NodeId x) const { return row_axis < 0 ? 0 : lat.coord(x, row_axis); }
 };
 
-std::optional<SetupError> check_foh(const Setup& s, bool ring) {
+/// FOH's M x M matrices: `M` stands for P = Q = R = M.
+Params square(Params p) {
+  if (p.M > 0) p.P = p.Q = p.R = p.M;
+  return p;
+}
+Setup square(const Setup& s) {
+  Setup t = s;
+  t.params = square(s.params);
+  return t;
+}
+
+std::optional<SetupError> check_foh(const Setup& given, bool ring) {
+  if (given.params.M > 0 && (given.params.P > 0 || given.params.Q > 0 || given.params.R > 0))
+    return SetupError{"/params/M", "give M (FOH's M x M matrices) or P, Q and R, not both"};
+  const Setup s = square(given);
   const Params& p = s.params;
   if (s.topology.kind() == Topology::Kind::hypercube && p.N1 != 0 && !ring &&
       (log2_exact(p.N1) < 0 || p.N1 > s.topology.size()))
@@ -90,7 +104,8 @@ std::optional<SetupError> check_foh(const Setup& s, bool ring) {
   return matmul::check(s, 2 * f.bp * f.br + f.bq * f.br + f.bp * f.bq, true);
 }
 
-Task<> foh(Node& self, Params p, bool ring) {
+Task<> foh(Node& self, Params given, bool ring) {
+  const Params p = square(std::move(given));
   const auto e = foh_extents(self.topology(), p, ring);
   const Lattice lat(self.topology(), e);
   const Fox f(p, e);
@@ -108,13 +123,14 @@ Task<> foh(Node& self, Params p, bool ring) {
     if (f.row_axis >= 0)
       c = co_await mesh::line_broadcast(self, lat, f.row_axis, owner, f.bp * f.bq, std::move(c), false, kBroadcastTag);
     matmul::multiply_add(acc, 0, f.br, {&c, 0, f.bq}, {&d, 0, f.br}, f.bp, f.bq, f.br);
-    co_await self.compute(2 * f.bp * f.bq * f.br);
+    co_await matmul::local_product(self, f.bp, f.bq, f.br);
     d = co_await mesh::ring_shift(self, lat, f.col_axis, std::move(d), kRollTag);
   }
   self.set_result(std::move(acc));
 }
 
-Prediction predict_foh(const Setup& s, bool ring) {
+Prediction predict_foh(const Setup& given, bool ring) {
+  const Setup s = square(given);
   const auto e = foh_extents(s.topology, s.params, ring);
   const Lattice lat(s.topology, e);
   const Fox f(s.params, e);
@@ -131,6 +147,8 @@ Prediction predict_foh(const Setup& s, bool ring) {
   if (f.N1 > 1) cycle += mesh::shift_terms(lat, f.col_axis, f.bq * f.br, B);
   Prediction pr = matmul::from_terms(s, cycle.times(f.N1), f.N1 * 2 * f.bp * f.bq * f.br,
                                      ring ? "FOH §4.2 eq. (12), the row/column ring" : "FOH §3.2 eq. (5), §4.2 eq. (9)");
+  pr.delays = s.machine.t_elem * (f.N1 * f.bp * f.br);  // the loop overhead of N1 products (eq. (16))
+  pr.time = prediction_time(s.machine, pr);
   // The cycles are summed as if in lockstep (as FOH's eq. (5) and (9) sum them). Measured over the
   // grid of tests/test_meshes.cpp (docs/meshes.md): the ring on a torus or cube is exactly that
   // (one message per cycle, nothing to overlap); all ports let a row start its next broadcast
@@ -150,7 +168,8 @@ Prediction predict_foh(const Setup& s, bool ring) {
   return pr;
 }
 
-Verdict verify_foh(const Setup& s, const std::vector<Buffer>& results, bool ring) {
+Verdict verify_foh(const Setup& given, const std::vector<Buffer>& results, bool ring) {
+  const Setup s = square(given);
   const auto e = foh_extents(s.topology, s.params, ring);
   const Lattice lat(s.topology, e);
   const Fox f(s.params, e);
@@ -161,8 +180,8 @@ const Registration kRegistration{[](Registry& r) {
   r.add({.name = "matmul.foh",
          .summary = "A <- CD + E on an N1 x N0 torus: broadcast C's subblock along rows, multiply, roll D up the columns (N1 cycles)",
          .source = "FOH §3-4, eq. (2)-(9)",
-         .params = {"P", "Q", "R", "B", "N1", "grid"},
-         .required = {"P", "Q", "R"},
+         .params = {"M", "P", "Q", "R", "B", "N1", "grid"},
+         .required = {},
          .check = [](const Setup& s) { return check_foh(s, false); },
          .process = [](Node& self, Params p) { return foh(self, std::move(p), false); },
          .predict = [](const Setup& s) { return predict_foh(s, false); },
@@ -173,8 +192,8 @@ const Registration kRegistration{[](Registry& r) {
   r.add({.name = "matmul.foh_ring",
          .summary = "A <- CD + E on a ring of N nodes by rows: multiply, roll D (N cycles; FOH's row/column decomposition)",
          .source = "FOH §4.2 eq. (12), §5 Fig. 8",
-         .params = {"P", "Q", "R", "B", "grid"},
-         .required = {"P", "Q", "R"},
+         .params = {"M", "P", "Q", "R", "B", "grid"},
+         .required = {},
          .check = [](const Setup& s) { return check_foh(s, true); },
          .process = [](Node& self, Params p) { return foh(self, std::move(p), true); },
          .predict = [](const Setup& s) { return predict_foh(s, true); },

@@ -814,12 +814,106 @@ def cmd_figures(argv):
     return 0
 
 
+
+# --- fits ----------------------------------------------------------------------------------------
+
+# Two-sided 95 % quantiles of Student's t by degrees of freedom; between rows the smaller df's
+# (the wider interval) is used.
+T95 = [(1, 12.706), (2, 4.303), (3, 3.182), (4, 2.776), (5, 2.571), (6, 2.447), (7, 2.365), (8, 2.306),
+       (9, 2.262), (10, 2.228), (12, 2.179), (15, 2.131), (20, 2.086), (30, 2.042), (60, 2.000), (120, 1.980)]
+
+
+def t95(df):
+    return [t for d, t in T95 if d <= df][-1]
+
+
+def least_squares(xs, ys):
+    """slope, intercept, their 95 % half-widths, r^2 of y = a + b x."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    syy = sum((y - my) ** 2 for y in ys)
+    b = sxy / sxx
+    a = my - b * mx
+    rss = max(sum((y - a - b * x) ** 2 for x, y in zip(xs, ys)), 0.0)
+    s2 = rss / (n - 2) if n > 2 else 0.0
+    t = t95(n - 2) if n > 2 else float("inf")
+    se_b = math.sqrt(s2 / sxx)
+    se_a = math.sqrt(s2 * (1 / n + mx * mx / sxx))
+    r2 = 1.0 - rss / syy if syy > 0 else 1.0
+    return b, a, t * se_b, t * se_a, r2
+
+
+def cmd_fit(argv):
+    ap = ArgParser(prog="cubesim fit", description="a least-squares line (or, with --log, a power law) through a "
+                                                   "sweep's runs: slope and intercept with 95 % intervals")
+    ap.add_argument("reports", nargs="+", metavar="REPORT", help="report.json, or a folder holding one")
+    ap.add_argument("--x", required=True, help="a key or an expression over keys")
+    ap.add_argument("--y", required=True, help="a key or an expression over keys")
+    ap.add_argument("--where", action="append", metavar="KEY=VALUE", help="keep only runs with this value (repeatable)")
+    ap.add_argument("--series", help="comma-separated keys: one fit per value (default: one fit)")
+    ap.add_argument("--log", action="store_true", help="fit log y against log x: the slope is the exponent of y ~ x^k")
+    ap.add_argument("--min-x", type=float, help="fit only the runs with x at least this")
+    ap.add_argument("--max-x", type=float, help="fit only the runs with x at most this")
+    ap.add_argument("--expect", help="the value the slope should have (a number or an expression: 1/3); printed "
+                                     "beside the fit, with whether its interval holds it")
+    ap.add_argument("--json", action="store_true", help="print the fits as JSON (cubesim.fit/1)")
+    a = ap.parse_args(argv)
+    reports = [load_report(p) for p in a.reports]
+    where = parse_where(a.where, "--where")
+    x, y = Expr(a.x, "--x"), Expr(a.y, "--y")
+    series = [Expr(t.strip(), "--series") for t in (a.series or "").split(",") if t.strip()]
+    expect = None
+    if a.expect is not None:
+        expect = Expr(a.expect, "--expect")(None, None)
+        if not isinstance(expect, (int, float)) or expect is MISSING:
+            raise InputError("--expect", f"\"{a.expect}\" is not a number")
+    table = Table(reports, x, [y], series, where, "cubesim fit")
+    fits = []
+    for key, pts in table.ordered():
+        pairs = [(xv, yv) for xv, yv in zip(pts["x"], pts[y.text])
+                 if isinstance(xv, (int, float)) and yv is not None and (a.min_x is None or xv >= a.min_x)
+                 and (a.max_x is None or xv <= a.max_x)]
+        if a.log:
+            bad = [p for p in pairs if p[0] <= 0 or p[1] <= 0]
+            if bad:
+                raise InputError("--log", f"x = {bad[0][0]}, y = {bad[0][1]}: a power law needs positive values")
+            pairs = [(math.log(xv), math.log(yv)) for xv, yv in pairs]
+        label = series_label(table.series_keys, key) if series else "all runs"
+        if len({p[0] for p in pairs}) < 3:
+            raise InputError("cubesim fit", f"{label}: a fit needs runs at 3 or more values of x, found "
+                                            f"{len({p[0] for p in pairs})}")
+        b, c, db, dc, r2 = least_squares([p[0] for p in pairs], [p[1] for p in pairs])
+        fit = {"series": dict(zip(table.series_keys, key)), "points": len(pairs), "slope": b, "slope_ci95": db,
+               "intercept": c, "intercept_ci95": dc, "r2": r2}
+        if expect is not None:
+            fit["expect"] = expect
+            fit["expect_within_ci95"] = abs(b - expect) <= db
+        fits.append((label, fit))
+    if a.json:
+        print(json.dumps({"schema": "cubesim.fit/1", "reports": [p for p, _ in reports], "x": x.text, "y": y.text,
+                          "log": a.log, "min_x": a.min_x, "max_x": a.max_x, "fits": [f for _, f in fits]}, indent=1, sort_keys=True))
+        return 0
+    what = f"log({y.text}) against log({x.text})" if a.log else f"{y.text} against {x.text}"
+    print(f"fit of {what}" + (f", x >= {a.min_x:g}" if a.min_x is not None else "")
+          + (f", x <= {a.max_x:g}" if a.max_x is not None else ""))
+    for label, f in fits:
+        line = (f"  {label}: {'exponent' if a.log else 'slope'} {f['slope']:.4g} ± {f['slope_ci95']:.2g}, "
+                f"intercept {f['intercept']:.4g} ± {f['intercept_ci95']:.2g}, r² {f['r2']:.6f}, {f['points']} runs")
+        if expect is not None:
+            line += f"; expected {expect:.4g}: {'within' if f['expect_within_ci95'] else 'outside'} the 95 % interval"
+        print(line)
+    return 0
+
+
 def main(argv):
-    if not argv or argv[0] not in ("plot", "figures"):
-        print("usage: cubesim_plot.py plot|figures ...", file=sys.stderr)
+    commands = {"plot": cmd_plot, "figures": cmd_figures, "fit": cmd_fit}
+    if not argv or argv[0] not in commands:
+        print("usage: cubesim_plot.py plot|figures|fit ...", file=sys.stderr)
         return 2
     try:
-        return cmd_plot(argv[1:]) if argv[0] == "plot" else cmd_figures(argv[1:])
+        return commands[argv[0]](argv[1:])
     except InputError as e:
         print(one_line(e), file=sys.stderr)
         return 2
