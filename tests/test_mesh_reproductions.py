@@ -142,6 +142,21 @@ class Gao(unittest.TestCase):
                 self.assertLess(abs(f["slope"] - f["expect"]), 0.1, f"{cfg} {y}")
             say(f"Gao {os.path.basename(cfg)[:-5]}, p >= {min_p}: start-up exponent {got[0]}, bandwidth exponent {got[1]}: {theorem}")
 
+    def test_theorem3_hypercube(self):
+        cfg = "configs/gao/theorem3-hypercube.json"
+        # Variant 1 (the subcube collectives): start-ups Θ(log p), here exactly (2/3) log2 p: the
+        # two gathers at once, then the reduction, each log2 p^(1/3) steps.
+        f, = fit(cfg, "log2(nodes)", "startups", "--where", "params.variant=1")
+        b, = fit(cfg, "nodes", "element_transfers * log2(nodes)", "--log", "--where", "params.variant=1", "--expect=-2/3")
+        ring, = fit(cfg, "nodes", "startups", "--log", "--where", "params.variant=0", "--expect=1/3")
+        say(f"Gao Theorem 3 (hypercube, p = 8..4096): subcube collectives: start-ups {f['slope']:.4f} log2 p "
+            f"(r² {f['r2']:.6f}); bandwidth x log p exponent {b['slope']:.3f} ± {b['slope_ci95']:.3f} (theorem -2/3); "
+            f"Gray-code rings instead: start-up exponent {ring['slope']:.3f} ± {ring['slope_ci95']:.3f} (p^(1/3))")
+        self.assertAlmostEqual(f["slope"], 2 / 3, places=9)
+        self.assertAlmostEqual(f["r2"], 1.0, places=9)
+        self.assertLess(abs(b["slope"] + 2 / 3), 0.15)
+        self.assertLess(abs(ring["slope"] - 1 / 3), 0.15)
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1] + sys.argv[1:], verbosity=2)

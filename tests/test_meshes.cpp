@@ -15,9 +15,10 @@ using cubesim::test::case_name;
 
 namespace {
 
-bool on_grid(const AlgorithmInfo& info) {
-  return std::find(info.params.begin(), info.params.end(), "grid") != info.params.end();
+bool takes(const AlgorithmInfo& info, const char* param) {
+  return std::find(info.params.begin(), info.params.end(), param) != info.params.end();
 }
+bool on_grid(const AlgorithmInfo& info) { return takes(info, "grid"); }
 
 std::vector<test::AlgorithmCase> grid_cases(bool multiply) {
   std::vector<test::AlgorithmCase> cases;
@@ -58,7 +59,7 @@ TEST_P(MeshCollectiveGrid, RelationHoldsAndExactRowsToThePicosecond) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find(GetParam().algorithm);
   ASSERT_NE(info, nullptr);
-  const bool rooted = std::find(info->params.begin(), info->params.end(), "root") != info->params.end();
+  const bool rooted = takes(*info, "root");
   int runs = 0, exact = 0;
   double worst_bound = 1.0;
   for (const Where& w : places())
@@ -171,10 +172,12 @@ TEST_P(MeshMatmulGrid, ProductVerifiedAndRelationHolds) {
     for (const std::vector<std::int64_t>& shape : std::vector<std::vector<std::int64_t>>{
              {1}, {3}, {8}, {1, 4}, {2, 2}, {3, 3}, {2, 4}, {4, 4}, {3, 6}, {2, 2, 2}, {3, 3, 3}, {2, 4, 2}})
       where.push_back({Topology::mesh(shape, wrap), {}, Topology::mesh(shape, wrap).describe()});
-  for (int n = 0; n <= 6; ++n) where.push_back({Topology::hypercube(n), {}, Topology::hypercube(n).describe()});
+  for (int n : {0, 1, 2, 3, 4, 5, 6, 9}) where.push_back({Topology::hypercube(n), {}, Topology::hypercube(n).describe()});
   for (const Where& w : where)
     for (const auto& [M, Q, R] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {5, 5, 5}, {12, 12, 12}, {24, 24, 24}, {7, 13, 5}, {20, 9, 14}})
-      for (std::int64_t B : {1, 7, 256}) {
+      for (std::int64_t B : {1, 7, 256})
+      for (int variant : {0, 1}) {  // gao3d's subcube collectives on cubes (variant 1)
+        if (variant == 1 && (!takes(*info, "variant") || w.topology.kind() != Topology::Kind::hypercube)) continue;
         RunPoint rp;
         cubesim::Setup& s = rp.setup;
         s.machine = test::simple_machine(GetParam().ports, 256);
@@ -182,9 +185,10 @@ TEST_P(MeshMatmulGrid, ProductVerifiedAndRelationHolds) {
         s.topology = w.topology;
         s.params.P = M, s.params.Q = Q, s.params.R = R;
         s.params.B = B;
+        s.params.variant = variant;
         if (info->check(s).has_value()) continue;
         const Prediction pred = info->predict(s);
-        const std::string at = w.label + " P=" + std::to_string(M) + " Q=" + std::to_string(Q) + " R=" + std::to_string(R) + " B=" + std::to_string(B);
+        const std::string at = w.label + (variant ? " variant 1" : "") + " P=" + std::to_string(M) + " Q=" + std::to_string(Q) + " R=" + std::to_string(R) + " B=" + std::to_string(B);
         SCOPED_TRACE(at);
         const RunOutcome o = run_point(rp, *info, true);
         ASSERT_TRUE(o.error.empty()) << o.error;
@@ -224,7 +228,7 @@ TEST(MeshSimGrid, ToriAndCubeGridsAgreeExactly) {
   double worst_open = 0;
   for (const AlgorithmInfo* info : reg.all()) {
     if (!on_grid(*info)) continue;
-    const bool rooted = std::find(info->params.begin(), info->params.end(), "root") != info->params.end();
+    const bool rooted = takes(*info, "root");
     for (const PortModel& ports : {test::kOne, test::kAll})
       for (const Topology& t : {Topology::mesh({6}, true), Topology::mesh({4, 4}, true), Topology::mesh({2, 3, 2}, true),
                                 Topology::mesh({4, 2}, false), Topology::hypercube(4)}) {
@@ -233,7 +237,9 @@ TEST(MeshSimGrid, ToriAndCubeGridsAgreeExactly) {
         s.machine = test::simple_machine(ports, 16);
         s.machine.tau = Time::ps(1'000'003), s.machine.t_c = Time::ps(3'001), s.machine.t_a = Time::ps(7);
         s.topology = t;
-        s.params.M = 37, s.params.B = 16, s.params.P = 24, s.params.Q = 20, s.params.R = 28;
+        s.params.B = 16;
+        if (test::multiplies(*info)) s.params.P = 24, s.params.Q = 20, s.params.R = 28;
+        else s.params.M = 37;
         if (rooted) s.params.root = 1;
         if (info->check(s).has_value()) continue;
         const bool routed = t.kind() == Topology::Kind::mesh && t.shape()[0] > 2 && !rooted;

@@ -112,6 +112,42 @@ TEST(Traces, EveryAlgorithmReplaysIdenticallyOnItsMachineAndRunsElsewhere) {
   EXPECT_GT(checked, 50);
 }
 
+// The mesh family (docs/meshes.md) on tori and meshes: recorded, written, read back and replayed
+// on the recording machine with the identical time, critical path and trace; on a torus and on a
+// mesh (whose folded rings send routed messages), one port and all ports.
+TEST(Traces, MeshFamilyReplaysIdenticallyOnToriAndMeshes) {
+  const Registry reg = make_registry();
+  int checked = 0;
+  for (const AlgorithmInfo* info : reg.all()) {
+    if (std::find(info->params.begin(), info->params.end(), "grid") == info->params.end()) continue;
+    for (const bool all_port : {false, true})
+      for (const std::vector<std::int64_t>& shape : std::vector<std::vector<std::int64_t>>{{5}, {3, 4}, {2, 3, 2}})
+        for (const bool wrap : {true, false}) {
+          cubesim::Setup s;
+          s.machine = preset("mesh2d");
+          s.machine.ports = all_port ? PortModel{PortKind::all, 0} : PortModel{PortKind::one, 1};
+          s.machine.packet_elements = 16;
+          s.topology = Topology::mesh(shape, wrap);
+          s.params.M = 37, s.params.B = 16, s.params.P = 12, s.params.Q = 10, s.params.R = 14;
+          if (info->name == "matmul.foh" || info->name == "matmul.foh_ring") s.params.M = 0;
+          if (info->check(s)) continue;
+          SCOPED_TRACE(info->name + " " + s.machine.ports.name() + " " + s.topology.describe());
+          Recorded r = record(*info, s);
+          ASSERT_TRUE(r.outcome.error.empty()) << r.outcome.error;
+          ASSERT_TRUE(r.outcome.verified) << r.outcome.verify_message;
+          const trace::Trace back = trace::read_text(trace::write_text(r.trace), "mem.trace");
+          trace::Recorder again(s.topology.size());
+          const RunStats st = replay(back, s.machine, s.topology, s.params.B, &again);
+          EXPECT_EQ(st.time, r.outcome.stats.time);
+          EXPECT_EQ(st.critical_path, r.outcome.stats.critical_path);
+          EXPECT_EQ(st.routed_messages, r.outcome.stats.routed_messages);
+          EXPECT_EQ(again.take(), r.trace.nodes);
+          ++checked;
+        }
+  }
+  EXPECT_GT(checked, 40);
+}
+
 // A process with concurrent strands (all_of of Tasks) and non-blocking requests.
 Task<> child(Node& self, int k) {
   auto s = self.send(k, Buffer::sized(10 + k), k);

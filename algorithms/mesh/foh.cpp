@@ -152,10 +152,11 @@ Prediction predict_foh(const Setup& given, bool ring) {
   // The cycles are summed as if in lockstep (as FOH's eq. (5) and (9) sum them). Measured over the
   // grid of tests/test_meshes.cpp (docs/meshes.md): the ring on a torus or cube is exactly that
   // (one message per cycle, nothing to overlap); all ports let a row start its next broadcast
-  // while others still roll, so the sum bounds the run from above (0.81 - 1 on tori and cubes,
+  // while others still roll, so the sum bounds the run from above (0.59 - 1 on tori and cubes,
   // 0.65 - 1 on meshes); on one port a roll arriving while the next broadcast's packets do
-  // queues for the receiver's one input (up to 1.33 on tori), and on a one-port mesh the folded
-  // ring's relays also queue (up to 2.54).
+  // queues for the receiver's one input (up to 1.33 on tori; as low as 0.62 on a 32 x 16 cube
+  // grid with 1 x 1 matrices, where most blocks are padding and the cycles overlap), and on a
+  // one-port mesh the folded ring's relays also queue (up to 2.54).
   const bool one_port = s.machine.ports.kind != PortKind::all, mesh_line = !lat.wraps();
   if (ring && !mesh_line) {
     pr.relation = Relation::exact;
@@ -163,7 +164,7 @@ Prediction predict_foh(const Setup& given, bool ring) {
     pr.relation = Relation::upper_bound;
   } else {
     pr.relation = Relation::approx;
-    pr.tolerance = mesh_line ? 1.6 : 0.35;
+    pr.tolerance = mesh_line ? 1.6 : 0.4;
   }
   return pr;
 }
@@ -187,7 +188,7 @@ const Registration kRegistration{[](Registry& r) {
          .predict = [](const Setup& s) { return predict_foh(s, false); },
          .verify = [](const Setup& s, const std::vector<Buffer>& b) { return verify_foh(s, b, false); },
          .one_port = {.row = "N1 cycles of broadcast.pipe (m1^2), 2 m1^2 m0 flops, shift.ring (m1 m0)",
-                      .relation = "approx <= 35 % on tori and cubes (measured 33 %), <= 160 % on meshes (154 %)"},
+                      .relation = "approx <= 40 % on tori and cubes (measured 38 %), <= 160 % on meshes (154 %)"},
          .all_port = {.row = "the same cycles summed", .relation = "upper bound (cycles overlap)"}});
   r.add({.name = "matmul.foh_ring",
          .summary = "A <- CD + E on a ring of N nodes by rows: multiply, roll D (N cycles; FOH's row/column decomposition)",

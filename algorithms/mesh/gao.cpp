@@ -66,6 +66,9 @@ struct Gao {
 };
 
 std::optional<SetupError> check_gao(const Setup& s, int dims) {
+  if (s.params.variant > 1 || (s.params.variant == 1 && s.topology.kind() != Topology::Kind::hypercube))
+    return SetupError{"/params/variant", "variant " + std::to_string(s.params.variant) +
+                                             ": 0 (ring collectives) or, on a hypercube, 1 (the subcube collectives)"};
   const auto e = mesh::grid_extents(s.topology, s.params, dims);
   if (auto err = mesh::lattice_error(s, e, dims, false)) return err;
   const Gao g(s, dims);
@@ -114,8 +117,38 @@ Task<> gao2d(Node& self, Params p) {
   self.set_result(std::move(a));
 }
 
+/// The subcube of a cube grid's axis a (its segment of address bits) and the order of its blocks:
+/// the primitive library's collectives keep blocks in local-address order, the grid in coordinate
+/// order; a Gray-coded segment's local address is gray::encode(coordinate).
+routing::SubCube axis_cube(const Gao& g, int a) {
+  int lo = 0;
+  for (int b = 0; b < a; ++b) lo += log2_exact(g.ext(b));
+  return routing::SubCube::range(lo, log2_exact(g.ext(a)));
+}
+/// Reorders L blocks of M from one order to the other: out block i = in block map(i).
+Buffer reorder(const Buffer& in, std::int64_t L, std::int64_t M, std::int64_t (*map)(std::int64_t)) {
+  Buffer out;
+  for (std::int64_t i = 0; i < L; ++i) out.append(in.slice(map(i) * M, M));
+  return out;
+}
+std::int64_t gray_of(std::int64_t i) { return gray::encode(i); }
+std::int64_t coord_of(std::int64_t a) { return gray::decode(a); }
+
+/// Gathers `mine` along axis a: ring collectives (variant 0), or on a cube the primitive
+/// library's subcube all-gather (variant 1: SBT-b recursive doubling one-port, nRSBT-b all-port).
+Task<> gather_axis(Node& self, const Gao& g, Lattice lat, int a, Buffer mine, int tag, bool cube, Buffer* out) {
+  if (!cube) {
+    *out = co_await mesh::ring_allgather(self, lat, a, std::move(mine), tag);
+    co_return;
+  }
+  const std::int64_t M = mine.size();
+  const Buffer got = co_await matmul::gather(self, M, std::move(mine), axis_cube(g, a));
+  *out = reorder(got, g.ext(a), M, gray_of);  // coordinate j's block sits at local address encode(j)
+}
+
 Task<> gao3d(Node& self, Params p) {
   const Gao g(self.topology(), p, 3);
+  const bool cube = p.variant == 1;
   const Lattice lat(self.topology(), g.e);
   const matmul::Shape sh{p.P, p.Q, p.R};
   const bool data = self.data_mode();
@@ -126,14 +159,18 @@ Task<> gao3d(Node& self, Params p) {
   // Stage 1: C(i, k) (bi x bk) from its qj row pieces along axis 1; D(k, j) (bk x bj) from its qi
   // row pieces along axis 0.
   Buffer c, d;
-  co_await both(self, gather_into(self, lat, 1, matmul::block(data, sh, Which::C, {i * bi + j * (bi / qj), bi / qj, k * bk, bk}), kTagC, &c),
-                gather_into(self, lat, 0, matmul::block(data, sh, Which::D, {k * bk + i * (bk / qi), bk / qi, j * bj, bj}), kTagD, &d));
+  co_await both(self, gather_axis(self, g, lat, 1, matmul::block(data, sh, Which::C, {i * bi + j * (bi / qj), bi / qj, k * bk, bk}), kTagC, cube, &c),
+                gather_axis(self, g, lat, 0, matmul::block(data, sh, Which::D, {k * bk + i * (bk / qi), bk / qi, j * bj, bj}), kTagD, cube, &d));
   // Stage 2: the partial A(i, j) for this k (E added once, by k = 0).
   Buffer part = k == 0 ? matmul::block(data, sh, Which::E, {i * bi, bi, j * bj, bj})
                        : Buffer::make(bi * bj, data, [](std::int64_t) { return Element{0}; });
   matmul::multiply_add(part, 0, bj, {&c, 0, bk}, {&d, 0, bj}, bi, bk, bj);
   co_await matmul::local_product(self, bi, bk, bj);
   // Stage 3: Limited-Histogramming along axis 2: piece k of the sum over k.
+  if (cube) {  // the block for local address a is piece decode(a)
+    self.set_result(co_await matmul::reduce(self, bi * bj / qk, reorder(part, qk, bi * bj / qk, coord_of), axis_cube(g, 2)));
+    co_return;
+  }
   self.set_result(co_await mesh::ring_reduce_scatter(self, lat, 2, bi * bj / qk, std::move(part), kTagA));
 }
 
@@ -169,13 +206,35 @@ Prediction predict_gao(const Setup& s, int dims) {
   } else {
     const std::int64_t qi = g.ext(0), qj = g.ext(1), qk = g.ext(2);
     const std::int64_t bi = g.Pt / qi, bk = g.Qt / qk, bj = g.Rt / qj;
-    t = two(mesh::ring_steps_terms(lat, 1, (bi / qj) * bk, B), mesh::ring_steps_terms(lat, 0, (bk / qi) * bj, B));
-    t += mesh::ring_steps_terms(lat, 2, bi * bj / qk, B);
+    if (s.params.variant == 1) {
+      // Theorem 3's hypercube form: TR-530 Table 2 SBT-b(1,.) one-port, SBnT/nRSBT-b(n,.) all-port
+      // on each axis's subcube, forwards for the gathers, backwards for the reduction.
+      const auto row = [&](std::int64_t M, std::int64_t L) {
+        const int n = log2_exact(L);
+        return all && n > 1 ? balanced_levels_terms(M, n, B) : sbt_doubling_terms(M, n, B);
+      };
+      t = two(row((bi / qj) * bk, qj), row((bk / qi) * bj, qi));
+      t += row(bi * bj / qk, qk);
+    } else {
+      t = two(mesh::ring_steps_terms(lat, 1, (bi / qj) * bk, B), mesh::ring_steps_terms(lat, 0, (bk / qi) * bj, B));
+      t += mesh::ring_steps_terms(lat, 2, bi * bj / qk, B);
+    }
     flops = 2 * bi * bk * bj + (qk - 1) * (bi * bj / qk);
     source = "Gao §3 the 3-d algorithm, §4 Prop. 1 (Limited-Complete-Broadcast, Limited-Histogramming)";
     folded = lat.ring_hops(0) == 2 || lat.ring_hops(1) == 2 || lat.ring_hops(2) == 2;
   }
   Prediction pr = matmul::from_terms(s, t, flops, source);
+  if (dims == 3 && s.params.variant == 1 && all) {
+    // nRSBT-b on an axis of n > 2 dimensions: exact when n divides the block, as allgather.nrsbt
+    // (docs/primitives.md); otherwise its tolerance.
+    const std::int64_t qi = g.ext(0), qj = g.ext(1), qk = g.ext(2), bi = g.Pt / qi, bk = g.Qt / qk, bj = g.Rt / qj;
+    bool even = true, tiny = false;
+    for (const auto& [M, L] : {std::pair{(bi / qj) * bk, qj}, std::pair{(bk / qi) * bj, qi}, std::pair{bi * bj / qk, qk}}) {
+      const int n = log2_exact(L);
+      if (n > 2 && M % n != 0) even = false, tiny = tiny || M < n;
+    }
+    if (!even) pr.relation = Relation::approx, pr.tolerance = tiny ? 2.5 : 0.45;
+  }
   // The loop overhead of the one local product (eq. (16)'s M^2 term; 0 but on the Mark II).
   const std::int64_t elems = dims == 1 ? g.Pt * (g.Rt / g.ext(0))
                              : dims == 2 ? (g.Pt / g.ext(1)) * (g.Rt / g.ext(0))
@@ -196,7 +255,8 @@ AlgorithmInfo gao_info(int dims, std::string summary, std::string source, std::s
   return {.name = "matmul.gao" + std::to_string(dims) + "d",
           .summary = std::move(summary),
           .source = std::move(source),
-          .params = {"P", "Q", "R", "B", "grid"},
+          .params = dims == 3 ? std::vector<std::string>{"P", "Q", "R", "B", "grid", "variant"}
+                              : std::vector<std::string>{"P", "Q", "R", "B", "grid"},
           .required = {"P", "Q", "R"},
           .check = [dims](const Setup& s) { return check_gao(s, dims); },
           .process = dims == 1 ? gao1d : dims == 2 ? gao2d : gao3d,
