@@ -157,6 +157,41 @@ class Gao(unittest.TestCase):
         self.assertLess(abs(b["slope"] + 2 / 3), 0.15)
         self.assertLess(abs(ring["slope"] - 1 / 3), 0.15)
 
+    def test_lemma4_token_steps(self):
+        # One 3-D step (a token to each of the 6 neighbours) on the emulating ring or torus, counted
+        # by simulation: tau = 1 µs a hop, tokens of one element (t_c 1 ps), all ports.
+        for r in runs("configs/gao/lemma4-emulation.json"):
+            shape = r["point"]["topology.shape"]
+            p = 1
+            for e in shape:
+                p *= e
+            steps = round(r["simulated"]["time_s"] / 1e-6)
+            self.assertTrue(r["verified"])
+            if len(shape) == 1:
+                bound, which = 2 * p ** (2 / 3) + 2 * p ** (1 / 3) + 2, "2p^(2/3) + 2p^(1/3) + 2"
+            else:
+                bound, which = 3 * p ** (1 / 6), "3p^(1/6)"
+            sixth = abs(round(p ** (1 / 6)) ** 6 - p) == 0
+            say(f"Gao Lemma 4: p = {p} on {shape}: {steps} token steps per 3-D step; Gao's {which} = {bound:.1f}"
+                + ("" if len(shape) == 1 or sixth else " (Construction B's count is for p = 2^(6d))"))
+            if len(shape) == 1 or sixth:
+                self.assertLessEqual(steps, bound + 1e-9)
+
+    def test_theorem4_emulated_matches_native(self):
+        for cfg, native, e_start, e_band in (("configs/gao/theorem4-ring.json", "matmul.gao1d", 1, 0),
+                                             ("configs/gao/theorem4-torus.json", "matmul.gao2d", 0.5, -0.5)):
+            got = {}
+            for a in ("matmul.gao3d", native):
+                s, = fit(cfg, "nodes", "startups", "--log", "--where", f"algorithm={a}")
+                b, = fit(cfg, "nodes", "element_transfers", "--log", "--where", f"algorithm={a}")
+                got[a] = (s["slope"], b["slope"])
+                say(f"Gao Theorem 4 ({os.path.basename(cfg)[:-5]}): {a}: start-up exponent {s['slope']:.3f} ± "
+                    f"{s['slope_ci95']:.3f} (theorem {e_start}), bandwidth {b['slope']:.3f} ± {b['slope_ci95']:.3f} "
+                    f"(theorem {e_band}), p = 8..512")
+            for k, want in ((0, e_start), (1, e_band)):
+                self.assertLess(abs(got["matmul.gao3d"][k] - want), 0.15)
+                self.assertLess(abs(got["matmul.gao3d"][k] - got[native][k]), 0.15)
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1] + sys.argv[1:], verbosity=2)

@@ -46,9 +46,15 @@ std::vector<Where> places() {
   for (const auto& [n, grid] : std::vector<std::pair<int, std::vector<std::int64_t>>>{
            {0, {1}}, {3, {8}}, {3, {2, 4}}, {3, {2, 2, 2}}, {4, {4, 4}}, {5, {}}, {5, {2, 4, 4}}})
     w.push_back({Topology::hypercube(n), grid, ""});
+  // Gao Lemma 4: virtual grids on fewer axes (identity on a ring or line, Construction B on 2-D).
+  w.push_back({Topology::mesh({8}, true), {2, 2, 2}, ""});
+  w.push_back({Topology::mesh({12}, false), {3, 4}, ""});
+  w.push_back({Topology::mesh({4, 4}, true), {2, 2, 4}, ""});
+  w.push_back({Topology::mesh({27}, true), {3, 3, 3}, ""});
   for (Where& x : w) {
     x.label = x.topology.describe();
     if (!x.grid.empty()) x.label += " grid " + std::to_string(x.grid.size()) + "-D";
+    if (x.topology.kind() != Topology::Kind::hypercube && !x.grid.empty()) x.label += " (emulated)";
   }
   return w;
 }
@@ -102,7 +108,7 @@ TEST_P(MeshCollectiveGrid, RelationHoldsAndExactRowsToThePicosecond) {
           if (HasFailure()) return;
         }
   EXPECT_GT(runs, 300);
-  EXPECT_GT(exact, runs / 2);
+  if (info->one_port.relation.rfind("exact", 0) == 0) EXPECT_GT(exact, runs / 2);
   std::cout << "[ relation ] " << info->name << " " << GetParam().ports.name() << ": " << runs << " runs, " << exact
             << " exact; lower bounds up to sim/pred = " << worst_bound << "\n";
 }
@@ -128,8 +134,14 @@ TEST(MeshCollective, BadGridsAreClearErrors) {
   EXPECT_EQ(error({2, 2, 2, 2}, 0), "/params/grid: grid [2, 2, 2, 2] must have 1 to 3 extents");
   EXPECT_EQ(error({4, 4}, 2), "/params/axis: axis 2 is not an axis of the grid [4, 4]");
   s.topology = Topology::mesh({4, 4}, true);
-  EXPECT_EQ(error({16}, 0), "/params/grid: grid [16] differs from the torus 4x4 (16 nodes)'s shape [4, 4] (leave it out on a mesh or torus)");
+  EXPECT_EQ(error({16}, 0), "/params/grid: grid [16] on the torus 4x4 (16 nodes): a virtual grid needs more axes than the 2-D target (or leave it out: the topology's shape)");
   EXPECT_EQ(error({}, 1), "");
+  // Gao Lemma 4's emulations: a 3-D grid on a 2-D torus by Construction B, on a ring by identity.
+  EXPECT_EQ(error({2, 2, 4}, 2), "");
+  EXPECT_EQ(error({8, 1, 2}, 2), "/params/grid: grid [8, 1, 2] on the torus 4x4 (16 nodes): Gao's Construction B needs x | a, y | b and (a/x)(b/y) = z");
+  EXPECT_EQ(error({2, 2, 2}, 0), "/params/grid: grid [2, 2, 2] on the torus 4x4 (16 nodes): a grid has 1 to 3 extents multiplying to the nodes, 16");
+  s.topology = Topology::mesh({16}, false);
+  EXPECT_EQ(error({2, 8}, 1), "");
 }
 
 // The folded ring: every ring edge is at most two hops, and no directed link carries two edges.

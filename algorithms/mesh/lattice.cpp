@@ -1,5 +1,8 @@
 #include "algorithms/mesh/lattice.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace cubesim::mesh {
 
 Lattice::Lattice(const Topology& t, const std::vector<std::int64_t>& extents) : topo_(&t) {
@@ -16,10 +19,26 @@ Lattice::Lattice(const Topology& t, const std::vector<std::int64_t>& extents) : 
     embed_ = t.kind() == Topology::Kind::torus ? Embed::torus : Embed::mesh;
     dims_ = t.dim();
     ext_ = t.shape();
+    std::vector<std::int64_t> shape(t.shape().begin(), t.shape().begin() + t.dim());
+    if (!extents.empty() && extents != shape) {
+      emulated_ = true;
+      dims_ = static_cast<int>(extents.size());
+      ext_ = {1, 1, 1};
+      for (std::size_t a = 0; a < extents.size(); ++a) ext_[a] = extents[a];
+      construction_b_ = t.dim() == 2 && dims_ == 3;
+    }
   }
 }
 
 std::array<std::int64_t, 3> Lattice::coords(NodeId x) const {
+  if (emulated_) {
+    if (construction_b_) {  // (a, b) = (x || z_low, y || z_high)
+      const auto t = topo_->coords(x);
+      const std::int64_t zl = topo_->shape()[0] / ext_[0], zh = topo_->shape()[1] / ext_[1];
+      return {t[0] / zl, t[1] / zh, (t[1] % zh) * zl + t[0] % zl};
+    }
+    return {x % ext_[0], (x / ext_[0]) % ext_[1], x / (ext_[0] * ext_[1])};  // the identity map
+  }
   if (embed_ != Embed::cube) return topo_->coords(x);
   std::array<std::int64_t, 3> c{0, 0, 0};
   for (std::size_t a = 0; a < static_cast<std::size_t>(dims_); ++a)
@@ -28,6 +47,13 @@ std::array<std::int64_t, 3> Lattice::coords(NodeId x) const {
 }
 
 NodeId Lattice::node(const std::array<std::int64_t, 3>& c) const {
+  if (emulated_) {
+    if (construction_b_) {
+      const std::int64_t zl = topo_->shape()[0] / ext_[0], zh = topo_->shape()[1] / ext_[1];
+      return topo_->node_at({c[0] * zl + c[2] % zl, c[1] * zh + c[2] / zl, 0});
+    }
+    return c[0] + ext_[0] * (c[1] + ext_[1] * c[2]);
+  }
   if (embed_ != Embed::cube) return topo_->node_at(c);
   NodeId x = 0;
   for (std::size_t a = 0; a < static_cast<std::size_t>(dims_); ++a) x |= gray::encode(c[a]) << shift_[a];
@@ -36,12 +62,12 @@ NodeId Lattice::node(const std::array<std::int64_t, 3>& c) const {
 
 std::int64_t Lattice::fold(int a, std::int64_t q) const {
   const std::int64_t L = extent(a);
-  if (embed_ != Embed::mesh) return q;
+  if (wraps()) return q;
   return q < (L + 1) / 2 ? 2 * q : 2 * (L - 1 - q) + 1;
 }
 
 std::int64_t Lattice::unfold(int a, std::int64_t c) const {
-  if (embed_ != Embed::mesh) return c;
+  if (wraps()) return c;
   return c % 2 == 0 ? c / 2 : extent(a) - 1 - (c - 1) / 2;
 }
 
@@ -57,22 +83,36 @@ NodeId Lattice::ring_node(NodeId x, int a, std::int64_t q) const {
 int Lattice::edge_hops(int a, std::int64_t q) const {
   const std::int64_t L = extent(a);
   if (L == 1) return 0;
+  if (emulated_) return topo_->distance(ring_node(0, a, q), ring_node(0, a, q + 1));
+  if (wraps()) return 1;  // a ring of single links (the cube's Gray code, a torus)
   const std::int64_t c0 = fold(a, ((q % L) + L) % L), c1 = fold(a, (((q + 1) % L) + L) % L);
   return static_cast<int>(c0 > c1 ? c0 - c1 : c1 - c0);
 }
 
 int Lattice::ring_hops(int a) const {
   const std::int64_t L = extent(a);
-  return L == 1 ? 0 : (embed_ == Embed::mesh && L >= 3 ? 2 : 1);
+  if (L == 1) return 0;
+  if (emulated_) {
+    int h = 0;
+    for (std::int64_t q = 0; q < L; ++q) h = std::max(h, edge_hops(a, q));
+    return h;
+  }
+  return embed_ == Embed::mesh && L >= 3 ? 2 : 1;
 }
 
 std::vector<std::int64_t> grid_extents(const Topology& t, const Params& p, int dims) {
+  if (!p.grid.empty()) return p.grid;
   if (t.kind() != Topology::Kind::hypercube) {
     std::vector<std::int64_t> e;
     for (int a = 0; a < t.dim(); ++a) e.push_back(t.shape()[static_cast<std::size_t>(a)]);
+    if (t.dim() < dims) {  // emulate a grid of q^dims nodes where N is a dims-th power
+      const auto q = static_cast<std::int64_t>(std::llround(std::pow(static_cast<double>(t.size()), 1.0 / dims)));
+      std::int64_t qd = 1;
+      for (int a = 0; a < dims; ++a) qd *= q;
+      if (qd == t.size()) return std::vector<std::int64_t>(static_cast<std::size_t>(dims), q);
+    }
     return e;
   }
-  if (!p.grid.empty()) return p.grid;
   const int n = t.dim();
   std::vector<std::int64_t> e;
   for (int a = 0; a < dims; ++a) {
@@ -104,9 +144,21 @@ std::optional<SetupError> lattice_error(const Setup& s, const std::vector<std::i
     if (product != t.size())
       return SetupError{"/params/grid", "grid " + list(extents) + " must multiply to the " + t.describe() + "'s " +
                                             std::to_string(t.size()) + " nodes"};
-  } else if (!s.params.grid.empty() && s.params.grid != extents) {
-    return SetupError{"/params/grid", "grid " + list(s.params.grid) + " differs from the " + t.describe() +
-                                          "'s shape " + list(extents) + " (leave it out on a mesh or torus)"};
+  } else {
+    const std::vector<std::int64_t> shape(t.shape().begin(), t.shape().begin() + t.dim());
+    if (extents != shape) {  // an emulated grid (Gao Lemma 4)
+      const std::string what = "grid " + list(extents) + " on the " + t.describe();
+      std::int64_t product = 1;
+      for (std::int64_t e : extents) product = e < 1 || product > t.size() ? -1 : product * e;
+      if (extents.empty() || extents.size() > 3 || product != t.size())
+        return SetupError{"/params/grid", what + ": a grid has 1 to 3 extents multiplying to the nodes, " + std::to_string(t.size())};
+      if (static_cast<int>(extents.size()) <= t.dim())
+        return SetupError{"/params/grid", what + ": a virtual grid needs more axes than the " + std::to_string(t.dim()) +
+                                              "-D target (or leave it out: the topology's shape)"};
+      if (t.dim() == 2 && (t.shape()[0] % extents[0] != 0 || t.shape()[1] % extents[1] != 0 ||
+                           (t.shape()[0] / extents[0]) * (t.shape()[1] / extents[1]) != extents[2]))
+        return SetupError{"/params/grid", what + ": Gao's Construction B needs x | a, y | b and (a/x)(b/y) = z"};
+    }
   }
   if (want_dims != 0 && static_cast<int>(extents.size()) != want_dims)
     return SetupError{t.kind() == Topology::Kind::hypercube ? "/params/grid" : "/topology/shape",

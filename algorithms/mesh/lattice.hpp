@@ -11,6 +11,11 @@
 ///    at most two hops, and no directed link carries two ring edges of one direction
 ///    (docs/meshes.md). Gao's "1-D mesh" is a ring, so a mesh machine runs the ring algorithms on
 ///    the folded ring, paying the second hop where it must.
+///  - emulated (Gao Lemma 4): a mesh or torus with a `grid` of more axes than it has, a virtual
+///    grid embedded by the identity map: node ids read as the grid's row-major address (Gao's
+///    Construction A, "z || y || x" in binary, on a 1-D target), or on a 2-D target with a 3-D grid
+///    Gao's Construction B (a = x || z_low, b = y || z_high). Ring edges are routed sends along
+///    the target's dimension-order routes; lines are rings in coordinate order.
 ///
 /// A collective on a line runs on every line of its axis at once: a row, a column, an axis of a
 /// 3-D grid. Coordinates: axis 0 varies fastest (DESIGN.md's mesh addresses; on the cube, TR-530
@@ -36,6 +41,8 @@ class Lattice {
   Lattice(const Topology& t, const std::vector<std::int64_t>& extents);
 
   [[nodiscard]] Embed embed() const { return embed_; }
+  /// True for a virtual grid on a mesh or torus of fewer axes (Gao Lemma 4).
+  [[nodiscard]] bool emulated() const { return emulated_; }
   [[nodiscard]] int dims() const { return dims_; }
   [[nodiscard]] std::int64_t extent(int a) const { return ext_[static_cast<std::size_t>(a)]; }
   [[nodiscard]] std::int64_t size() const { return ext_[0] * ext_[1] * ext_[2]; }
@@ -50,17 +57,18 @@ class Lattice {
     cs[static_cast<std::size_t>(a)] = c;
     return node(cs);
   }
-  /// True when a line is a ring of single links (torus, cube); false on a mesh.
-  [[nodiscard]] bool wraps() const { return embed_ != Embed::mesh; }
+  /// True when a line is a ring (torus, cube, an emulated grid); false on a mesh's own lines.
+  [[nodiscard]] bool wraps() const { return embed_ != Embed::mesh || emulated_; }
 
   /// Position of x on the ring of its line along axis a (its coordinate, unfolded on a mesh).
   [[nodiscard]] std::int64_t ring_pos(NodeId x, int a) const;
   /// The node of x's line along axis a at ring position q (taken mod the extent).
   [[nodiscard]] NodeId ring_node(NodeId x, int a, std::int64_t q) const;
   /// The largest number of hops of a ring edge along axis a: 2 on a folded mesh line of 3 or
-  /// more nodes, else 1 (0 on a line of one node).
+  /// more nodes, the longest route on an emulated grid, else 1 (0 on a line of one node).
   [[nodiscard]] int ring_hops(int a) const;
-  /// The hops of the ring edge from ring position q to q + 1 along axis a.
+  /// The hops of the ring edge from ring position q to q + 1 along axis a (on the line through
+  /// node 0; every line has the same, by translation).
   [[nodiscard]] int edge_hops(int a, std::int64_t q) const;
 
  private:
@@ -68,20 +76,24 @@ class Lattice {
   [[nodiscard]] std::int64_t unfold(int a, std::int64_t c) const;  // coordinate -> ring position
   const Topology* topo_;
   Embed embed_ = Embed::cube;
+  bool emulated_ = false;
+  bool construction_b_ = false;  // a 3-D grid on a 2-D target: Gao's Construction B
   int dims_ = 1;
   std::array<std::int64_t, 3> ext_{1, 1, 1};
   std::array<int, 3> shift_{0, 0, 0};  // cube: the lowest address bit of each axis
 };
 
-/// The problem with a grid for an algorithm: a `grid` param on a mesh or torus that differs from
-/// its shape; on a cube extents that are not powers of two multiplying to N, or more than 3; a
-/// grid of the wrong number of dimensions (`want_dims` 0: any). `axis` checked when `uses_axis`.
+/// The problem with a grid for an algorithm: extents that do not multiply to N, or more than 3; on
+/// a cube extents that are not powers of two; on a mesh or torus a virtual grid that does not embed
+/// (fewer axes than the target, or a 3-D grid whose x and y extents do not divide a 2-D target's);
+/// a grid of the wrong number of dimensions (`want_dims` 0: any). `axis` checked when `uses_axis`.
 std::optional<SetupError> lattice_error(const Setup& s, const std::vector<std::int64_t>& extents, int want_dims,
                                         bool uses_axis);
 
-/// The extents an algorithm runs on: the topology's shape (mesh, torus), the `grid` param, or on a
-/// cube `dims` axes splitting the n address bits as evenly as possible, the higher axes taking the
-/// extra bits (dims 2: TR-530 §5.2's N1 = 2^⌈n/2⌉ rows on the high bits).
+/// The extents an algorithm runs on: the `grid` param; else on a cube `dims` axes splitting the n
+/// address bits as evenly as possible, the higher axes taking the extra bits (dims 2: TR-530
+/// §5.2's N1 = 2^⌈n/2⌉ rows on the high bits); else the topology's shape, or where it has fewer
+/// than `dims` axes and N is a `dims`-th power q^dims, the emulated grid [q, ..., q].
 std::vector<std::int64_t> grid_extents(const Topology& t, const Params& p, int dims);
 
 /// The cost of one message of M elements in packets of B (the first packet the largest) over a

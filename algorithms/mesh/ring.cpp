@@ -13,8 +13,12 @@ std::int64_t mod(std::int64_t a, std::int64_t L) { return ((a % L) + L) % L; }
 Arms broadcast_arms(const Lattice& lat, int axis, std::int64_t root, bool split) {
   const std::int64_t L = lat.extent(axis);
   if (!lat.wraps()) return {L - 1 - root, root};
-  if (!split) return {L - 1, 0};
-  return {L / 2, (L - 1) / 2};  // ⌈(L-1)/2⌉ and ⌊(L-1)/2⌋
+  const Arms nodes = split ? Arms{L / 2, (L - 1) / 2} : Arms{L - 1, 0};  // ⌈(L-1)/2⌉ and ⌊(L-1)/2⌋
+  if (!lat.emulated()) return nodes;
+  Arms hops;  // an emulated grid's ring edges are routes of several hops
+  for (std::int64_t i = 0; i < nodes.plus; ++i) hops.plus += lat.edge_hops(axis, root + i);
+  for (std::int64_t i = 0; i < nodes.minus; ++i) hops.minus += lat.edge_hops(axis, root - 1 - i);
+  return hops;
 }
 
 Task<Buffer> line_broadcast(Node& self, Lattice lat, int axis, std::int64_t root, std::int64_t M, Buffer msg, bool split,
@@ -145,11 +149,18 @@ RowTerms ring_steps_terms(const Lattice& lat, int axis, std::int64_t M, std::int
   if (L == 1) return {};
   const int h = lat.ring_hops(axis);
   if (h == 1) return route_terms(M, B, 1).times(L - 1);
-  // The folded ring: L - 2 edges of two hops and the two of one at the folds; the steps chain
-  // along L - 1 consecutive edges, the slowest leaving out one of the short ones.
-  RowTerms t = route_terms(M, B, 2).times(L - 2);
-  t += route_terms(M, B, 1);
-  return t;
+  // The steps chain along L - 1 consecutive ring edges: all but one, the slowest chain leaving
+  // out the shortest edge (a message's terms grow with its hops). The folded ring: L - 2 edges of
+  // two hops and the two of one at the folds; an emulated grid: its routes.
+  RowTerms t;
+  int shortest = h;
+  for (std::int64_t q = 0; q < L; ++q) {
+    const int e = lat.edge_hops(axis, q);
+    t += route_terms(M, B, e);
+    shortest = std::min(shortest, e);
+  }
+  const RowTerms cut = route_terms(M, B, shortest);
+  return {t.startups - cut.startups, t.elements - cut.elements, t.messages - cut.messages};
 }
 
 }  // namespace cubesim::mesh
