@@ -77,6 +77,25 @@ Prediction predict_broadcast_line(const Setup& s, bool split) {
   return pr;
 }
 
+Task<> broadcast_tree(Node& self, Params p) {
+  const Lattice lat = lattice_of(self.topology(), p);
+  const int a = axis_of(p);
+  const NodeId root = lat.line_node(self.id(), a, p.root);
+  Buffer msg;
+  if (self.id() == root) msg = Buffer::make(p.M, self.data_mode(), [&](std::int64_t i) { return value(root, p.M, i); });
+  self.set_result(co_await mesh::line_tree_broadcast(self, lat, a, p.root, p.M, std::move(msg)));
+}
+
+Prediction predict_broadcast_tree(const Setup& s) {
+  const Lattice lat = lattice_of(s.topology, s.params);
+  const int a = axis_of(s.params);
+  Prediction pr = ring_prediction(s, mesh::tree_broadcast_terms(s.machine, lat, a, s.params.root, s.params.M, s.params.B),
+                                  0, false, "FOH App. A eq. (A.1)-(A.2), the tree: a binomial tree of whole messages");
+  // Off the cube the tree's edges are routes whose relays share ports with the relay's own sends.
+  if (lat.embed() != mesh::Embed::cube && lat.ring_hops(a) > 1 && lat.extent(a) > 2) pr.relation = Relation::lower_bound;
+  return pr;
+}
+
 Verdict verify_broadcast_line(const Setup& s, const std::vector<Buffer>& results) {
   const Lattice lat = lattice_of(s.topology, s.params);
   return verify_each(
@@ -237,6 +256,17 @@ const Registration kRegistration{[](Registry& r) {
          .verify = verify_broadcast_line,
          .one_port = {.row = "flow shop of ceil(M/B) packets over L - 1 hops (mesh: two arms, root alternating)", .relation = "exact"},
          .all_port = {.row = "the same, the mesh's two arms at once", .relation = "exact"}});
+  r.add({.name = "broadcast.tree",
+         .summary = "one-to-all broadcast along every line of an axis: a binomial tree of whole messages (the subcube's SBT on a cube)",
+         .source = "FOH App. A eq. (A.1)-(A.2)",
+         .params = rooted,
+         .required = {"M"},
+         .check = [](const Setup& s) { return check_line(s, true); },
+         .process = broadcast_tree,
+         .predict = predict_broadcast_tree,
+         .verify = verify_broadcast_line,
+         .one_port = {.row = "the latest arrival over the tree, each node's sends one after the other", .relation = "exact on a cube; lower bound elsewhere"},
+         .all_port = {.row = "the same; on a cube a node's sends at once", .relation = "exact on a cube; lower bound elsewhere"}});
   r.add({.name = "broadcast.split",
          .summary = "one-to-all broadcast along every line of an axis: the split ring, packets both ways round",
          .source = "FOH App. A eq. (A.3)",

@@ -41,6 +41,7 @@ class Lattice {
   Lattice(const Topology& t, const std::vector<std::int64_t>& extents);
 
   [[nodiscard]] Embed embed() const { return embed_; }
+  [[nodiscard]] const Topology& topology() const { return *topo_; }
   /// True for a virtual grid on a mesh or torus of fewer axes (Gao Lemma 4).
   [[nodiscard]] bool emulated() const { return emulated_; }
   [[nodiscard]] int dims() const { return dims_; }

@@ -1,6 +1,8 @@
 #include "algorithms/mesh/ring.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <vector>
 
 #include "algorithms/collectives/tree_routing.hpp"
 
@@ -58,6 +60,50 @@ Task<Buffer> line_broadcast(Node& self, Lattice lat, int axis, std::int64_t root
     all.append(chunk);
   }
   co_return all;
+}
+
+namespace {
+/// The tree's positions: relative to the root (cube: XOR of the Gray segment's bits; else mod L).
+struct TreeLine {
+  const Lattice& lat;
+  int axis;
+  std::int64_t root, L;
+  [[nodiscard]] bool cube() const { return lat.embed() == Embed::cube; }
+  [[nodiscard]] std::int64_t pos(NodeId x) const {
+    const std::int64_t c = lat.coord(x, axis);
+    return cube() ? (gray::encode(c) ^ gray::encode(root)) : mod(c - root, L);
+  }
+  [[nodiscard]] NodeId at(NodeId x, std::int64_t d) const {
+    return lat.line_node(x, axis, cube() ? gray::decode(d ^ gray::encode(root)) : mod(root + d, L));
+  }
+  /// The children of d, the farthest first.
+  [[nodiscard]] std::vector<std::int64_t> children(std::int64_t d) const {
+    std::vector<std::int64_t> out;
+    std::int64_t top = 1;
+    while (top < L) top *= 2;
+    const std::int64_t below = d == 0 ? top : (d & -d);
+    for (std::int64_t b = below / 2; b >= 1; b /= 2)
+      if (d + b < L) out.push_back(d + b);
+    return out;
+  }
+};
+}  // namespace
+
+Task<Buffer> line_tree_broadcast(Node& self, Lattice lat, int axis, std::int64_t root, std::int64_t M, Buffer msg,
+                                 int tag) {
+  const TreeLine t{lat, axis, root, lat.extent(axis)};
+  const std::int64_t d = t.pos(self.id());
+  if (d != 0) msg = co_await self.recv_from(t.at(self.id(), d & (d - 1)), tag);
+  if (msg.size() != M) throw std::logic_error("line_tree_broadcast: a message of the wrong size");
+  const auto kids = t.children(d);
+  if (t.cube() && self.machine().ports.kind == PortKind::all) {
+    std::vector<Request> sends;
+    for (std::int64_t c : kids) sends.push_back(self.start(self.send_to(t.at(self.id(), c), msg, tag)));
+    for (Request& r : sends) co_await r;
+  } else {
+    for (std::int64_t c : kids) co_await self.send_to(t.at(self.id(), c), msg, tag);
+  }
+  co_return msg;
 }
 
 Task<Buffer> ring_shift(Node& self, Lattice lat, int axis, Buffer mine, int tag) {
@@ -138,6 +184,26 @@ RowTerms broadcast_terms(const Machine& m, std::int64_t M, std::int64_t B, Arms 
   }
   return *std::max_element(cands.begin(), cands.end(),
                            [&](const RowTerms& x, const RowTerms& y) { return terms_time(m, x) < terms_time(m, y); });
+}
+
+RowTerms tree_broadcast_terms(const Machine& m, const Lattice& lat, int axis, std::int64_t root, std::int64_t M,
+                              std::int64_t B) {
+  const TreeLine t{lat, axis, root, lat.extent(axis)};
+  const bool together = t.cube() && m.ports.kind == PortKind::all;
+  const RowTerms busy = route_terms(M, B, 1);  // the sender's port: every packet's first hop
+  const auto plus = [](RowTerms a, const RowTerms& b) { return a += b; };
+  std::vector<RowTerms> arrive(static_cast<std::size_t>(t.L));
+  RowTerms latest;
+  for (std::int64_t d = 0; d < t.L; ++d) {  // parents before children (a child's d is larger)
+    RowTerms start = arrive[static_cast<std::size_t>(d)];
+    for (std::int64_t c : t.children(d)) {
+      const int h = lat.topology().distance(t.at(0, d), t.at(0, c));
+      arrive[static_cast<std::size_t>(c)] = plus(start, route_terms(M, B, h));
+      if (terms_time(m, arrive[static_cast<std::size_t>(c)]) > terms_time(m, latest)) latest = arrive[static_cast<std::size_t>(c)];
+      if (!together) start += busy;
+    }
+  }
+  return latest;
 }
 
 RowTerms shift_terms(const Lattice& lat, int axis, std::int64_t M, std::int64_t B) {

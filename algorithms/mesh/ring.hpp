@@ -28,6 +28,14 @@ namespace cubesim::mesh {
 
 Task<Buffer> line_broadcast(Node& self, Lattice lat, int axis, std::int64_t root, std::int64_t M, Buffer msg, bool split,
                             int tag = 0);
+/// FOH App. A (A.1)-(A.2), the tree: a binomial tree over the line, whole messages. Relative
+/// positions d: on a cube the subcube's local address XOR the root's (the spanning binomial tree
+/// of the line's subcube: every edge one cube edge), elsewhere (coordinate - root) mod L, edges
+/// routed sends. Node d > 0 receives from d minus its lowest 1-bit, then sends to d + 2^s for each
+/// s below that bit, the farthest first (the root: for every s), one after the other (all ports on
+/// a cube: at once, each on its own dimension).
+Task<Buffer> line_tree_broadcast(Node& self, Lattice lat, int axis, std::int64_t root, std::int64_t M, Buffer msg,
+                                 int tag = 0);
 Task<Buffer> ring_shift(Node& self, Lattice lat, int axis, Buffer mine, int tag = 0);
 Task<Buffer> ring_allgather(Node& self, Lattice lat, int axis, Buffer mine, int tag = 0);
 Task<Buffer> ring_reduce_scatter(Node& self, Lattice lat, int axis, std::int64_t M, Buffer blocks, int tag = 0);
@@ -43,6 +51,11 @@ Arms broadcast_arms(const Lattice& lat, int axis, std::int64_t root, bool split)
 Time terms_time(const Machine& m, const RowTerms& t);
 /// The critical terms of the broadcast (derivation in ring.cpp and docs/meshes.md).
 RowTerms broadcast_terms(const Machine& m, std::int64_t M, std::int64_t B, Arms arms);
+/// The tree broadcast's critical terms: the latest arrival over the tree, each node's sends one
+/// after the other (the sender busy for the first hop of each), each message a flow shop over its
+/// route; contention-free.
+RowTerms tree_broadcast_terms(const Machine& m, const Lattice& lat, int axis, std::int64_t root, std::int64_t M,
+                              std::int64_t B);
 /// One ring shift, L - 1 allgather steps, L - 1 reduce-scatter steps (flops apart): the slowest
 /// edge, or the L - 1 consecutive ring edges of greatest time.
 RowTerms shift_terms(const Lattice& lat, int axis, std::int64_t M, std::int64_t B);
