@@ -81,6 +81,10 @@ std::optional<SetupError> check_cube_collective(const Setup& s, bool uses_root) 
   if (uses_root && (s.params.root < 0 || s.params.root >= s.topology.size()))
     return SetupError{"/params/root", "root " + std::to_string(s.params.root) + " is not a node of the " +
                                           s.topology.describe()};
+  return check_block(s);
+}
+
+std::optional<SetupError> check_block(const Setup& s) {
   if (s.params.M < 1) return SetupError{"/params/M", "M must be at least 1 element"};
   if (s.params.B < 1 || s.params.B > s.machine.packet_elements)
     return SetupError{"/params/B", "B = " + std::to_string(s.params.B) + " must be between 1 and the machine's B_m = " +

@@ -129,5 +129,7 @@ std::optional<SetupError> check_sizes(const Setup& s);
 
 /// One common check: a hypercube topology, root inside it, M >= 1, 1 <= B <= B_m.
 std::optional<SetupError> check_cube_collective(const Setup& s, bool uses_root);
+/// M >= 1 and 1 <= B <= B_m: a collective's block and packet size.
+std::optional<SetupError> check_block(const Setup& s);
 
 }  // namespace cubesim

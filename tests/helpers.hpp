@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "app/runner.hpp"
 #include "sim/engine.hpp"
 
 namespace cubesim::test {
@@ -134,5 +135,19 @@ struct Departures {
         << "register these for " << info.name << (all ? " all_port" : " one_port") << ":\n" << describe(measured);
   }
 };
+
+/// The checks every grid test makes of one run: its data verified, its relation held, and an
+/// exact row equal to the picosecond with its critical-path terms.
+inline void expect_as_predicted(const RunOutcome& o, const Prediction& pred) {
+  EXPECT_TRUE(o.verified) << o.verify_message;
+  EXPECT_TRUE(o.relation_holds) << relation_name(pred.relation) << " tol " << pred.tolerance << ": sim "
+                                << o.stats.time.count() << " pred " << pred.time.count();
+  if (pred.relation != Relation::exact) return;
+  EXPECT_EQ(o.stats.time, pred.time) << pred.source;
+  EXPECT_TRUE(o.terms_match) << "startups " << o.stats.critical_path.startups << " vs " << pred.startups << ", elements "
+                             << o.stats.critical_path.element_transfers << " vs " << pred.element_transfers
+                             << ", messages " << o.stats.critical_path.msg_startups << " vs " << pred.msg_startups
+                             << ", flops " << o.stats.critical_path.flops << " vs " << pred.flops;
+}
 
 }  // namespace cubesim::test

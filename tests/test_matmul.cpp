@@ -67,16 +67,8 @@ TEST_P(MatmulGrid, RelationHoldsAndExactRowsToThePicosecond) {
           SCOPED_TRACE(at);
           const RunOutcome o = run_point(rp, *info, true);
           ASSERT_TRUE(o.error.empty()) << o.error;
-          EXPECT_TRUE(o.verified) << o.verify_message;
-          EXPECT_TRUE(o.relation_holds) << relation_name(pred.relation) << ": sim " << o.stats.time.count() << " pred "
-                                        << pred.time.count();
-          if (pred.relation == Relation::exact) {
-            EXPECT_EQ(o.stats.time, pred.time) << pred.source;
-            EXPECT_TRUE(o.terms_match) << "startups " << o.stats.critical_path.startups << " vs " << pred.startups
-                                       << ", elements " << o.stats.critical_path.element_transfers << " vs "
-                                       << pred.element_transfers << ", flops " << o.stats.critical_path.flops << " vs "
-                                       << pred.flops;
-          } else {
+          test::expect_as_predicted(o, pred);
+          if (pred.relation != Relation::exact) {
             worst.add(pred, static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count()), at);
           }
           ++runs;

@@ -90,16 +90,8 @@ TEST_P(MeshCollectiveGrid, RelationHoldsAndExactRowsToThePicosecond) {
           SCOPED_TRACE(at);
           const RunOutcome o = run_point(rp, *info, true);
           ASSERT_TRUE(o.error.empty()) << o.error;
-          EXPECT_TRUE(o.verified) << o.verify_message;
-          EXPECT_TRUE(o.relation_holds) << relation_name(pred.relation) << ": sim " << o.stats.time.count() << " pred "
-                                        << pred.time.count();
+          test::expect_as_predicted(o, pred);
           if (pred.relation == Relation::exact) {
-            EXPECT_EQ(o.stats.time, pred.time) << pred.source;
-            EXPECT_TRUE(o.terms_match) << "startups " << o.stats.critical_path.startups << " vs " << pred.startups
-                                       << ", elements " << o.stats.critical_path.element_transfers << " vs "
-                                       << pred.element_transfers << ", messages " << o.stats.critical_path.msg_startups
-                                       << " vs " << pred.msg_startups << ", flops " << o.stats.critical_path.flops << " vs "
-                                       << pred.flops;
             ++exact;
           } else if (pred.time.count() > 0) {
             worst_bound = std::max(worst_bound, static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count()));
@@ -108,7 +100,9 @@ TEST_P(MeshCollectiveGrid, RelationHoldsAndExactRowsToThePicosecond) {
           if (HasFailure()) return;
         }
   EXPECT_GT(runs, 300);
-  if (info->one_port.relation.rfind("exact", 0) == 0) EXPECT_GT(exact, runs / 2);
+  if (info->one_port.relation.rfind("exact", 0) == 0) {
+    EXPECT_GT(exact, runs / 2);
+  }
   std::cout << "[ relation ] " << info->name << " " << GetParam().ports.name() << ": " << runs << " runs, " << exact
             << " exact; lower bounds up to sim/pred = " << worst_bound << "\n";
 }
@@ -156,7 +150,9 @@ TEST(MeshCollective, FoldedRingHasDilationTwoAndCongestionOne) {
       seen.insert(a);
       EXPECT_LE(t.distance(a, b), 2) << "L=" << L << " q=" << q;
       EXPECT_EQ(lat.ring_pos(a, 0), q);
-      if (L > 1) EXPECT_EQ(lat.edge_hops(0, q), t.distance(a, b));
+      if (L > 1) {
+        EXPECT_EQ(lat.edge_hops(0, q), t.distance(a, b));
+      }
       for (std::size_t h = 0; h + 1 < t.route(a, b).size(); ++h)
         EXPECT_TRUE(used.insert({t.route(a, b)[h], t.route(a, b)[h + 1]}).second) << "L=" << L << " link used twice";
     }
@@ -204,16 +200,10 @@ TEST_P(MeshMatmulGrid, ProductVerifiedAndRelationHolds) {
         SCOPED_TRACE(at);
         const RunOutcome o = run_point(rp, *info, true);
         ASSERT_TRUE(o.error.empty()) << o.error;
-        EXPECT_TRUE(o.verified) << o.verify_message;
-        EXPECT_TRUE(o.relation_holds) << relation_name(pred.relation) << ": sim " << o.stats.time.count() << " pred "
-                                      << pred.time.count();
+        test::expect_as_predicted(o, pred);
         const double ratio = static_cast<double>(o.stats.time.count()) / static_cast<double>(std::max<std::int64_t>(pred.time.count(), 1));
         if (ratio < lo) lo = ratio, lo_at = at;
         if (ratio > hi) hi = ratio, hi_at = at;
-        if (pred.relation == Relation::exact) {
-          EXPECT_EQ(o.stats.time, pred.time);
-          EXPECT_TRUE(o.terms_match);
-        }
         exact += o.stats.time == pred.time;
         ++runs;
         if (HasFailure()) return;
@@ -233,7 +223,8 @@ namespace {
 // does, to the picosecond rounding of its doubles: every algorithm, on a ring, a 2-D and a 3-D
 // torus and a cube's grid, one port and all ports. On a mesh only what goes to neighbours agrees:
 // the folded ring's two-hop edges are routed sends, one flow over the route in SimGrid but store-
-// and-forward here (docs/simgrid.md), so SimGrid is faster there (8-21 % on the 4 x 4 mesh).
+// and-forward here (docs/simgrid.md), so SimGrid is faster there (8-21 % on the 4 x 4 mesh); so are
+// broadcast.tree's edges off the cube (2^s positions apart).
 TEST(MeshSimGrid, ToriAndCubeGridsAgreeExactly) {
   const Registry reg = make_registry();
   int checked = 0;
@@ -254,8 +245,9 @@ TEST(MeshSimGrid, ToriAndCubeGridsAgreeExactly) {
         else s.params.M = 37;
         if (rooted) s.params.root = 1;
         if (info->check(s).has_value()) continue;
-        const bool routed = t.kind() == Topology::Kind::mesh && t.shape()[0] > 2 && !rooted;
-        if (routed) continue;  // the folded ring's two-hop edges (above)
+        const bool routed = (t.kind() == Topology::Kind::mesh && t.shape()[0] > 2 && !rooted) ||
+                            (info->name == "broadcast.tree" && t.kind() != Topology::Kind::hypercube);
+        if (routed) continue;  // the folded ring's two-hop edges (above), the tree's long edges
         SCOPED_TRACE(info->name + " " + ports.name() + " " + t.describe());
         const RunOutcome o = run_point(rp, *info, true, EngineKind::both);
         ASSERT_TRUE(o.simgrid.has_value());

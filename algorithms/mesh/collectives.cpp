@@ -35,11 +35,7 @@ std::optional<SetupError> check_line(const Setup& s, bool uses_root) {
   if (uses_root && (s.params.root < 0 || s.params.root >= L))
     return SetupError{"/params/root", "root " + std::to_string(s.params.root) + " is not a coordinate of a line of " +
                                           std::to_string(L) + " nodes along axis " + std::to_string(s.params.axis)};
-  if (s.params.M < 1) return SetupError{"/params/M", "M must be at least 1 element"};
-  if (s.params.B < 1 || s.params.B > s.machine.packet_elements)
-    return SetupError{"/params/B", "B = " + std::to_string(s.params.B) + " must be between 1 and the machine's B_m = " +
-                                       std::to_string(s.machine.packet_elements)};
-  return std::nullopt;
+  return check_block(s);
 }
 
 /// A prediction of the given terms (and flops), with the folded ring's relation on one port.
@@ -306,11 +302,7 @@ const Registration kRegistration{[](Registry& r) {
          .params = {"M", "B", "grid"},
          .required = {"M"},
          .check = [](const Setup& s) {
-           if (s.params.M < 1) return std::optional<SetupError>(SetupError{"/params/M", "M must be at least 1 element"});
-           if (s.params.B < 1 || s.params.B > s.machine.packet_elements)
-             return std::optional<SetupError>(SetupError{"/params/B", "B = " + std::to_string(s.params.B) +
-                                                                      " must be between 1 and the machine's B_m = " +
-                                                                      std::to_string(s.machine.packet_elements)});
+           if (auto e = check_block(s)) return e;
            return mesh::lattice_error(s, mesh::grid_extents(s.topology, s.params, 3), 0, false);
          },
          .process = exchange_grid,
