@@ -93,6 +93,9 @@ std::optional<SetupError> check_foh(const Setup& given, bool ring) {
     return SetupError{"/params/N1", "N1 = " + std::to_string(p.N1) + " processor rows: must be a power of two dividing N = " +
                                         std::to_string(s.topology.size())};
   const auto e = foh_extents(s.topology, p, ring);
+  if (s.topology.kind() != Topology::Kind::hypercube && static_cast<int>(e.size()) != s.topology.dim())
+    return SetupError{"/topology/shape", std::string("FOH runs on a ") + (ring ? "1-D" : "2-D") +
+                                             " torus or mesh itself, not a grid emulated on the " + s.topology.describe()};
   if (auto err = mesh::lattice_error(s, e, ring ? 1 : 2, false)) return err;
   if (s.topology.kind() != Topology::Kind::hypercube && !s.params.grid.empty())
     return SetupError{"/params/grid", "FOH runs on the torus itself: leave grid out on a mesh or torus"};
