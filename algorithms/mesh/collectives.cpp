@@ -261,8 +261,10 @@ const Registration kRegistration{[](Registry& r) {
          .process = broadcast_tree,
          .predict = predict_broadcast_tree,
          .verify = verify_broadcast_line,
-         .one_port = {.row = "the latest arrival over the tree, each node's sends one after the other", .relation = "exact on a cube; lower bound elsewhere"},
-         .all_port = {.row = "the same; on a cube a node's sends at once", .relation = "exact on a cube; lower bound elsewhere"}});
+         .one_port = {.row = "the latest arrival over the tree, each node's sends one after the other",
+                      .relation = "exact on cubes and tori; lower bound on meshes and emulated grids"},
+         .all_port = {.row = "the same; on a cube a node's sends at once",
+                      .relation = "exact on cubes and tori; lower bound on meshes and emulated grids"}});
   r.add({.name = "broadcast.split",
          .summary = "one-to-all broadcast along every line of an axis: the split ring, packets both ways round",
          .source = "FOH App. A eq. (A.3)",
