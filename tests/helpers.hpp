@@ -136,10 +136,11 @@ struct Departures {
   }
 };
 
-/// The checks every grid test makes of one run: its data verified, its relation held, and an
-/// exact row equal to the picosecond with its critical-path terms.
+/// The checks every grid test makes of one run: its data verified, no message left unreceived,
+/// its relation held, and an exact row equal to the picosecond with its critical-path terms.
 inline void expect_as_predicted(const RunOutcome& o, const Prediction& pred) {
   EXPECT_TRUE(o.verified) << o.verify_message;
+  EXPECT_EQ(o.stats.unreceived_messages, 0) << "every message sent is received";
   EXPECT_TRUE(o.relation_holds) << relation_name(pred.relation) << " tol " << pred.tolerance << ": sim "
                                 << o.stats.time.count() << " pred " << pred.time.count();
   if (pred.relation != Relation::exact) return;

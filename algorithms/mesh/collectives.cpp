@@ -67,7 +67,7 @@ Task<> broadcast_line(Node& self, Params p, bool split) {
 
 Prediction predict_broadcast_line(const Setup& s, bool split) {
   const Lattice lat = lattice_of(s.topology, s.params);
-  const mesh::Arms arms = mesh::broadcast_arms(lat, axis_of(s.params), s.params.root, split);
+  const mesh::Arms arms = mesh::broadcast_hops(lat, axis_of(s.params), s.params.root, split);
   Prediction pr = ring_prediction(s, mesh::broadcast_terms(s.machine, s.params.M, s.params.B, arms), 0, false,
                                   split ? "FOH App. A eq. (A.3), the split ring" : "FOH §3 eq. (2), a linear pipeline");
   return pr;

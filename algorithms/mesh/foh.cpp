@@ -144,7 +144,7 @@ Prediction predict_foh(const Setup& given, bool ring) {
   // ring the pipeline is L - 1 hops from any root), 2 m1^2 m0 flops, a roll of m1 m0.
   RowTerms bcast;
   for (std::int64_t root = 0; root < f.N0 && f.row_axis >= 0; ++root) {
-    const RowTerms b = mesh::broadcast_terms(s.machine, f.bp * f.bq, B, mesh::broadcast_arms(lat, f.row_axis, root, false));
+    const RowTerms b = mesh::broadcast_terms(s.machine, f.bp * f.bq, B, mesh::broadcast_hops(lat, f.row_axis, root, false));
     if (f.N0 > 1 && mesh::terms_time(s.machine, b) > mesh::terms_time(s.machine, bcast)) bcast = b;
     if (lat.wraps()) break;
   }

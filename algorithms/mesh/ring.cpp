@@ -15,7 +15,11 @@ std::int64_t mod(std::int64_t a, std::int64_t L) { return ((a % L) + L) % L; }
 Arms broadcast_arms(const Lattice& lat, int axis, std::int64_t root, bool split) {
   const std::int64_t L = lat.extent(axis);
   if (!lat.wraps()) return {L - 1 - root, root};
-  const Arms nodes = split ? Arms{L / 2, (L - 1) / 2} : Arms{L - 1, 0};  // ⌈(L-1)/2⌉ and ⌊(L-1)/2⌋
+  return split ? Arms{L / 2, (L - 1) / 2} : Arms{L - 1, 0};  // ⌈(L-1)/2⌉ and ⌊(L-1)/2⌋
+}
+
+Arms broadcast_hops(const Lattice& lat, int axis, std::int64_t root, bool split) {
+  const Arms nodes = broadcast_arms(lat, axis, root, split);
   if (!lat.emulated()) return nodes;
   Arms hops;  // an emulated grid's ring edges are routes of several hops
   for (std::int64_t i = 0; i < nodes.plus; ++i) hops.plus += lat.edge_hops(axis, root + i);

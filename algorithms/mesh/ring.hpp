@@ -40,12 +40,13 @@ Task<Buffer> ring_shift(Node& self, Lattice lat, int axis, Buffer mine, int tag 
 Task<Buffer> ring_allgather(Node& self, Lattice lat, int axis, Buffer mine, int tag = 0);
 Task<Buffer> ring_reduce_scatter(Node& self, Lattice lat, int axis, std::int64_t M, Buffer blocks, int tag = 0);
 
-/// The arms of a broadcast from coordinate `root` of a line of L nodes: hops to the farthest
-/// node each way.
+/// The arms of a broadcast from coordinate `root` of a line of L nodes: the nodes each way, and
+/// the hops to the farthest of them (the same but on an emulated grid, whose ring edges are routes).
 struct Arms {
   std::int64_t plus = 0, minus = 0;
 };
 Arms broadcast_arms(const Lattice& lat, int axis, std::int64_t root, bool split);
+Arms broadcast_hops(const Lattice& lat, int axis, std::int64_t root, bool split);
 
 /// Time of a sum of terms on machine m (start-ups tau, elements t_c, messages tau_msg).
 Time terms_time(const Machine& m, const RowTerms& t);
