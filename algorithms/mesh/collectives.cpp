@@ -56,13 +56,20 @@ Prediction ring_prediction(const Setup& s, const RowTerms& t, std::int64_t flops
 
 // --- broadcast.pipe, broadcast.split ---------------------------------------------------------
 
-Task<> broadcast_line(Node& self, Params p, bool split) {
+/// The three broadcasts of a line: FOH's linear pipeline, split ring and tree.
+enum class Shape { pipe, split, tree };
+
+Task<> broadcast_line(Node& self, Params p, Shape shape) {
   const Lattice lat = lattice_of(self.topology(), p);
   const int a = axis_of(p);
   const NodeId root = lat.line_node(self.id(), a, p.root);
   Buffer msg;
   if (self.id() == root) msg = Buffer::make(p.M, self.data_mode(), [&](std::int64_t i) { return value(root, p.M, i); });
-  self.set_result(co_await mesh::line_broadcast(self, lat, a, p.root, p.M, std::move(msg), split));
+  if (shape == Shape::tree) {
+    self.set_result(co_await mesh::line_tree_broadcast(self, lat, a, p.root, p.M, std::move(msg)));
+  } else {
+    self.set_result(co_await mesh::line_broadcast(self, lat, a, p.root, p.M, std::move(msg), shape == Shape::split));
+  }
 }
 
 Prediction predict_broadcast_line(const Setup& s, bool split) {
@@ -71,15 +78,6 @@ Prediction predict_broadcast_line(const Setup& s, bool split) {
   Prediction pr = ring_prediction(s, mesh::broadcast_terms(s.machine, s.params.M, s.params.B, arms), 0, false,
                                   split ? "FOH App. A eq. (A.3), the split ring" : "FOH §3 eq. (2), a linear pipeline");
   return pr;
-}
-
-Task<> broadcast_tree(Node& self, Params p) {
-  const Lattice lat = lattice_of(self.topology(), p);
-  const int a = axis_of(p);
-  const NodeId root = lat.line_node(self.id(), a, p.root);
-  Buffer msg;
-  if (self.id() == root) msg = Buffer::make(p.M, self.data_mode(), [&](std::int64_t i) { return value(root, p.M, i); });
-  self.set_result(co_await mesh::line_tree_broadcast(self, lat, a, p.root, p.M, std::move(msg)));
 }
 
 Prediction predict_broadcast_tree(const Setup& s) {
@@ -247,7 +245,7 @@ const Registration kRegistration{[](Registry& r) {
          .params = rooted,
          .required = {"M"},
          .check = [](const Setup& s) { return check_line(s, true); },
-         .process = [](Node& self, Params p) { return broadcast_line(self, std::move(p), false); },
+         .process = [](Node& self, Params p) { return broadcast_line(self, std::move(p), Shape::pipe); },
          .predict = [](const Setup& s) { return predict_broadcast_line(s, false); },
          .verify = verify_broadcast_line,
          .one_port = {.row = "flow shop of ceil(M/B) packets over L - 1 hops (mesh: two arms, root alternating)", .relation = "exact"},
@@ -258,7 +256,7 @@ const Registration kRegistration{[](Registry& r) {
          .params = rooted,
          .required = {"M"},
          .check = [](const Setup& s) { return check_line(s, true); },
-         .process = broadcast_tree,
+         .process = [](Node& self, Params p) { return broadcast_line(self, std::move(p), Shape::tree); },
          .predict = predict_broadcast_tree,
          .verify = verify_broadcast_line,
          .one_port = {.row = "the latest arrival over the tree, each node's sends one after the other",
@@ -271,7 +269,7 @@ const Registration kRegistration{[](Registry& r) {
          .params = rooted,
          .required = {"M"},
          .check = [](const Setup& s) { return check_line(s, true); },
-         .process = [](Node& self, Params p) { return broadcast_line(self, std::move(p), true); },
+         .process = [](Node& self, Params p) { return broadcast_line(self, std::move(p), Shape::split); },
          .predict = [](const Setup& s) { return predict_broadcast_line(s, true); },
          .verify = verify_broadcast_line,
          .one_port = {.row = "two arms of ceil((L-1)/2) and floor((L-1)/2) hops, the root alternating", .relation = "exact"},

@@ -79,44 +79,6 @@ std::optional<SetupError> check_gao(const Setup& s, int dims) {
   return matmul::check(s, peak, true);
 }
 
-/// Runs a and b at once on all ports, one after the other on one.
-Task<> both(Node& self, Task<> a, Task<> b) { return matmul::both(self, std::move(a), std::move(b)); }
-
-Task<> gather_into(Node& self, Lattice lat, int axis, Buffer mine, int tag, Buffer* out) {
-  *out = co_await mesh::ring_allgather(self, lat, axis, std::move(mine), tag);
-}
-
-Task<> gao1d(Node& self, Params p) {
-  const Gao g(self.topology(), p, 1);
-  const Lattice lat(self.topology(), g.e);
-  const matmul::Shape sh{p.P, p.Q, p.R};
-  const bool data = self.data_mode();
-  const std::int64_t L = g.ext(0), l = lat.coord(self.id(), 0), bp = g.Pt / L, br = g.Rt / L;
-  Buffer c = co_await mesh::ring_allgather(self, lat, 0, matmul::block(data, sh, Which::C, {l * bp, bp, 0, p.Q}), kTagC);
-  const Buffer d = matmul::block(data, sh, Which::D, {0, p.Q, l * br, br});
-  Buffer a = matmul::block(data, sh, Which::E, g.result(lat, self.id()));
-  matmul::multiply_add(a, 0, br, {&c, 0, p.Q}, {&d, 0, br}, g.Pt, p.Q, br);
-  co_await matmul::local_product(self, g.Pt, p.Q, br);
-  self.set_result(std::move(a));
-}
-
-Task<> gao2d(Node& self, Params p) {
-  const Gao g(self.topology(), p, 2);
-  const Lattice lat(self.topology(), g.e);
-  const matmul::Shape sh{p.P, p.Q, p.R};
-  const bool data = self.data_mode();
-  const std::int64_t N2 = g.ext(0), N1 = g.ext(1), l1 = lat.coord(self.id(), 1), l2 = lat.coord(self.id(), 0);
-  const std::int64_t bp = g.Pt / N1, br = g.Rt / N2, bq1 = g.Qt / N1, bq2 = g.Qt / N2;
-  Buffer crow, dcol;  // C(l1, *) as N2 blocks of bp x bq2; D(*, l2), Qt x br row-major
-  co_await both(self, gather_into(self, lat, 0, matmul::block(data, sh, Which::C, {l1 * bp, bp, l2 * bq2, bq2}), kTagC, &crow),
-                gather_into(self, lat, 1, matmul::block(data, sh, Which::D, {l1 * bq1, bq1, l2 * br, br}), kTagD, &dcol));
-  Buffer a = matmul::block(data, sh, Which::E, g.result(lat, self.id()));
-  for (std::int64_t t = 0; t < N2; ++t)
-    matmul::multiply_add(a, 0, br, {&crow, t * bp * bq2, bq2}, {&dcol, t * bq2 * br, br}, bp, bq2, br);
-  co_await matmul::local_product(self, bp, g.Qt, br);
-  self.set_result(std::move(a));
-}
-
 /// The subcube of a cube grid's axis a (its segment of address bits) and the order of its blocks:
 /// the primitive library's collectives keep blocks in local-address order, the grid in coordinate
 /// order; a Gray-coded segment's local address is gray::encode(coordinate).
@@ -146,6 +108,37 @@ Task<> gather_axis(Node& self, const Gao& g, Lattice lat, int a, Buffer mine, in
   *out = reorder(got, g.ext(a), M, gray_of);  // coordinate j's block sits at local address encode(j)
 }
 
+Task<> gao1d(Node& self, Params p) {
+  const Gao g(self.topology(), p, 1);
+  const Lattice lat(self.topology(), g.e);
+  const matmul::Shape sh{p.P, p.Q, p.R};
+  const bool data = self.data_mode();
+  const std::int64_t L = g.ext(0), l = lat.coord(self.id(), 0), bp = g.Pt / L, br = g.Rt / L;
+  Buffer c = co_await mesh::ring_allgather(self, lat, 0, matmul::block(data, sh, Which::C, {l * bp, bp, 0, p.Q}), kTagC);
+  const Buffer d = matmul::block(data, sh, Which::D, {0, p.Q, l * br, br});
+  Buffer a = matmul::block(data, sh, Which::E, g.result(lat, self.id()));
+  matmul::multiply_add(a, 0, br, {&c, 0, p.Q}, {&d, 0, br}, g.Pt, p.Q, br);
+  co_await matmul::local_product(self, g.Pt, p.Q, br);
+  self.set_result(std::move(a));
+}
+
+Task<> gao2d(Node& self, Params p) {
+  const Gao g(self.topology(), p, 2);
+  const Lattice lat(self.topology(), g.e);
+  const matmul::Shape sh{p.P, p.Q, p.R};
+  const bool data = self.data_mode();
+  const std::int64_t N2 = g.ext(0), N1 = g.ext(1), l1 = lat.coord(self.id(), 1), l2 = lat.coord(self.id(), 0);
+  const std::int64_t bp = g.Pt / N1, br = g.Rt / N2, bq1 = g.Qt / N1, bq2 = g.Qt / N2;
+  Buffer crow, dcol;  // C(l1, *) as N2 blocks of bp x bq2; D(*, l2), Qt x br row-major
+  co_await matmul::both(self, gather_axis(self, g, lat, 0, matmul::block(data, sh, Which::C, {l1 * bp, bp, l2 * bq2, bq2}), kTagC, false, &crow),
+                         gather_axis(self, g, lat, 1, matmul::block(data, sh, Which::D, {l1 * bq1, bq1, l2 * br, br}), kTagD, false, &dcol));
+  Buffer a = matmul::block(data, sh, Which::E, g.result(lat, self.id()));
+  for (std::int64_t t = 0; t < N2; ++t)
+    matmul::multiply_add(a, 0, br, {&crow, t * bp * bq2, bq2}, {&dcol, t * bq2 * br, br}, bp, bq2, br);
+  co_await matmul::local_product(self, bp, g.Qt, br);
+  self.set_result(std::move(a));
+}
+
 Task<> gao3d(Node& self, Params p) {
   const Gao g(self.topology(), p, 3);
   const bool cube = p.variant == 1;
@@ -159,8 +152,8 @@ Task<> gao3d(Node& self, Params p) {
   // Stage 1: C(i, k) (bi x bk) from its qj row pieces along axis 1; D(k, j) (bk x bj) from its qi
   // row pieces along axis 0.
   Buffer c, d;
-  co_await both(self, gather_axis(self, g, lat, 1, matmul::block(data, sh, Which::C, {i * bi + j * (bi / qj), bi / qj, k * bk, bk}), kTagC, cube, &c),
-                gather_axis(self, g, lat, 0, matmul::block(data, sh, Which::D, {k * bk + i * (bk / qi), bk / qi, j * bj, bj}), kTagD, cube, &d));
+  co_await matmul::both(self, gather_axis(self, g, lat, 1, matmul::block(data, sh, Which::C, {i * bi + j * (bi / qj), bi / qj, k * bk, bk}), kTagC, cube, &c),
+                         gather_axis(self, g, lat, 0, matmul::block(data, sh, Which::D, {k * bk + i * (bk / qi), bk / qi, j * bj, bj}), kTagD, cube, &d));
   // Stage 2: the partial A(i, j) for this k (E added once, by k = 0).
   Buffer part = k == 0 ? matmul::block(data, sh, Which::E, {i * bi, bi, j * bj, bj})
                        : Buffer::make(bi * bj, data, [](std::int64_t) { return Element{0}; });
