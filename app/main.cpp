@@ -82,6 +82,7 @@ void check_simgrid(const Experiment& ex) {
 struct BudgetArgs {
   std::int64_t max_events = kDefaultMaxEvents;
   std::string max_memory;  ///< bytes, or with a suffix K, M, G, T (powers of 1024); empty: derived
+  bool per_packet = false;  ///< one event per packet: packet trains off (docs/performance.md)
 };
 
 /// "4G" -> 4 GiB; "0": none. InputError for anything else.
@@ -113,6 +114,7 @@ RunLimits run_limits(const BudgetArgs& a) {
   RunLimits l;
   l.max_events = a.max_events;
   l.max_resident_bytes = memory_budget();
+  l.packet_trains = !a.per_packet;
   return l;
 }
 
@@ -375,6 +377,8 @@ int main(int argc, char** argv) {
     c->add_option("--max-memory", budget.max_memory,
                   "memory budget, e.g. 8G: refuse runs that need more (exit 2), stop those that grow past it (exit 1); "
                   "default: 90 % of what the machine has available");
+    c->add_flag("--per-packet", budget.per_packet,
+                "one event per packet (packet trains off): the same results, more events (docs/performance.md)");
   };
   auto* run = app.add_subcommand("run", "simulate a config (one run or a sweep) and report simulated vs predicted");
   run->add_option("config", config, "experiment config (JSON)")->required();

@@ -69,6 +69,7 @@ EngineOptions engine_options(const Setup& s, const RunLimits& limits) {
   o.max_events = limits.max_events;
   o.max_resident_bytes = limits.max_resident_bytes;
   o.stop = limits.stop;
+  o.packet_trains = limits.packet_trains;
   return o;
 }
 

@@ -61,6 +61,7 @@ struct RunLimits {
   std::int64_t max_events = kDefaultMaxEvents;  ///< 0: none
   std::int64_t max_resident_bytes = 0;          ///< 0: none
   const std::atomic<int>* stop = nullptr;       ///< set: the run throws Interrupted
+  bool packet_trains = true;                    ///< false: --per-packet (EngineOptions::packet_trains)
 };
 /// Sets what follows from a finished cycle run's stats and prediction: ratio, relation_holds,
 /// terms_match.

@@ -26,6 +26,7 @@ Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions o
   }
   links_.assign(n * ports_, Resource{});
   link_load_.assign(n * ports_, 0);
+  if (!in_slots_.empty()) train_in_.assign(n, kNone);
   arrived_head_.assign(n, kNone);
   arrived_tail_.assign(n, kNone);
   pending_head_.assign(n, nullptr);
@@ -53,9 +54,21 @@ Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions o
 
 Engine::~Engine() = default;
 
-void Engine::push(Time t, EventKind k, std::uint64_t payload) {
-  heap_.push_back(Event{t.count(), seq_++, payload, k});
+std::uint64_t Engine::push(Time t, EventKind k, std::uint64_t payload) {
+  const std::uint64_t seq = seq_++;
+  push_keyed(Event{t.count(), now_.count(), seq, payload, 0, k});
+  return seq;
+}
+
+void Engine::push_keyed(Event e) {
+  heap_.push_back(e);
   std::push_heap(heap_.begin(), heap_.end(), EventLater{});
+}
+
+void Engine::reset_transfer(Transfer& t) {
+  const std::uint32_t gen = t.gen;  // kept: an event pushed for an earlier use stays stale
+  t = Transfer{};
+  t.gen = gen;
 }
 
 void Engine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int count) {
@@ -212,7 +225,7 @@ void Engine::start_send(detail::OpState& op) {
 
   const std::uint32_t ti = new_transfer();
   Transfer& t = transfers_[ti];
-  t = Transfer{};
+  reset_transfer(t);
   t.msg = mi;
   t.from = op.node;
   t.port = topology_.next_hop(op.node, op.peer);
@@ -242,7 +255,13 @@ void Engine::advance(std::uint32_t ti) {
     switch (t.stage) {
       case 0: r = out_slot(t.from); break;
       case 1: r = pipelined_ ? nullptr : &links_[link_index(t.from, t.port)]; break;
-      case 2: r = pipelined_ ? nullptr : in_slot(t.to); break;
+      case 2:
+        r = pipelined_ ? nullptr : in_slot(t.to);
+        // A packet about to queue for a slot a train holds: the train becomes packets again,
+        // so that this one gets the slot at the next packet boundary, as it would have.
+        if (r != nullptr && r->head == kNone && r->busy >= r->cap && train_in_[static_cast<std::size_t>(t.to)] != kNone)
+          break_train(train_in_[static_cast<std::size_t>(t.to)]);
+        break;
       default: {
         check(t.time == now_, "a transmission starts when its last constraint is met");
         if (pipelined_) {  // the message's start-up at its source; the router moves its packets
@@ -251,7 +270,11 @@ void Engine::advance(std::uint32_t ti) {
           t.path.msg_startups += 1;
           t.time = now_ + dur;
           comm_busy_[static_cast<std::size_t>(t.from)] += dur;
-          push(t.time, EventKind::transfer_end, ti);
+          push(t.time, EventKind::transfer_end, transfer_payload(ti, t.gen));
+          return;
+        }
+        if (t.at_source && t.sent == 0 && train_eligible(t)) {
+          start_train(ti);
           return;
         }
         Time dur = machine_.tau + machine_.t_c * t.elements;
@@ -269,7 +292,11 @@ void Engine::advance(std::uint32_t ti) {
           const std::int64_t index = t.at_source ? t.sent : t.packet;
           observer_->on_transmission(Transmission{m.id, t.from, t.to, t.port, now_, t.time, t.elements, index, t.first});
         }
-        push(t.time, EventKind::transfer_end, ti);
+        if (t.at_source && t.sent > 0)  // a later packet: the first one's sequence number
+          push_keyed(Event{t.time.count(), now_.count(), t.seq0, transfer_payload(ti, t.gen),
+                           static_cast<std::uint32_t>(t.sent), EventKind::transfer_end});
+        else
+          t.seq0 = push(t.time, EventKind::transfer_end, transfer_payload(ti, t.gen));
         return;
       }
     }
@@ -304,6 +331,10 @@ void Engine::release(Resource& r, const Transfer& by) {
 }
 
 void Engine::on_transfer_end(std::uint32_t ti) {
+  if (transfers_[ti].train) {  // a train's last packet: from here on it is one like any other
+    transfers_[ti].train = false;
+    if (!train_in_.empty()) train_in_[static_cast<std::size_t>(transfers_[ti].to)] = kNone;
+  }
   // Copy what we need: forwarding below may grow transfers_.
   const Transfer done = transfers_[ti];
   if (pipelined_) {
@@ -347,7 +378,7 @@ void Engine::on_transfer_end(std::uint32_t ti) {
   } else {
     const std::uint32_t fi = new_transfer();
     Transfer& f = transfers_[fi];
-    f = Transfer{};
+    reset_transfer(f);
     f.msg = mi;
     f.from = done.to;
     f.port = topology_.next_hop(done.to, dst);
@@ -391,6 +422,98 @@ void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
   if (arrived_tail_[d] == kNone) arrived_head_[d] = mi;
   else messages_[arrived_tail_[d]].next = mi;
   arrived_tail_[d] = mi;
+}
+
+// ---- Packet trains (docs/performance.md "Packet trains") --------------------------------------
+//
+// In the per-packet engine the end of packet j < k of a message to a neighbour, on a machine
+// without incoming slots or with one slot nobody waits for, only starts packet j+1: the
+// message holds its outgoing slot and link throughout, the receiver's slot passes back to it,
+// and the packet is only counted as delivered. Packet j+1's end event gets the key
+// (t_{j+1}, t_j, seq of packet 1, j): known in closed form from the train's start. So a train
+// pushes only its last packet's end, with that key, and adds every packet's counts at once;
+// everything that happens at that event, and the order of events, is the per-packet engine's.
+// The one thing that can interleave is another packet queueing for the receiver's slot: then the
+// train is broken at the packet in flight (the first whose end event has not yet been passed,
+// compared with the event being processed) and goes on packet by packet from there.
+
+bool Engine::train_eligible(const Transfer& t) const {
+  if (!options_.packet_trains || observer_ != nullptr || pipelined_) return false;
+  const Message& m = messages_[t.msg];
+  if (m.packets < 2 || t.to != m.dst) return false;
+  if (in_slots_.empty()) return true;
+  const Resource& in = in_slots_[static_cast<std::size_t>(t.to)];
+  return in.cap == 1 && in.head == kNone;
+}
+
+void Engine::start_train(std::uint32_t ti) {
+  Transfer& t = transfers_[ti];
+  Message& m = messages_[t.msg];
+  const std::int64_t k = m.packets;
+  const std::int64_t last = packet_size(m, k - 1);
+  const Time busy = machine_.tau * k + machine_.tau_msg + machine_.t_c * m.elements;
+  t.train = true;
+  t.train_start = now_;
+  t.train_path = t.path;
+  t.path.startups += k;
+  t.path.msg_startups += 1;
+  t.path.element_transfers += m.elements;
+  t.time = now_ + busy;
+  t.sent = k - 1;
+  t.first = false;
+  t.elements = last;
+  m.delivered = k - 1;
+  stats_.packet_hops += k;
+  stats_.element_hops += m.elements;
+  link_load_[link_index(t.from, t.port)] += m.elements;
+  comm_busy_[static_cast<std::size_t>(t.from)] += busy;
+  ++stats_.packet_trains;
+  if (!train_in_.empty()) train_in_[static_cast<std::size_t>(t.to)] = ti;
+  t.seq0 = seq_++;  // the first packet's end event would have taken it
+  const Time pushed = t.time - (machine_.tau + machine_.t_c * last);
+  push_keyed(Event{t.time.count(), pushed.count(), t.seq0, transfer_payload(ti, t.gen),
+                   static_cast<std::uint32_t>(k - 1), EventKind::transfer_end});
+}
+
+void Engine::break_train(std::uint32_t ti) {
+  Transfer& t = transfers_[ti];
+  Message& m = messages_[t.msg];
+  const std::int64_t k = m.packets;
+  train_in_[static_cast<std::size_t>(t.to)] = kNone;
+  t.train = false;
+  // The packet in flight: the first whose end event comes after the one being processed.
+  Time end = t.train_start, pushed;
+  PathCounts path = t.train_path;
+  std::int64_t j = 0, sent_elements = 0;  // packet j (0-based) in flight; elements of 0..j
+  for (;; ++j) {
+    const std::int64_t e = packet_size(m, j);
+    pushed = end;
+    end = end + machine_.tau + machine_.t_c * e + (j == 0 ? machine_.tau_msg : Time{});
+    path.startups += 1;
+    path.msg_startups += j == 0 ? 1 : 0;
+    path.element_transfers += e;
+    sent_elements += e;
+    if (j == k - 1) return;  // only the last packet is left: the pushed event is right as it is
+    if (!before(Event{end.count(), pushed.count(), t.seq0, 0, static_cast<std::uint32_t>(j), EventKind::transfer_end},
+                current_))
+      break;
+  }
+  ++stats_.train_breaks;
+  // Take back what the packets after j would have added when they start.
+  const std::int64_t rest = m.elements - sent_elements, later = k - 1 - j;
+  stats_.packet_hops -= later;
+  stats_.element_hops -= rest;
+  link_load_[link_index(t.from, t.port)] -= rest;
+  comm_busy_[static_cast<std::size_t>(t.from)] -= machine_.tau * later + machine_.t_c * rest;
+  t.sent = j;
+  t.first = j == 0;
+  t.elements = packet_size(m, j);
+  t.time = end;
+  t.path = path;
+  m.delivered = j;
+  ++t.gen;  // the train's event is stale
+  push_keyed(Event{end.count(), pushed.count(), t.seq0, transfer_payload(ti, t.gen), static_cast<std::uint32_t>(j),
+                   EventKind::transfer_end});
 }
 
 bool Engine::start_recv(detail::OpState& op) {
@@ -685,12 +808,15 @@ RunStats Engine::run(const ProcessFactory& make_process) {
     std::pop_heap(heap_.begin(), heap_.end(), EventLater{});
     const Event ev = heap_.back();
     heap_.pop_back();
+    if (ev.kind == EventKind::transfer_end && transfers_[ev.payload & 0xffffffffu].gen != ev.payload >> 32)
+      continue;  // a broken train's end: its packets have events of their own
     check(ev.time >= now_.count(), "time never runs backwards");
+    current_ = ev;
     now_ = Time::ps(ev.time);
     ++stats_.events;
     if (stats_.events + stats_.resumes + awaits_ >= next_check_) [[unlikely]] check_budgets();
     if (ev.kind == EventKind::transfer_end) {
-      on_transfer_end(static_cast<std::uint32_t>(ev.payload));
+      on_transfer_end(static_cast<std::uint32_t>(ev.payload & 0xffffffffu));
     } else if (ev.kind == EventKind::router_cycle) {
       router_cycle();
     } else {

@@ -17,6 +17,15 @@
 /// intermediate node like any other packet and move on only once fully arrived
 /// (store-and-forward). Holders of an incoming slot are always transmitting, so the order of
 /// acquisition cannot deadlock.
+///
+/// Events at one instant are taken in the order of (time, push time, sequence, packet): a
+/// message's later packets inherit the sequence number of its first, so the order of a packet's
+/// end among simultaneous events does not depend on how many events came before it. That makes
+/// packet trains exact (docs/performance.md "Packet trains"): a message of k packets to a
+/// neighbour that nothing can interleave with (all-port, or one-port with nobody waiting for the
+/// receiver's slot) is carried by one event at its last packet's end, with the key the
+/// per-packet engine would give that event; the moment another packet queues for the
+/// receiver's slot the train is broken back into packets at the packet in flight.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -37,6 +46,8 @@ struct RunStats {
   std::int64_t packet_hops = 0;  ///< packet transmissions over links
   std::int64_t element_hops = 0;
   std::int64_t events = 0;       ///< events taken from the queue
+  std::int64_t packet_trains = 0;   ///< messages carried as packet trains (engine counter)
+  std::int64_t train_breaks = 0;    ///< of those, broken back into packets (engine counter)
   std::int64_t resumes = 0;      ///< process resumptions
   std::int64_t max_link_load = 0;  ///< elements over the busiest directed link
   double mean_link_load = 0;       ///< over links that exist
@@ -131,6 +142,11 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
     std::int64_t packet = 0;     ///< forwarded: index of this packet in its message
     Time time;                   ///< end of `path`
     PathCounts path;
+    std::uint64_t seq0 = 0;      ///< at source: sequence number of the first packet's end event
+    std::uint32_t gen = 0;       ///< bumped when a train breaks: its pushed end event is stale
+    bool train = false;          ///< at source: a packet train in flight
+    Time train_start;            ///< start of the train's first packet
+    PathCounts train_path;       ///< the chain before the train's first packet
   };
   /// A packet in the bit-serial router (pipelined machines).
   struct RouterPacket {
@@ -144,18 +160,32 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   enum class EventKind : std::uint8_t { transfer_end, op_end, router_cycle };
   struct Event {
     std::int64_t time;
-    std::uint64_t seq;
+    std::int64_t pushed;   ///< when it was pushed (for a later packet: when the packet started)
+    std::uint64_t seq;     ///< push order; a message's later packets inherit the first's
     std::uint64_t payload;
+    std::uint32_t sub;     ///< packet index within its message (0 for every other event)
     EventKind kind;
   };
+  static bool before(const Event& a, const Event& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.pushed != b.pushed) return a.pushed < b.pushed;
+    if (a.seq != b.seq) return a.seq < b.seq;
+    return a.sub < b.sub;
+  }
   struct EventLater {
-    bool operator()(const Event& a, const Event& b) const {
-      return a.time != b.time ? a.time > b.time : a.seq > b.seq;
-    }
+    bool operator()(const Event& a, const Event& b) const { return before(b, a); }
   };
   static constexpr std::uint32_t kNone = 0xffffffffu;
 
-  void push(Time t, EventKind k, std::uint64_t payload);
+  std::uint64_t push(Time t, EventKind k, std::uint64_t payload);
+  void push_keyed(Event e);
+  static std::uint64_t transfer_payload(std::uint32_t ti, std::uint32_t gen) {
+    return static_cast<std::uint64_t>(ti) | static_cast<std::uint64_t>(gen) << 32;
+  }
+  bool train_eligible(const Transfer& t) const;
+  void start_train(std::uint32_t ti);
+  void break_train(std::uint32_t ti);
+  void reset_transfer(Transfer& t);
   void complete(detail::Waiter& w, Time t, const PathCounts& p);
   void start_send(detail::OpState& op);
   bool start_recv(detail::OpState& op);
@@ -193,6 +223,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   std::size_t ports_;
   Time now_;
   std::uint64_t seq_ = 0;
+  Event current_{0, -1, 0, 0, 0, EventKind::op_end};  ///< the event being processed (before all at start)
+  std::vector<std::uint32_t> train_in_;  ///< per node: the train holding its incoming slot (one-port)
   std::vector<Event> heap_;
   std::vector<detail::Waiter*> ready_;
   std::size_t ready_head_ = 0;

@@ -33,6 +33,11 @@ struct EngineOptions {
   /// Non-null: the run throws Interrupted as soon as it reads a non-zero value here (within
   /// 4,096 steps); a signal handler sets it.
   const std::atomic<int>* stop = nullptr;
+  /// Packet trains (docs/performance.md "Packet trains"): a message whose packets nothing can
+  /// interleave with is carried by one event instead of one per packet. Every result is
+  /// identical to the picosecond with it off (the per-packet engine); only the engine's own
+  /// counters (events) differ.
+  bool packet_trains = true;
 };
 
 namespace detail {

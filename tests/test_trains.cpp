@@ -1,0 +1,104 @@
+// Packet trains (docs/performance.md "Packet trains"): every registered algorithm gives the same
+// report with and without them, to the picosecond and in every field but the engine's own
+// counters (events), over a grid of packet sizes, port models and costs.
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "app/config.hpp"
+#include "app/report.hpp"
+#include "helpers.hpp"
+
+namespace cubesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// What the per-packet engine and the trains must agree on: the report's "simulated" object
+/// without the engine's counters, the verdicts, and an error's text.
+ojson comparable(const RunOutcome& o) {
+  ojson j;
+  j["error"] = o.error;
+  if (!o.error.empty()) return j;
+  ojson sim = simulated_json(o.stats, ReportOptions{.reproducible = true});
+  sim.erase("events");
+  sim.erase("resumes");
+  j["simulated"] = std::move(sim);
+  j["verified"] = o.verified;
+  j["relation_holds"] = o.relation_holds;
+  j["terms_match"] = o.terms_match;
+  return j;
+}
+
+/// The variants of a regress point the grid runs: as configured, with packets of 1 and 3
+/// elements (the most trains and breaks), on the other port model, and with the simple machine's
+/// costs (tau = 100 t_c: packets of one size end together, so ties abound).
+std::vector<std::pair<std::string, Setup>> variants(const Setup& s) {
+  std::vector<std::pair<std::string, Setup>> v{{"as configured", s}};
+  for (std::int64_t b : {1, 3}) {
+    Setup t = s;
+    t.params.B = std::min<std::int64_t>(b, s.params.B);
+    v.emplace_back("B=" + std::to_string(t.params.B), t);
+  }
+  Setup ports = s;
+  ports.machine.ports = s.machine.ports.kind == PortKind::all ? PortModel{PortKind::one, 1} : PortModel{PortKind::all, 0};
+  v.emplace_back("ports " + ports.machine.ports.name(), ports);
+  Setup simple = s;
+  const Machine m = test::simple_machine(s.machine.ports, s.machine.packet_elements);
+  simple.machine.tau = m.tau;
+  simple.machine.t_c = m.t_c;
+  simple.machine.t_a = m.t_a;
+  simple.machine.t_copy = m.t_copy;
+  simple.machine.tau_msg = Time{};
+  simple.params.B = std::min<std::int64_t>(4, s.params.B);
+  v.emplace_back("simple costs, B=" + std::to_string(simple.params.B), simple);
+  return v;
+}
+
+TEST(PacketTrains, EveryRegisteredAlgorithmGivesTheSameReportWithAndWithoutTrains) {
+  const Registry reg = make_registry();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator("configs/regress"))
+    if (e.path().extension() == ".json" && e.path().filename() != "golden.json" && e.path().filename() != "suite.json")
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty());
+  std::set<std::string> covered;
+  std::map<std::string, std::int64_t> trains, breaks;
+  std::int64_t runs = 0, events_packets = 0, events_trains = 0;
+  RunLimits per_packet, with_trains;
+  per_packet.packet_trains = false;
+  for (const fs::path& f : files) {
+    const Experiment ex = load_experiment(f.string(), reg);
+    for (const RunPoint& p : ex.runs) {
+      for (const auto& [label, setup] : variants(p.setup)) {
+        RunPoint rp = p;
+        rp.setup = setup;
+        const RunOutcome a = run_point(rp, *p.info, true, nullptr, per_packet);
+        const RunOutcome b = run_point(rp, *p.info, true, nullptr, with_trains);
+        ASSERT_EQ(comparable(a).dump(), comparable(b).dump()) << f.filename() << " " << p.info->name << " " << label;
+        EXPECT_EQ(a.stats.packet_trains, 0);
+        EXPECT_LE(b.stats.events, a.stats.events) << f.filename() << " " << label;
+        covered.insert(p.info->name);
+        trains[p.info->name] += b.stats.packet_trains;
+        breaks[p.info->name] += b.stats.train_breaks;
+        events_packets += a.stats.events;
+        events_trains += b.stats.events;
+        ++runs;
+      }
+    }
+  }
+  for (const AlgorithmInfo* info : reg.all()) EXPECT_TRUE(covered.count(info->name)) << info->name << " has no regress config";
+  std::int64_t all_trains = 0, all_breaks = 0;
+  for (const auto& [name, n] : trains) all_trains += n;
+  for (const auto& [name, n] : breaks) all_breaks += n;
+  // The grid must exercise both: trains, and trains broken by a packet queueing at the receiver.
+  EXPECT_GT(all_trains, 1000);
+  EXPECT_GT(all_breaks, 10);
+  std::cout << "[ trains   ] " << runs << " runs of " << covered.size() << " algorithms, both ways: " << all_trains
+            << " trains, " << all_breaks << " broken; events " << events_packets << " per packet, " << events_trains
+            << " with trains\n";
+}
+
+}  // namespace
+}  // namespace cubesim
