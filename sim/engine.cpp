@@ -481,23 +481,26 @@ void Engine::break_train(std::uint32_t ti) {
   const std::int64_t k = m.packets;
   train_in_[static_cast<std::size_t>(t.to)] = kNone;
   t.train = false;
-  // The packet in flight: the first whose end event comes after the one being processed.
-  Time end = t.train_start, pushed;
+  // The packet in flight: the first whose end event comes after the one being processed. Every
+  // packet but the last is full, so packet j ends at start + tau_msg + (j+1)(tau + B t_c).
+  const std::int64_t B = options_.packet_elements;
+  const Time d = machine_.tau + machine_.t_c * B, base = t.train_start + machine_.tau_msg;
+  auto key = [&](std::int64_t j) {
+    const Time pushed = j == 0 ? t.train_start : base + d * j;
+    return Event{(base + d * (j + 1)).count(), pushed.count(), t.seq0, 0, static_cast<std::uint32_t>(j),
+                 EventKind::transfer_end};
+  };
+  std::int64_t j = 0;
+  if (d > Time{} && current_.time > (base + d).count())  // packets ended before this instant
+    j = std::min(k - 1, (current_.time - base.count() - 1) / d.count());
+  while (j < k - 1 && before(key(j), current_)) ++j;
+  if (j == k - 1) return;  // only the last packet is left: the pushed event is right as it is
+  const Time end = base + d * (j + 1), pushed = j == 0 ? t.train_start : base + d * j;
+  const std::int64_t sent_elements = (j + 1) * B;
   PathCounts path = t.train_path;
-  std::int64_t j = 0, sent_elements = 0;  // packet j (0-based) in flight; elements of 0..j
-  for (;; ++j) {
-    const std::int64_t e = packet_size(m, j);
-    pushed = end;
-    end = end + machine_.tau + machine_.t_c * e + (j == 0 ? machine_.tau_msg : Time{});
-    path.startups += 1;
-    path.msg_startups += j == 0 ? 1 : 0;
-    path.element_transfers += e;
-    sent_elements += e;
-    if (j == k - 1) return;  // only the last packet is left: the pushed event is right as it is
-    if (!before(Event{end.count(), pushed.count(), t.seq0, 0, static_cast<std::uint32_t>(j), EventKind::transfer_end},
-                current_))
-      break;
-  }
+  path.startups += j + 1;
+  path.msg_startups += 1;
+  path.element_transfers += sent_elements;
   ++stats_.train_breaks;
   // Take back what the packets after j would have added when they start.
   const std::int64_t rest = m.elements - sent_elements, later = k - 1 - j;
