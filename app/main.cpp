@@ -4,7 +4,11 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <csignal>
 #include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -16,6 +20,7 @@
 #include "app/interrupt.hpp"
 #include "app/io.hpp"
 #include "app/plot_launcher.hpp"
+#include "app/progress.hpp"
 #include "app/resume.hpp"
 #include "sim/resources.hpp"
 #include "sim/input_error.hpp"
@@ -131,57 +136,130 @@ struct RunArgs {
   bool json = false, reproducible = false, resume = false;
   TraceArgs trace;
   BudgetArgs budget;
+  int jobs = 0;                     ///< 0: one per core
+  std::string shard;                ///< "I/K": run points I, I+K, I+2K, ... (1-based)
+  std::vector<std::string> merge;   ///< cubesim merge: the shards' --out folders
 };
+
+/// "--shard I/K" -> (I-1, K); ("", 1) -> (0, 1).
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
+  if (text.empty()) return {0, 1};
+  const auto slash = text.find('/');
+  auto number = [&](const std::string& t) -> long long {
+    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stoll(t);
+  };
+  const long long i = slash == std::string::npos ? -1 : number(text.substr(0, slash));
+  const long long k = slash == std::string::npos ? -1 : number(text.substr(slash + 1));
+  if (i < 1 || k < 1 || i > k)
+    throw InputError("", "--shard", "\"" + text + "\" is not I/K with 1 <= I <= K (shard I of K runs points I, I+K, I+2K, ...)");
+  return {static_cast<std::size_t>(i - 1), static_cast<std::size_t>(k)};
+}
+
+/// The file a shard leaves for `cubesim merge`: its points' outcomes, in resume.json's format.
+inline constexpr const char* kShardFile = "shard.json";
 
 int cmd_run(const Registry& reg, const RunArgs& a) {
   const EngineKind engine = parse_engine(a.engine);
   const trace::TraceFormats formats = trace_formats(a.trace, a.out_dir);
+  const bool merging = !a.merge.empty();
+  const auto [shard, shards] = parse_shard(a.shard);
   if (engine == EngineKind::simgrid && formats.any())
     throw InputError("", "--trace", "traces are recorded by the cycle engine: use --engine both (or cycle)");
   if (a.resume && a.out_dir.empty()) throw InputError("", "--resume", "needs --out DIR, the folder of the interrupted run");
+  if (shards > 1 && a.out_dir.empty())
+    throw InputError("", "--shard", "needs --out DIR: the shard's outcomes go to DIR/shard.json for cubesim merge");
+  if (a.jobs < 0) throw InputError("", "--jobs", "must be a count of parallel runs (0 for one per core), not " + std::to_string(a.jobs));
   RunLimits limits = run_limits(a.budget);
   OutputDir out(a.out_dir);
   Experiment ex = load_experiment(a.config, reg);
+  if (shards > 1) {  // every K-th point, from the I-th
+    std::vector<RunPoint> mine;
+    for (std::size_t i = shard; i < ex.runs.size(); i += shards) mine.push_back(ex.runs[i]);
+    ex.runs = std::move(mine);
+  }
   if (engine != EngineKind::cycle) check_simgrid(ex);
   if (engine != EngineKind::simgrid) check_memory(ex);
   auto log = spdlog::get("cubesim");
   const std::string resume_path = (std::filesystem::path(a.out_dir) / kResumeFile).string();
   ResumeTable resumed;
   std::error_code ec;
-  if (a.resume && std::filesystem::exists(resume_path, ec)) resumed = read_resume(resume_path);
-  else if (a.resume) log->warn("--resume: {} has no {} (its last run finished or never ran): running every point", a.out_dir, kResumeFile);
+  if (merging) {
+    for (const std::string& dir : a.merge) {
+      const std::string f = (std::filesystem::path(dir) / kShardFile).string();
+      if (!std::filesystem::exists(f, ec))
+        throw InputError(dir, "", "has no " + std::string(kShardFile) + ": not the --out folder of a `cubesim run --shard I/K`");
+      for (auto& [id, o] : read_resume(f)) resumed.emplace(id, std::move(o));
+    }
+    for (std::size_t i = 0; i < ex.runs.size(); ++i)
+      if (!resumed.count(point_identity(ex.runs[i], ex.verify, engine)))
+        throw InputError(ex.file, ex.runs[i].point.empty() ? "" : sweep_pointer(ex.runs[i]),
+                         "point " + std::to_string(i + 1) + " of " + std::to_string(ex.runs.size()) +
+                             " is in none of the shards given (a shard missing, another config, or another --engine)");
+  } else if (a.resume && std::filesystem::exists(resume_path, ec)) {
+    resumed = read_resume(resume_path);
+  } else if (a.resume) {
+    log->warn("--resume: {} has no {} (its last run finished or never ran): running every point", a.out_dir, kResumeFile);
+  }
   install_stop_handlers();
   limits.stop = &stop_signal();
-  std::vector<RunOutcome> outcomes;
-  outcomes.reserve(ex.runs.size());
+  const std::size_t n = ex.runs.size();
+  std::vector<std::optional<RunOutcome>> done(n);
+  std::vector<std::size_t> todo;
   std::size_t reused = 0;
-  int stopped = 0;
-  for (const RunPoint& p : ex.runs) {
-    if ((stopped = stop_signal().load()) != 0) break;
-    if (std::optional<RunOutcome> o = resumed_outcome(resumed, p, ex.verify, engine, resume_path)) {
-      outcomes.push_back(std::move(*o));
+  for (std::size_t i = 0; i < n; ++i) {
+    // A point stored as failed runs again, as under --resume (merge included).
+    if (std::optional<RunOutcome> o = resumed_outcome(resumed, ex.runs[i], ex.verify, engine, merging ? a.merge.front() : resume_path)) {
+      done[i] = std::move(*o);
       ++reused;
-      continue;
+    } else {
+      todo.push_back(i);
     }
+  }
+  // Points run in parallel on the cycle engine without traces (SimGrid runs in a process of its
+  // own per point, traces are written as points finish): each is independent and its report is
+  // the same whichever thread runs it. No more at once than the memory for their floors allows.
+  std::size_t jobs = a.jobs > 0 ? static_cast<std::size_t>(a.jobs) : std::max(1u, std::thread::hardware_concurrency());
+  if (formats.any() || engine != EngineKind::cycle) jobs = 1;
+  std::int64_t floor = 1;
+  for (std::size_t i : todo) floor = std::max(floor, point_memory_floor(ex.runs[i]));
+  jobs = std::max<std::size_t>(1, std::min({jobs, todo.size(), static_cast<std::size_t>(std::max<std::int64_t>(1, available_memory_bytes() / floor))}));
+  Progress progress(todo.size(), stderr_is_terminal() && !a.json);
+  limits.progress = &progress.events;
+  std::atomic<int> stopped{0};
+  std::mutex report_mutex;
+  auto finished = [&](std::size_t i) {  // logs a finished point (under report_mutex)
+    const RunOutcome& r = *done[i];
+    if (r.cycle_ran && !r.error.empty()) log->error("{}: {}", ex.name, r.error);
+    else if (r.cycle_ran)
+      log->info("{} point {}: simulated {} predicted {} ({} events, {:.3f} s wall)", ex.name, i + 1,
+                format_time(r.stats.time), format_time(r.prediction.time), r.stats.events, r.stats.wall_s);
+    if (r.simgrid && !r.simgrid->error.empty()) log->error("{}: SimGrid: {}", ex.name, r.simgrid->error);
+    else if (r.simgrid)
+      log->info("{} point {}: SimGrid {:.12g} s ({} activities, {:.3f} s wall, {} MiB)", ex.name, i + 1,
+                r.simgrid->stats.time_s, r.simgrid->stats.activities, r.simgrid->stats.wall_s, r.simgrid->max_rss_kib / 1024);
+    progress.point_done();
+  };
+  // Runs point i; false when a signal stopped it.
+  auto run_one = [&](std::size_t i) -> bool {
+    const RunPoint& p = ex.runs[i];
     trace::TraceSession session(formats, p.setup.topology);
     RunOutcome o;
     try {
       o = run_point(p, *p.info, ex.verify, engine, session.observer(), limits);
     } catch (const Interrupted& e) {
-      stopped = e.signal();
-      break;
+      stopped.store(e.signal());
+      return false;
     }
     // A signal during a SimGrid run kills its process: that point did not finish.
     if (const int sig = stop_signal().load(); sig != 0 && (!o.error.empty() || (o.simgrid && !o.simgrid->error.empty()))) {
-      stopped = sig;
-      break;
+      stopped.store(sig);
+      return false;
     }
-    outcomes.push_back(std::move(o));
-    if (formats.any() && outcomes.back().error.empty()) {
-      const std::string stem = run_stem(ex.name, outcomes.size() - 1, ex.runs.size());
+    if (formats.any() && o.error.empty()) {
+      const std::string stem = run_stem(ex.name, i, n);
       try {
-        for (const std::string& f : session.write(out.staged("traces"), stem,
-                                                  trace_header(ex.name, p.info->name, p.setup, outcomes.back().stats),
+        for (const std::string& f : session.write(out.staged("traces"), stem, trace_header(ex.name, p.info->name, p.setup, o.stats),
                                                   p.setup.machine))
           log->info("wrote {}", f);
       } catch (const InputError& e) {
@@ -190,39 +268,80 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
         throw InputError(ex.file, sweep_pointer(p), e.where() + ": " + e.message());
       }
     }
-    const RunOutcome& r = outcomes.back();
-    if (r.cycle_ran && !r.error.empty()) log->error("{}: {}", ex.name, r.error);
-    else if (r.cycle_ran)
-      log->info("{} point {}: simulated {} predicted {} ({} events, {:.3f} s wall)", ex.name, outcomes.size(),
-                format_time(r.stats.time), format_time(r.prediction.time), r.stats.events, r.stats.wall_s);
-    if (r.simgrid && !r.simgrid->error.empty()) log->error("{}: SimGrid: {}", ex.name, r.simgrid->error);
-    else if (r.simgrid)
-      log->info("{} point {}: SimGrid {:.12g} s ({} activities, {:.3f} s wall, {} MiB)", ex.name, outcomes.size(),
-                r.simgrid->stats.time_s, r.simgrid->stats.activities, r.simgrid->stats.wall_s, r.simgrid->max_rss_kib / 1024);
+    std::lock_guard lock(report_mutex);
+    done[i] = std::move(o);
+    finished(i);
+    return true;
+  };
+  if (jobs <= 1) {
+    for (std::size_t i : todo) {
+      if (const int sig = stop_signal().load(); sig != 0) {
+        stopped.store(sig);
+        break;
+      }
+      if (!run_one(i)) break;
+    }
+  } else {
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr error;
+    std::vector<std::thread> workers;
+    for (std::size_t w = 0; w < jobs; ++w)
+      workers.emplace_back([&] {
+        for (std::size_t k; (k = next.fetch_add(1)) < todo.size();) {
+          if (const int sig = stop_signal().load(); sig != 0) {
+            stopped.store(sig);
+            return;
+          }
+          if (failed.load()) return;
+          try {
+            if (!run_one(todo[k])) return;
+          } catch (...) {
+            std::lock_guard lock(report_mutex);
+            if (!error) error = std::current_exception();
+            failed.store(true);  // the others start no new point; the error is what is reported
+            return;
+          }
+        }
+      });
+    for (std::thread& t : workers) t.join();
+    if (error) std::rethrow_exception(error);
   }
-  if (reused > 0) log->info("--resume: {} of {} points taken from {}", reused, ex.runs.size(), resume_path);
+  // The report holds the points finished in order up to the first that did not.
+  std::vector<RunOutcome> outcomes, all_finished;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!done[i]) break;
+    outcomes.push_back(*done[i]);
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (done[i]) all_finished.push_back(*done[i]);
+  if (reused > 0 && merging) log->info("merge: {} of {} points taken from {} shard(s)", reused, n, a.merge.size());
+  else if (reused > 0) log->info("--resume: {} of {} points taken from {}", reused, n, resume_path);
   ReportOptions opt{a.reproducible, engine};
-  if (stopped != 0) {
-    opt.interrupted_by = stopped;
+  const int stop = stopped.load();
+  if (stop != 0) {
+    opt.interrupted_by = stop;
     if (out.active()) {
       opt.resume_command = "cubesim run " + shell_quote(a.config) + " --out " + shell_quote(a.out_dir) + " --resume";
       if (engine != EngineKind::cycle) opt.resume_command += " --engine " + engine_name(engine);
+      if (shards > 1) opt.resume_command += " --shard " + a.shard;
     }
   }
   const ojson report = report_json(ex, outcomes, opt);
   if (out.active()) {
     out.write("runs.csv", report_csv(ex, outcomes, opt));
-    if (stopped != 0) out.write(kResumeFile, resume_text(ex, outcomes, engine));
+    if (stop != 0) out.write(kResumeFile, resume_text(ex, all_finished, engine));
     else out.drop(kResumeFile);
+    if (shards > 1) out.write(kShardFile, resume_text(ex, all_finished, engine));
     out.write("report.json", report.dump(2) + "\n");
     out.commit("report.json");
   }
   if (a.json) std::cout << report.dump(2) << "\n";
   else std::cout << report_text(ex, outcomes, opt);
-  if (stopped != 0) {
-    log->error("stopped by {} after {} of {} points{}", signal_name(stopped), outcomes.size(), ex.runs.size(),
+  if (stop != 0) {
+    log->error("stopped by {} after {} of {} points{}", signal_name(stop), outcomes.size(), n,
                out.active() ? "; " + opt.resume_command + " runs the rest" : std::string(": give --out DIR to keep them"));
-    return 128 + stopped;
+    return 128 + stop;
   }
   bool ok = true;
   for (const RunOutcome& o : outcomes) ok = ok && o.ok();
@@ -370,6 +489,9 @@ int main(int argc, char** argv) {
   TraceArgs targs;
   BudgetArgs budget;
   bool json = false, reproducible = false, resume = false;
+  int jobs = 0;
+  std::string shard;
+  std::vector<std::string> merge_dirs;
   // The budgets (docs/reliability.md "Budgets"), on every command that runs the engine.
   auto add_budgets = [&budget](CLI::App* c) {
     c->add_option("--max-events", budget.max_events,
@@ -390,7 +512,18 @@ int main(int argc, char** argv) {
   run->add_option("--trace-max-events", targs.max_events, "chrome trace: stop after this many events (default 2000000)");
   run->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0 so that reports are bit-identical");
   run->add_flag("--resume", resume, "finish an interrupted run: reuse the points OUT/resume.json holds, run the rest");
+  run->add_option("--jobs,-j", jobs, "points run at once (default 0: one per core); the report is the same");
+  run->add_option("--shard", shard, "run only shard I of K (points I, I+K, ...; 1 <= I <= K), for a batch system; "
+                                    "needs --out; `cubesim merge` joins the shards");
   add_budgets(run);
+  auto* merge = app.add_subcommand("merge", "join the --out folders of `cubesim run --shard I/K` into the report of the whole sweep");
+  merge->add_option("config", config, "the experiment config the shards ran")->required();
+  merge->add_option("shards", merge_dirs, "the shards' --out folders")->required();
+  merge->add_option("--out", out_dir, "write report.json and runs.csv into this folder (atomically)");
+  merge->add_flag("--json", json, "print the JSON report on stdout and nothing else");
+  merge->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0 so that reports are bit-identical");
+  merge->add_option("--engine", engine, "the --engine the shards ran with (default cycle)");
+  add_budgets(merge);
   std::string trace_path;
   trace::ReplayOptions ropt;
   auto* rep = app.add_subcommand("replay", "re-time a recorded trace (cubesim or SimGrid TI) on a machine model");
@@ -454,7 +587,8 @@ int main(int argc, char** argv) {
   targs.max_events_given = run->count("--trace-max-events") + rep->count("--trace-max-events") > 0;
   try {
     const Registry reg = make_registry();
-    if (*run) return cmd_run(reg, RunArgs{config, out_dir, engine, json, reproducible, resume, targs, budget});
+    if (*run) return cmd_run(reg, RunArgs{config, out_dir, engine, json, reproducible, resume, targs, budget, jobs, shard, {}});
+    if (*merge) return cmd_run(reg, RunArgs{config, out_dir, engine, json, reproducible, false, targs, budget, 1, "", merge_dirs});
     if (*reg_cmd) return cmd_regress(reg, suite, out_dir, json, update, reproducible, budget);
     if (*rep) return cmd_replay(reg, trace_path, ropt, out_dir, json, reproducible, targs, budget);
     if (*expl) return cmd_export_platform(reg, config, out_dir, point);

@@ -70,6 +70,7 @@ EngineOptions engine_options(const Setup& s, const RunLimits& limits) {
   o.max_resident_bytes = limits.max_resident_bytes;
   o.stop = limits.stop;
   o.packet_trains = limits.packet_trains;
+  o.progress = limits.progress;
   return o;
 }
 
@@ -178,13 +179,18 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
   return out;
 }
 
+std::int64_t point_memory_floor(const RunPoint& p) {
+  const Setup& s = p.setup;
+  const std::int64_t N = s.topology.size(), M = s.params.M;
+  // check_sizes bounds each term by 2^40: no overflow here.
+  const std::int64_t payload = s.data_mode ? std::max(N * M, s.params.P * s.params.Q + s.params.Q * s.params.R + s.params.P * s.params.R) : 0;
+  return run_memory_floor(N, payload);
+}
+
 void check_memory(const Experiment& ex) {
   for (const RunPoint& p : ex.runs) {
     const Setup& s = p.setup;
-    const std::int64_t N = s.topology.size(), M = s.params.M;
-    // check_sizes bounds each term by 2^40: no overflow here.
-    const std::int64_t payload = s.data_mode ? std::max(N * M, s.params.P * s.params.Q + s.params.Q * s.params.R + s.params.P * s.params.R) : 0;
-    const std::string why = memory_refusal(run_memory_floor(N, payload), s.topology.describe() + (s.data_mode ? " in data mode" : ""));
+    const std::string why = memory_refusal(point_memory_floor(p), s.topology.describe() + (s.data_mode ? " in data mode" : ""));
     if (why.empty()) continue;
     throw InputError(ex.file, p.point.empty() ? "/topology" : sweep_pointer(p), why);
   }

@@ -62,6 +62,7 @@ struct RunLimits {
   std::int64_t max_resident_bytes = 0;          ///< 0: none
   const std::atomic<int>* stop = nullptr;       ///< set: the run throws Interrupted
   bool packet_trains = true;                    ///< false: --per-packet (EngineOptions::packet_trains)
+  std::atomic<std::int64_t>* progress = nullptr;  ///< EngineOptions::progress
 };
 /// Sets what follows from a finished cycle run's stats and prediction: ratio, relation_holds,
 /// terms_match.
@@ -91,6 +92,8 @@ std::string sweep_pointer(const RunPoint& p);
 /// engine's state for every node and, in data mode, the payloads (sim/resources.hpp). Before any
 /// point runs.
 void check_memory(const Experiment& ex);
+/// At least what one point's run needs (run_memory_floor of its size and payload).
+std::int64_t point_memory_floor(const RunPoint& p);
 
 ojson trace_header(const std::string& name, const std::string& algorithm, const Setup& s, const RunStats& st);
 

@@ -1,60 +1,221 @@
-// Engine speed: events per second for 2^10- and 2^16-node runs in timing-only mode, and the
-// cycle engine beside the SimGrid backend on the same configs at 2^6, 2^10 and 2^14 nodes.
-// Run: ./build/cubesim_bench  (speed is measured here, never asserted in timed tests)
-//      ./build/cubesim_bench --benchmark_filter=Engines   (the side-by-side comparison only)
+// Engine speed (docs/performance.md). Speed is measured here, never asserted in timed tests.
+//
+//   ./build/cubesim_bench --benchmark_filter=Workload   the workloads beside the bare heap
+//   ./build/cubesim_bench --benchmark_filter=BareHeap   the reference alone, at four live sizes
+//   ./build/cubesim_bench --benchmark_filter=Engines    the cycle engine beside SimGrid
+//
+// Each workload runs in a child process of its own (fork), so that its peak resident memory is
+// its own; timing mode, packet trains on. Its counters:
+//   events_per_s   events the engine took from its queue per second of the run
+//   heap_per_s     a bare binary-heap push+pop loop (the engine's event type and order) at the
+//                  workload's peak queue length, measured in the same benchmark run
+//   heap_ratio     events_per_s / heap_per_s: how close the engine runs to its queue's limit
+//   packet_hops_per_s  the per-packet work a run stands for (trains carry many hops per event)
+//   wall_s, peak_MiB, bytes_per_node (resident growth of the child / nodes), live (peak queue)
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
 
 #include "app/runner.hpp"
+#include "machines/machine_loader.hpp"
+#include "sim/resources.hpp"
 
 using namespace cubesim;
 
 namespace {
 
-RunPoint point(PortModel ports, int n, std::int64_t M) {
+// ---- The reference: a bare binary heap of the engine's events --------------------------------
+
+/// The engine's event (sim/engine.hpp Engine::Event) and its order, copied: the reference must
+/// cost what the engine's queue costs and no more.
+struct Event {
+  std::int64_t time, pushed;
+  std::uint64_t seq, payload;
+  std::uint32_t sub;
+  std::uint8_t kind;
+};
+struct Later {
+  bool operator()(const Event& a, const Event& b) const {
+    if (a.time != b.time) return a.time > b.time;
+    if (a.pushed != b.pushed) return a.pushed > b.pushed;
+    if (a.seq != b.seq) return a.seq > b.seq;
+    return a.sub > b.sub;
+  }
+};
+
+/// Push+pop pairs per second with `live` events in the heap: pop the earliest, push one a
+/// random time later (the hold model of event-queue benchmarks), for at least `seconds`.
+double bare_heap_rate(std::int64_t live, double seconds = 0.3) {
+  live = std::max<std::int64_t>(live, 1);
+  std::mt19937_64 rng(42);
+  std::uniform_int_distribution<std::int64_t> step(1, 1'000'000);
+  std::vector<Event> heap;
+  heap.reserve(static_cast<std::size_t>(live) + 1);
+  std::uint64_t seq = 0;
+  for (std::int64_t i = 0; i < live; ++i) {
+    heap.push_back(Event{step(rng), 0, seq++, 0, 0, 0});
+    std::push_heap(heap.begin(), heap.end(), Later{});
+  }
+  std::int64_t pairs = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  std::uint64_t sink = 0;
+  while (elapsed < seconds) {
+    for (int i = 0; i < 65536; ++i) {
+      std::pop_heap(heap.begin(), heap.end(), Later{});
+      Event e = heap.back();
+      heap.pop_back();
+      sink += e.payload;
+      e.pushed = e.time;
+      e.time += step(rng);
+      e.seq = seq++;
+      heap.push_back(e);
+      std::push_heap(heap.begin(), heap.end(), Later{});
+    }
+    pairs += 65536;
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  benchmark::DoNotOptimize(sink);
+  return static_cast<double>(pairs) / elapsed;
+}
+
+void BM_BareHeap(benchmark::State& state) {
+  double rate = 0;
+  for (auto _ : state) rate = bare_heap_rate(state.range(0));
+  state.counters["push_pop_per_s"] = rate;
+  state.counters["live"] = static_cast<double>(state.range(0));
+}
+
+// ---- Workloads -------------------------------------------------------------------------------
+
+const Registry& registry() {
+  static const Registry r = make_registry();
+  return r;
+}
+
+/// The iPSC/860-like costs of TR-530's tables, or a preset's (the Connection Machine).
+RunPoint point(const char* algorithm, PortModel ports, int n, std::int64_t M, const char* preset = nullptr) {
   RunPoint rp;
-  rp.setup.machine.name = "ipsc-nx-like";
-  rp.setup.machine.tau = Time::ps(1'500'000'000);
-  rp.setup.machine.t_c = Time::ps(4'000'000);
-  rp.setup.machine.t_a = Time::ps(33'333'333);
-  rp.setup.machine.packet_elements = 256;
-  rp.setup.machine.ports = ports;
+  if (preset != nullptr) {
+    rp.setup.machine = machine_from_json(*preset_json(preset), preset, "", true);
+  } else {
+    rp.setup.machine.name = "ipsc-nx-like";
+    rp.setup.machine.tau = Time::ps(1'500'000'000);
+    rp.setup.machine.t_c = Time::ps(4'000'000);
+    rp.setup.machine.t_a = Time::ps(33'333'333);
+    rp.setup.machine.packet_elements = 256;
+    rp.setup.machine.ports = ports;
+  }
   rp.setup.topology = Topology::hypercube(n);
   rp.setup.params.M = M;
-  rp.setup.params.B = 256;
+  rp.setup.params.B = rp.setup.machine.packet_elements;
   rp.setup.data_mode = false;
+  rp.info = registry().find(algorithm);
   return rp;
 }
 
-void run_algorithm(benchmark::State& state, const char* algorithm, PortModel ports, std::int64_t M) {
-  const Registry reg = make_registry();
-  const AlgorithmInfo* info = reg.find(algorithm);
-  const RunPoint rp = point(ports, static_cast<int>(state.range(0)), M);
-  std::int64_t events = 0;
-  for (auto _ : state) {
-    RunOutcome o = run_point(rp, *info, true);
-    if (!o.error.empty() || !o.verified || !o.relation_holds) state.SkipWithError("run failed");
-    events += o.stats.events;
-    benchmark::DoNotOptimize(o.stats.time);
+/// What the child sends back.
+struct Measured {
+  bool ok = false;
+  char error[200] = {};
+  std::int64_t events = 0, packet_hops = 0, peak_queue = 0, trains = 0;
+  double wall_s = 0;
+  std::int64_t base_bytes = 0, peak_bytes = 0;
+};
+
+Measured run_in_child(const RunPoint& rp) {
+  int fd[2];
+  if (pipe(fd) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    Measured m;
+    m.base_bytes = resident_bytes();
+    const RunOutcome o = run_point(rp, *rp.info, true);
+    if (!o.error.empty() || !o.verified || !o.relation_holds) {
+      std::snprintf(m.error, sizeof m.error, "%s", o.error.empty() ? "not verified or relation broken" : o.error.c_str());
+    } else {
+      m.ok = true;
+    }
+    m.events = o.stats.events;
+    m.packet_hops = o.stats.packet_hops;
+    m.peak_queue = o.stats.peak_queue;
+    m.trains = o.stats.packet_trains;
+    m.wall_s = o.stats.wall_s;
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    m.peak_bytes = static_cast<std::int64_t>(ru.ru_maxrss) * 1024;
+    const ssize_t w = write(fd[1], &m, sizeof m);
+    _exit(w == static_cast<ssize_t>(sizeof m) ? 0 : 1);
   }
-  state.counters["events"] = benchmark::Counter(static_cast<double>(events) / static_cast<double>(state.iterations()));
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["nodes"] = static_cast<double>(rp.setup.topology.size());
+  close(fd[1]);
+  Measured m;
+  const ssize_t r = read(fd[0], &m, sizeof m);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (r != static_cast<ssize_t>(sizeof m)) std::snprintf(m.error, sizeof m.error, "the child died (status %d)", status);
+  return m;
 }
 
-void BM_AllgatherSbt(benchmark::State& s) { run_algorithm(s, "allgather.sbt", {PortKind::one, 1}, s.range(0) == 10 ? 64 : 1); }
-void BM_BroadcastSbtAllPort(benchmark::State& s) { run_algorithm(s, "broadcast.sbt", {PortKind::all, 0}, 4096); }
-void BM_AlltoallSbt(benchmark::State& s) { run_algorithm(s, "alltoall.sbt", {PortKind::one, 1}, 1); }
+void workload(benchmark::State& state, const RunPoint& rp) {
+  Measured m;
+  for (auto _ : state) m = run_in_child(rp);
+  if (!m.ok) {
+    state.SkipWithError(m.error);
+    return;
+  }
+  const double nodes = static_cast<double>(rp.setup.topology.size());
+  const double rate = m.wall_s > 0 ? static_cast<double>(m.events) / m.wall_s : 0.0;
+  const double heap = bare_heap_rate(m.peak_queue);
+  state.counters["nodes"] = nodes;
+  state.counters["events"] = static_cast<double>(m.events);
+  state.counters["events_per_s"] = rate;
+  state.counters["live"] = static_cast<double>(m.peak_queue);
+  state.counters["heap_per_s"] = heap;
+  state.counters["heap_ratio"] = heap > 0 ? rate / heap : 0.0;
+  state.counters["packet_hops_per_s"] = m.wall_s > 0 ? static_cast<double>(m.packet_hops) / m.wall_s : 0.0;
+  state.counters["trains"] = static_cast<double>(m.trains);
+  state.counters["wall_s"] = m.wall_s;
+  state.counters["peak_MiB"] = static_cast<double>(m.peak_bytes) / (1024.0 * 1024.0);
+  state.counters["bytes_per_node"] = static_cast<double>(std::max<std::int64_t>(m.peak_bytes - m.base_bytes, 0)) / nodes;
+}
+
+const PortModel kOne{PortKind::one, 1}, kAll{PortKind::all, 0};
+
+void BM_Workload_AllgatherSbtOnePort_2e12(benchmark::State& s) { workload(s, point("allgather.sbt", kOne, 12, 1)); }
+void BM_Workload_AllgatherSbtOnePort_2e16_M16(benchmark::State& s) { workload(s, point("allgather.sbt", kOne, 16, 16)); }
+void BM_Workload_AlltoallSbtOnePort_2e12(benchmark::State& s) { workload(s, point("alltoall.sbt", kOne, 12, 1)); }
+void BM_Workload_BroadcastSbtAllPort_2e16(benchmark::State& s) { workload(s, point("broadcast.sbt", kAll, 16, 4096)); }
+void BM_Workload_RoutedAlltoall_2e10(benchmark::State& s) {
+  RunPoint rp = point("transpose.router", kOne, 10, 0);
+  rp.setup.params.P = rp.setup.params.Q = 1024;
+  workload(s, rp);
+}
+void BM_Workload_CmRouterTranspose_2e16(benchmark::State& s) {
+  RunPoint rp = point("transpose.router", kOne, 16, 0, "cm-router");
+  rp.setup.params.P = rp.setup.params.Q = 256;
+  workload(s, rp);
+}
+void BM_Workload_BroadcastSbtOnePort_2e20(benchmark::State& s) { workload(s, point("broadcast.sbt", kOne, 20, 256)); }
+
+// ---- The cycle engine beside SimGrid ---------------------------------------------------------
 
 // Both engines on one config: the cycle engine in this process, SimGrid in a fork of its own
 // (sim/simgrid/isolate.hpp). Wall times are each engine's own simulation (SimGrid's includes
 // building its platform); wall_ratio = SimGrid / cycle.
 void run_engines(benchmark::State& state, const char* algorithm, PortModel ports, std::int64_t M) {
-  const Registry reg = make_registry();
-  const AlgorithmInfo* info = reg.find(algorithm);
-  const RunPoint rp = point(ports, static_cast<int>(state.range(0)), M);
+  const RunPoint rp = point(algorithm, ports, static_cast<int>(state.range(0)), M);
+  const AlgorithmInfo* info = rp.info;
   double cycle_wall = 0, sg_wall = 0, worst = 0;
   std::int64_t events = 0, activities = 0;
   long rss = 0;
@@ -81,15 +242,20 @@ void run_engines(benchmark::State& state, const char* algorithm, PortModel ports
   state.counters["rel_diff"] = worst;
 }
 
-void BM_EnginesBroadcastSbtAllPort(benchmark::State& s) { run_engines(s, "broadcast.sbt", {PortKind::all, 0}, 1000); }
-void BM_EnginesAllgatherSbtOnePort(benchmark::State& s) { run_engines(s, "allgather.sbt", {PortKind::one, 1}, 1); }
+void BM_EnginesBroadcastSbtAllPort(benchmark::State& s) { run_engines(s, "broadcast.sbt", kAll, 1000); }
+void BM_EnginesAllgatherSbtOnePort(benchmark::State& s) { run_engines(s, "allgather.sbt", kOne, 1); }
 
 }  // namespace
 
+BENCHMARK(BM_BareHeap)->Arg(1 << 10)->Arg(1 << 12)->Arg(1 << 16)->Arg(1 << 20)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_AllgatherSbtOnePort_2e12)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_AllgatherSbtOnePort_2e16_M16)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_AlltoallSbtOnePort_2e12)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_BroadcastSbtAllPort_2e16)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_RoutedAlltoall_2e10)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_CmRouterTranspose_2e16)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_BroadcastSbtOnePort_2e20)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_EnginesBroadcastSbtAllPort)->Arg(6)->Arg(10)->Arg(14)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_EnginesAllgatherSbtOnePort)->Arg(6)->Arg(10)->Arg(14)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_AllgatherSbt)->Arg(10)->Arg(16)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_BroadcastSbtAllPort)->Arg(10)->Arg(16)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_AlltoallSbt)->Arg(10)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_MAIN();

@@ -62,6 +62,7 @@ std::uint64_t Engine::push(Time t, EventKind k, std::uint64_t payload) {
 
 void Engine::push_keyed(Event e) {
   heap_.push_back(e);
+  if (static_cast<std::int64_t>(heap_.size()) > stats_.peak_queue) stats_.peak_queue = static_cast<std::int64_t>(heap_.size());
   std::push_heap(heap_.begin(), heap_.end(), EventLater{});
 }
 
@@ -577,6 +578,10 @@ void Engine::check_budgets() {
   constexpr std::int64_t kMemoryEvery = 16;  // checks between two readings of resident memory
   const std::int64_t done = stats_.events + stats_.resumes + awaits_;
   next_check_ = done + kInterval;
+  if (options_.progress != nullptr) {
+    options_.progress->fetch_add(stats_.events - published_events_, std::memory_order_relaxed);
+    published_events_ = stats_.events;
+  }
   if (options_.max_events > 0) next_check_ = std::min(next_check_, std::max(done + 1, options_.max_events + 1));
   if (options_.stop != nullptr) {
     if (const int sig = options_.stop->load(std::memory_order_relaxed); sig != 0) throw Interrupted(sig);
@@ -827,6 +832,7 @@ RunStats Engine::run(const ProcessFactory& make_process) {
       complete(*op->waiter, op->end, op->path);
     }
   }
+  if (options_.progress != nullptr) options_.progress->fetch_add(stats_.events - published_events_, std::memory_order_relaxed);
   if (finished != n) deadlock();
 
   stats_.time = last_time_;

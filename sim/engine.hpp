@@ -48,6 +48,7 @@ struct RunStats {
   std::int64_t events = 0;       ///< events taken from the queue
   std::int64_t packet_trains = 0;   ///< messages carried as packet trains (engine counter)
   std::int64_t train_breaks = 0;    ///< of those, broken back into packets (engine counter)
+  std::int64_t peak_queue = 0;      ///< most events in the queue at once (engine counter)
   std::int64_t resumes = 0;      ///< process resumptions
   std::int64_t max_link_load = 0;  ///< elements over the busiest directed link
   double mean_link_load = 0;       ///< over links that exist
@@ -247,6 +248,7 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   RunStats stats_;
   std::int64_t next_check_ = 0;     ///< events + resumes + awaits at which check_budgets() runs next
   std::int64_t budget_checks_ = 0;
+  std::int64_t published_events_ = 0;  ///< events added to options_.progress so far
   std::int64_t awaits_ = 0;         ///< operations awaited (Engine::prepare_waiter)
   Time last_time_;
   PathCounts last_path_;

@@ -38,6 +38,9 @@ struct EngineOptions {
   /// identical to the picosecond with it off (the per-packet engine); only the engine's own
   /// counters (events) differ.
   bool packet_trains = true;
+  /// Non-null: the run adds the events it has taken here as it goes (within 4,096 steps) and at
+  /// its end, for a progress line; read from another thread.
+  std::atomic<std::int64_t>* progress = nullptr;
 };
 
 namespace detail {
