@@ -164,16 +164,17 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
   const trace::TraceFormats formats = trace_formats(a.trace, a.out_dir);
   const bool merging = !a.merge.empty();
   const auto [shard, shards] = parse_shard(a.shard);
+  const bool sharded = !a.shard.empty();
   if (engine == EngineKind::simgrid && formats.any())
     throw InputError("", "--trace", "traces are recorded by the cycle engine: use --engine both (or cycle)");
   if (a.resume && a.out_dir.empty()) throw InputError("", "--resume", "needs --out DIR, the folder of the interrupted run");
-  if (shards > 1 && a.out_dir.empty())
+  if (sharded && a.out_dir.empty())
     throw InputError("", "--shard", "needs --out DIR: the shard's outcomes go to DIR/shard.json for cubesim merge");
   if (a.jobs < 0) throw InputError("", "--jobs", "must be a count of parallel runs (0 for one per core), not " + std::to_string(a.jobs));
   RunLimits limits = run_limits(a.budget);
   OutputDir out(a.out_dir);
   Experiment ex = load_experiment(a.config, reg);
-  if (shards > 1) {  // every K-th point, from the I-th
+  if (sharded) {  // every K-th point, from the I-th
     std::vector<RunPoint> mine;
     for (std::size_t i = shard; i < ex.runs.size(); i += shards) mine.push_back(ex.runs[i]);
     ex.runs = std::move(mine);
@@ -324,7 +325,7 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
     if (out.active()) {
       opt.resume_command = "cubesim run " + shell_quote(a.config) + " --out " + shell_quote(a.out_dir) + " --resume";
       if (engine != EngineKind::cycle) opt.resume_command += " --engine " + engine_name(engine);
-      if (shards > 1) opt.resume_command += " --shard " + a.shard;
+      if (sharded) opt.resume_command += " --shard " + a.shard;
     }
   }
   const ojson report = report_json(ex, outcomes, opt);
@@ -332,7 +333,7 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
     out.write("runs.csv", report_csv(ex, outcomes, opt));
     if (stop != 0) out.write(kResumeFile, resume_text(ex, all_finished, engine));
     else out.drop(kResumeFile);
-    if (shards > 1) out.write(kShardFile, resume_text(ex, all_finished, engine));
+    if (sharded) out.write(kShardFile, resume_text(ex, all_finished, engine));
     out.write("report.json", report.dump(2) + "\n");
     out.commit("report.json");
   }
