@@ -201,8 +201,9 @@ void BM_Workload_RoutedAlltoall_2e10(benchmark::State& s) {
   rp.setup.params.P = rp.setup.params.Q = 1024;
   workload(s, rp);
 }
+// TR-572 Figs 16-18 (configs/tr572/fig16-18-cm.json): 256 x 256 on the Connection Machine's router.
 void BM_Workload_CmRouterTranspose_2e16(benchmark::State& s) {
-  RunPoint rp = point("transpose.router", kOne, 16, 0, "cm-router");
+  RunPoint rp = point("transpose.router_2d", kOne, 16, 0, "cm-router");
   rp.setup.params.P = rp.setup.params.Q = 256;
   workload(s, rp);
 }

@@ -27,10 +27,7 @@ Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions o
   links_.assign(n * ports_, Resource{});
   link_load_.assign(n * ports_, 0);
   if (!in_slots_.empty()) train_in_.assign(n, kNone);
-  arrived_head_.assign(n, kNone);
-  arrived_tail_.assign(n, kNone);
-  pending_head_.assign(n, nullptr);
-  pending_tail_.assign(n, nullptr);
+  match_ = detail::MatchTable(std::min<std::size_t>(n, 1024));  // grows with the live keys
   next_request_.assign(n, 0);
   results_.resize(n);
   comm_busy_.assign(n, Time{});
@@ -397,32 +394,31 @@ void Engine::on_transfer_end(std::uint32_t ti) {
 
 void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
   Message& m = messages_[mi];
-  const auto d = static_cast<std::size_t>(m.dst);
-  detail::OpState* prev = nullptr;
-  for (detail::OpState* op = pending_head_[d]; op != nullptr; prev = op, op = op->next) {
-    if (op->peer == m.src && op->tag == m.tag) {
-      if (prev) prev->next = op->next;
-      else pending_head_[d] = op->next;
-      if (pending_tail_[d] == op) pending_tail_[d] = prev;
-      op->next = nullptr;
-      if (observer_ != nullptr) {
-        observer_->on_recv_matched(*op, m.elements);
-        observer_->on_delivered(m.id, m.dst, t);
-      }
-      op->buffer = std::move(m.data);
-      m.data = Buffer{};
-      free_messages_.push_back(mi);
-      complete(*op->waiter, t, p);
-      return;
+  detail::MatchTable::Slot& s = match_.find_or_add(m.dst, m.src, m.tag);
+  if (detail::OpState* op = s.op_head) {  // the oldest receive posted for it
+    s.op_head = op->next;
+    if (s.op_head == nullptr) {
+      s.op_tail = nullptr;
+      match_.erase(s);
     }
+    op->next = nullptr;
+    if (observer_ != nullptr) {
+      observer_->on_recv_matched(*op, m.elements);
+      observer_->on_delivered(m.id, m.dst, t);
+    }
+    op->buffer = std::move(m.data);
+    m.data = Buffer{};
+    free_messages_.push_back(mi);
+    complete(*op->waiter, t, p);
+    return;
   }
   if (observer_ != nullptr) observer_->on_delivered(m.id, m.dst, t);
   m.arrived = t;
   m.path = p;
   m.next = kNone;
-  if (arrived_tail_[d] == kNone) arrived_head_[d] = mi;
-  else messages_[arrived_tail_[d]].next = mi;
-  arrived_tail_[d] = mi;
+  if (s.msg_tail == kNone) s.msg_head = mi;
+  else messages_[s.msg_tail].next = mi;
+  s.msg_tail = mi;
 }
 
 // ---- Packet trains (docs/performance.md "Packet trains") --------------------------------------
@@ -521,25 +517,25 @@ void Engine::break_train(std::uint32_t ti) {
 }
 
 bool Engine::start_recv(detail::OpState& op) {
-  const auto d = static_cast<std::size_t>(op.node);
-  std::uint32_t prev = kNone;
-  for (std::uint32_t mi = arrived_head_[d]; mi != kNone; prev = mi, mi = messages_[mi].next) {
+  detail::MatchTable::Slot& s = match_.find_or_add(op.node, op.peer, op.tag);
+  if (const std::uint32_t mi = s.msg_head; mi != kNone) {  // the oldest message arrived from it
     Message& m = messages_[mi];
-    if (m.src == op.peer && m.tag == op.tag) {
-      if (prev != kNone) messages_[prev].next = m.next;
-      else arrived_head_[d] = m.next;
-      if (arrived_tail_[d] == mi) arrived_tail_[d] = prev;
-      if (observer_ != nullptr) observer_->on_recv_matched(op, m.elements);
-      op.buffer = std::move(m.data);
-      m.data = Buffer{};
-      free_messages_.push_back(mi);
-      return true;  // arrived earlier: the process's own chain is the later one
+    s.msg_head = m.next;
+    if (s.msg_head == kNone) {
+      s.msg_tail = kNone;
+      match_.erase(s);
     }
+    if (observer_ != nullptr) observer_->on_recv_matched(op, m.elements);
+    op.buffer = std::move(m.data);
+    m.data = Buffer{};
+    free_messages_.push_back(mi);
+    return true;  // arrived earlier: the process's own chain is the later one
   }
   op.next = nullptr;
-  if (pending_tail_[d] == nullptr) pending_head_[d] = &op;
-  else pending_tail_[d]->next = &op;
-  pending_tail_[d] = &op;
+  op.posted = ++posted_;
+  if (s.op_tail == nullptr) s.op_head = &op;
+  else s.op_tail->next = &op;
+  s.op_tail = &op;
   return false;
 }
 
@@ -551,15 +547,24 @@ std::string Engine::describe_wait(const detail::OpState& op) const {
 }
 
 std::string Engine::unfinished(const char* verb) const {
+  // The receives still posted, by node in the order they were posted.
+  std::vector<const detail::OpState*> posted;
+  for (const detail::MatchTable::Slot& s : match_.slots())
+    for (const detail::OpState* op = s.op_head; op != nullptr; op = op->next) posted.push_back(op);
+  std::sort(posted.begin(), posted.end(), [](const detail::OpState* a, const detail::OpState* b) {
+    return a->node != b->node ? a->node < b->node : a->posted < b->posted;
+  });
   std::int64_t count = 0;
   std::string list;
+  auto next = posted.begin();
   for (std::size_t i = 0; i < processes_.size(); ++i) {
     if (processes_[i].done()) continue;
     ++count;
     if (count > 8) continue;
     std::string waits;
-    for (const detail::OpState* op = pending_head_[i]; op != nullptr; op = op->next)
-      waits += (waits.empty() ? "" : ", ") + describe_wait(*op);
+    while (next != posted.end() && (*next)->node < static_cast<NodeId>(i)) ++next;
+    for (; next != posted.end() && (*next)->node == static_cast<NodeId>(i); ++next)
+      waits += (waits.empty() ? "" : ", ") + describe_wait(**next);
     if (waits.empty()) waits = "no receive (a send, a computation or a delay)";
     list.append(list.empty() ? "" : "; ").append("node ").append(std::to_string(i)).append(" waits for ").append(waits);
   }
@@ -838,8 +843,8 @@ RunStats Engine::run(const ProcessFactory& make_process) {
   stats_.time = last_time_;
   stats_.critical_path = last_path_;
   check(last_path_.time(machine_) == last_time_, "the critical path accounts for the whole simulated time");
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::uint32_t mi = arrived_head_[i]; mi != kNone; mi = messages_[mi].next) ++stats_.unreceived_messages;
+  for (const detail::MatchTable::Slot& s : match_.slots())
+    for (std::uint32_t mi = s.msg_head; mi != kNone; mi = messages_[mi].next) ++stats_.unreceived_messages;
   std::int64_t links = 0, load = 0;
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t p = 0; p < ports_ && topology_.num_ports() > 0; ++p) {

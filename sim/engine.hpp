@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/match_table.hpp"
 #include "sim/node.hpp"
 #include "sim/observer.hpp"
 
@@ -236,9 +237,9 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   std::vector<std::uint32_t> free_transfers_;
   std::vector<Message> messages_;
   std::vector<std::uint32_t> free_messages_;
-  // Per node: arrived-but-unreceived messages (FIFO) and pending receives (FIFO).
-  std::vector<std::uint32_t> arrived_head_, arrived_tail_;
-  std::vector<detail::OpState*> pending_head_, pending_tail_;
+  // Arrived-but-unreceived messages and pending receives, FIFO per (receiver, source, tag).
+  detail::MatchTable match_;
+  std::uint64_t posted_ = 0;  ///< receives posted so far (OpState::posted)
 
   std::vector<Node> nodes_;
   std::vector<Task<>> processes_;

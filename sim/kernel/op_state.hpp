@@ -36,6 +36,7 @@ struct OpState {
   Buffer buffer;           ///< send: payload (moved out at start); recv: the result
   Waiter* waiter = nullptr;
   OpState* next = nullptr; ///< engine's pending-receive list
+  std::uint64_t posted = 0;  ///< engine: when a receive was posted, in order (diagnostics)
   Time end;                ///< timed ops: completion time
   PathCounts path;         ///< timed ops: chain at completion
   std::int64_t trace_slot = -1;  ///< a recording observer's handle on this op

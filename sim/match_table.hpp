@@ -1,0 +1,106 @@
+#pragma once
+/// Message matching in O(1) (engine internals; sim/engine.cpp "deliver", "start_recv"): for each
+/// (receiver, source, tag) that has receives posted or messages arrived and not yet received, one
+/// slot holding the head and tail of each FIFO. At most one of the two is non-empty: a message
+/// that arrives takes the oldest posted receive, a receive posted takes the oldest arrived
+/// message. Open addressing with linear probing and backward-shift deletion (no tombstones): a
+/// slot is freed the moment both its lists empty, so the table holds only the live keys and never
+/// allocates in steady state. Before this, each node's two lists were searched from the head,
+/// O(posted receives) a message: 68 % of a routed all-to-all's time on 2^10 nodes.
+#include <cstdint>
+#include <vector>
+
+#include "sim/kernel/op_state.hpp"
+
+namespace cubesim::detail {
+
+class MatchTable {
+ public:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  struct Slot {
+    NodeId node = -1;  ///< -1: empty slot
+    NodeId src = 0;
+    int tag = 0;
+    std::uint32_t msg_head = kNone, msg_tail = kNone;  ///< arrived messages (Message::next links)
+    OpState* op_head = nullptr;                         ///< posted receives (OpState::next links)
+    OpState* op_tail = nullptr;
+  };
+
+  explicit MatchTable(std::size_t expected = 16) { rehash(capacity_for(expected)); }
+
+  /// The slot of a key, made empty if it has none. Valid until the next find_or_add or erase.
+  Slot& find_or_add(NodeId node, NodeId src, int tag) {
+    if ((size_ + 1) * 10 > slots_.size() * 7) rehash(slots_.size() * 2);
+    std::size_t i = home(node, src, tag);
+    for (;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.node < 0) {
+        s = Slot{node, src, tag};
+        ++size_;
+        return s;
+      }
+      if (s.node == node && s.src == src && s.tag == tag) return s;
+    }
+  }
+  /// The slot of a key, or null.
+  Slot* find(NodeId node, NodeId src, int tag) {
+    for (std::size_t i = home(node, src, tag);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.node < 0) return nullptr;
+      if (s.node == node && s.src == src && s.tag == tag) return &s;
+    }
+  }
+  /// Frees `s` (both lists empty) and shifts back the slots probing past it.
+  void erase(Slot& s) {
+    std::size_t hole = static_cast<std::size_t>(&s - slots_.data());
+    for (std::size_t j = (hole + 1) & mask_;; j = (j + 1) & mask_) {
+      Slot& t = slots_[j];
+      if (t.node < 0) break;
+      const std::size_t h = home(t.node, t.src, t.tag);
+      // t may move into the hole if its home is not cyclically in (hole, j].
+      if (((j - h) & mask_) >= ((j - hole) & mask_)) {
+        slots_[hole] = t;
+        hole = j;
+      }
+    }
+    slots_[hole] = Slot{};
+    --size_;
+  }
+  [[nodiscard]] const std::vector<Slot>& slots() const { return slots_; }
+
+ private:
+  static std::size_t capacity_for(std::size_t n) {
+    std::size_t c = 16;
+    while (c * 7 < n * 10) c *= 2;
+    return c;
+  }
+  [[nodiscard]] std::size_t home(NodeId node, NodeId src, int tag) const {
+    std::uint64_t x = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(node)) << 32) ^
+                      static_cast<std::uint32_t>(src) ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(tag)) << 17);
+    x ^= x >> 30;  // splitmix64's finalizer
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return static_cast<std::size_t>(x) & mask_;
+  }
+  void rehash(std::size_t capacity) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
+    size_ = 0;
+    for (const Slot& s : old) {
+      if (s.node < 0) continue;
+      std::size_t i = home(s.node, s.src, s.tag);
+      while (slots_[i].node >= 0) i = (i + 1) & mask_;
+      slots_[i] = s;
+      ++size_;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace cubesim::detail
