@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <csignal>
 #include <iostream>
 #include <mutex>
 #include <optional>

@@ -8,6 +8,7 @@
 #include "app/config.hpp"
 #include "app/report.hpp"
 #include "helpers.hpp"
+#include "tests/cli_helpers.hpp"
 
 namespace cubesim {
 namespace {
@@ -98,6 +99,26 @@ TEST(PacketTrains, EveryRegisteredAlgorithmGivesTheSameReportWithAndWithoutTrain
   std::cout << "[ trains   ] " << runs << " runs of " << covered.size() << " algorithms, both ways: " << all_trains
             << " trains, " << all_breaks << " broken; events " << events_packets << " per packet, " << events_trains
             << " with trains\n";
+}
+
+TEST(PacketTrains, PerPacketOnTheCommandLineGivesTheSameReportWithMoreEvents) {
+  const test::Result trains = test::run_cli("run configs/quickstart.json --json --reproducible");
+  const test::Result packets = test::run_cli("run configs/quickstart.json --json --reproducible --per-packet");
+  ASSERT_EQ(trains.code, 0) << trains.err;
+  ASSERT_EQ(packets.code, 0) << packets.err;
+  ojson a = ojson::parse(trains.out), b = ojson::parse(packets.out);
+  ASSERT_EQ(a["runs"].size(), b["runs"].size());
+  std::int64_t fewer = 0;
+  for (std::size_t i = 0; i < a["runs"].size(); ++i) {
+    ojson& sa = a["runs"][i]["simulated"];
+    ojson& sb = b["runs"][i]["simulated"];
+    EXPECT_LE(sa["events"].get<std::int64_t>(), sb["events"].get<std::int64_t>());
+    fewer += sb["events"].get<std::int64_t>() - sa["events"].get<std::int64_t>();
+    sa.erase("events");
+    sb.erase("events");
+  }
+  EXPECT_EQ(a.dump(), b.dump());
+  EXPECT_GT(fewer, 0) << "the quickstart's one-port messages of 60 packets are trains";
 }
 
 }  // namespace
