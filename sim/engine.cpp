@@ -450,8 +450,6 @@ void Engine::start_train(std::uint32_t ti) {
   const std::int64_t last = packet_size(m, k - 1);
   const Time busy = machine_.tau * k + machine_.tau_msg + machine_.t_c * m.elements;
   t.train = true;
-  t.train_start = now_;
-  t.train_path = t.path;
   t.path.startups += k;
   t.path.msg_startups += 1;
   t.path.element_transfers += m.elements;
@@ -478,12 +476,18 @@ void Engine::break_train(std::uint32_t ti) {
   const std::int64_t k = m.packets;
   train_in_[static_cast<std::size_t>(t.to)] = kNone;
   t.train = false;
+  // Where the train started and the chain before it: its last packet's, less the whole train.
+  const Time train_start = t.time - (machine_.tau * k + machine_.tau_msg + machine_.t_c * m.elements);
+  PathCounts path = t.path;
+  path.startups -= k;
+  path.msg_startups -= 1;
+  path.element_transfers -= m.elements;
   // The packet in flight: the first whose end event comes after the one being processed. Every
   // packet but the last is full, so packet j ends at start + tau_msg + (j+1)(tau + B t_c).
   const std::int64_t B = options_.packet_elements;
-  const Time d = machine_.tau + machine_.t_c * B, base = t.train_start + machine_.tau_msg;
+  const Time d = machine_.tau + machine_.t_c * B, base = train_start + machine_.tau_msg;
   auto key = [&](std::int64_t j) {
-    const Time pushed = j == 0 ? t.train_start : base + d * j;
+    const Time pushed = j == 0 ? train_start : base + d * j;
     return Event{(base + d * (j + 1)).count(), pushed.count(), t.seq0, 0, static_cast<std::uint32_t>(j),
                  EventKind::transfer_end};
   };
@@ -492,9 +496,8 @@ void Engine::break_train(std::uint32_t ti) {
     j = std::min(k - 1, (current_.time - base.count() - 1) / d.count());
   while (j < k - 1 && before(key(j), current_)) ++j;
   if (j == k - 1) return;  // only the last packet is left: the pushed event is right as it is
-  const Time end = base + d * (j + 1), pushed = j == 0 ? t.train_start : base + d * j;
+  const Time end = base + d * (j + 1), pushed = j == 0 ? train_start : base + d * j;
   const std::int64_t sent_elements = (j + 1) * B;
-  PathCounts path = t.train_path;
   path.startups += j + 1;
   path.msg_startups += 1;
   path.element_transfers += sent_elements;

@@ -146,9 +146,7 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
     PathCounts path;
     std::uint64_t seq0 = 0;      ///< at source: sequence number of the first packet's end event
     std::uint32_t gen = 0;       ///< bumped when a train breaks: its pushed end event is stale
-    bool train = false;          ///< at source: a packet train in flight
-    Time train_start;            ///< start of the train's first packet
-    PathCounts train_path;       ///< the chain before the train's first packet
+    bool train = false;          ///< at source: a packet train in flight (time and path: its last packet's)
   };
   /// A packet in the bit-serial router (pipelined machines).
   struct RouterPacket {
