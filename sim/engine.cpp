@@ -583,7 +583,7 @@ void Engine::deadlock() {
 
 void Engine::check_budgets() {
   constexpr std::int64_t kInterval = 4096;  // steps (events, resumes, awaits) between two checks
-  constexpr std::int64_t kMemoryEvery = 16;  // checks between two readings of resident memory
+  constexpr std::int64_t kMemoryEvery = 1;  // checks between two readings of resident memory (6 us each)
   const std::int64_t done = stats_.events + stats_.resumes + awaits_;
   next_check_ = done + kInterval;
   if (options_.progress != nullptr) {

@@ -27,7 +27,7 @@ struct EngineOptions {
   /// times, or seen them await more than max_events operations (a livelock of zero-time
   /// operations takes no events and no resumes)...
   std::int64_t max_events = 0;
-  /// ... or when this process's resident memory passes max_resident_bytes (read every 65,536
+  /// ... or when this process's resident memory passes max_resident_bytes (read every 4,096
   /// steps: events, resumes and awaits).
   std::int64_t max_resident_bytes = 0;
   /// Non-null: the run throws Interrupted as soon as it reads a non-zero value here (within
