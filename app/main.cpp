@@ -179,7 +179,6 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
     ex.runs = std::move(mine);
   }
   if (engine != EngineKind::cycle) check_simgrid(ex);
-  if (engine != EngineKind::simgrid) check_memory(ex);
   auto log = spdlog::get("cubesim");
   const std::string resume_path = (std::filesystem::path(a.out_dir) / kResumeFile).string();
   ResumeTable resumed;
@@ -215,6 +214,13 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
     } else {
       todo.push_back(i);
     }
+  }
+  // Only the points that will run must fit (a merge on a small machine of shards run on big ones).
+  if (engine != EngineKind::simgrid) {
+    Experiment running = ex;
+    running.runs.clear();
+    for (std::size_t i : todo) running.runs.push_back(ex.runs[i]);
+    check_memory(running);
   }
   // Points run in parallel on the cycle engine without traces (SimGrid runs in a process of its
   // own per point, traces are written as points finish): each is independent and its report is

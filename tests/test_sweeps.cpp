@@ -60,6 +60,19 @@ TEST(Sweeps, ShardsMergeIntoTheSerialReport) {
   }
 }
 
+TEST(Sweeps, AMergeRunsNothingSoNeedsNoMemoryForThePoints) {
+  // Shards run on big machines merge on a small one: a budget no point fits in refuses a run
+  // (exit 2) but not a merge of finished shards.
+  const std::string c = "configs/quickstart.json";
+  const std::string a = temp_dir("small_merge_1"), b = temp_dir("small_merge_2");
+  ASSERT_EQ(run_cli("run " + c + " --shard 1/2 --out " + a).code, 0);
+  ASSERT_EQ(run_cli("run " + c + " --shard 2/2 --out " + b).code, 0);
+  const Result refused = run_cli("run " + c + " --max-memory 1K");
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  const Result merged = run_cli("merge " + c + " " + a + " " + b + " --max-memory 1K --json");
+  EXPECT_EQ(merged.code, 0) << merged.err;
+}
+
 TEST(Sweeps, BadShardsAreOneLineAndExitTwo) {
   const std::string c = "configs/quickstart.json";
   const std::string one = temp_dir("bad_shard_1");
