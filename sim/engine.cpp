@@ -434,6 +434,10 @@ void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
 // train is broken at the packet in flight (the first whose end event has not yet been passed,
 // compared with the event being processed) and goes on packet by packet from there.
 
+Time Engine::train_time(const Message& m) const {
+  return machine_.tau * m.packets + machine_.tau_msg + machine_.t_c * m.elements;
+}
+
 bool Engine::train_eligible(const Transfer& t) const {
   if (!options_.packet_trains || observer_ != nullptr || pipelined_) return false;
   const Message& m = messages_[t.msg];
@@ -448,7 +452,7 @@ void Engine::start_train(std::uint32_t ti) {
   Message& m = messages_[t.msg];
   const std::int64_t k = m.packets;
   const std::int64_t last = packet_size(m, k - 1);
-  const Time busy = machine_.tau * k + machine_.tau_msg + machine_.t_c * m.elements;
+  const Time busy = train_time(m);
   t.train = true;
   t.path.startups += k;
   t.path.msg_startups += 1;
@@ -476,12 +480,7 @@ void Engine::break_train(std::uint32_t ti) {
   const std::int64_t k = m.packets;
   train_in_[static_cast<std::size_t>(t.to)] = kNone;
   t.train = false;
-  // Where the train started and the chain before it: its last packet's, less the whole train.
-  const Time train_start = t.time - (machine_.tau * k + machine_.tau_msg + machine_.t_c * m.elements);
-  PathCounts path = t.path;
-  path.startups -= k;
-  path.msg_startups -= 1;
-  path.element_transfers -= m.elements;
+  const Time train_start = t.time - train_time(m);  // t.time: the last packet's end
   // The packet in flight: the first whose end event comes after the one being processed. Every
   // packet but the last is full, so packet j ends at start + tau_msg + (j+1)(tau + B t_c).
   const std::int64_t B = options_.packet_elements;
@@ -496,14 +495,12 @@ void Engine::break_train(std::uint32_t ti) {
     j = std::min(k - 1, (current_.time - base.count() - 1) / d.count());
   while (j < k - 1 && before(key(j), current_)) ++j;
   if (j == k - 1) return;  // only the last packet is left: the pushed event is right as it is
-  const Time end = base + d * (j + 1), pushed = j == 0 ? train_start : base + d * j;
-  const std::int64_t sent_elements = (j + 1) * B;
-  path.startups += j + 1;
-  path.msg_startups += 1;
-  path.element_transfers += sent_elements;
+  Event in_flight = key(j);
   ++stats_.train_breaks;
-  // Take back what the packets after j would have added when they start.
-  const std::int64_t rest = m.elements - sent_elements, later = k - 1 - j;
+  // Take back what the packets after j would have added when they start (packets up to j are full).
+  const std::int64_t rest = m.elements - (j + 1) * B, later = k - 1 - j;
+  t.path.startups -= later;
+  t.path.element_transfers -= rest;
   stats_.packet_hops -= later;
   stats_.element_hops -= rest;
   link_load_[link_index(t.from, t.port)] -= rest;
@@ -511,12 +508,11 @@ void Engine::break_train(std::uint32_t ti) {
   t.sent = j;
   t.first = j == 0;
   t.elements = packet_size(m, j);
-  t.time = end;
-  t.path = path;
+  t.time = Time::ps(in_flight.time);
   m.delivered = j;
   ++t.gen;  // the train's event is stale
-  push_keyed(Event{end.count(), pushed.count(), t.seq0, transfer_payload(ti, t.gen), static_cast<std::uint32_t>(j),
-                   EventKind::transfer_end});
+  in_flight.payload = transfer_payload(ti, t.gen);
+  push_keyed(in_flight);
 }
 
 bool Engine::start_recv(detail::OpState& op) {

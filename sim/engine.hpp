@@ -183,6 +183,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
     return static_cast<std::uint64_t>(ti) | static_cast<std::uint64_t>(gen) << 32;
   }
   bool train_eligible(const Transfer& t) const;
+  /// A whole train's transmission: k start-ups, one message start-up, every element.
+  Time train_time(const Message& m) const;
   void start_train(std::uint32_t ti);
   void break_train(std::uint32_t ti);
   void reset_transfer(Transfer& t);
