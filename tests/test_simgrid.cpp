@@ -89,9 +89,6 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find(GetParam().algorithm);
   ASSERT_NE(info, nullptr);
-  if (info->name == "exchange.grid" && GetParam().ports.kind != PortKind::all)
-    GTEST_SKIP() << "open (docs/meshes.md): 2n sends and 2n receives begun at one instant queue for one port; "
-                    "the engines order such ties differently (as Cannon's and Dekel's, docs/matmul.md)";
   struct Costs { std::int64_t tau, t_c, tau_msg; };
   // iPSC NX; co-prime awkward values; iPSC OS1 (a per-message start-up); Mark II (no start-up).
   const std::vector<Costs> costs = {{1'500'000'000, 4'000'000, 0},
@@ -143,7 +140,10 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
   // Contention-free runs (no transmission ever queued in the cycle engine) are what issue 4
   // requires; runs where packets queued for a slot or a link agree too, because S4U's FIFO
   // semaphores reproduce the cycle engine's first-come first-served order.
-  EXPECT_GE(contention_free, 10) << "the grid must hold contention-free configs";
+  // exchange.grid's one-port nodes begin all their sends at one instant, so every run queues.
+  if (!(info->name == "exchange.grid" && GetParam().ports.kind != PortKind::all)) {
+    EXPECT_GE(contention_free, 10) << "the grid must hold contention-free configs";
+  }
   EXPECT_GT(runs, 30);
   std::printf("[ %s ] %d runs (%d contention-free, %d with queueing), worst |relative difference| %.2e\n",
               cubesim::test::case_label(GetParam()).c_str(), runs, contention_free, queued, worst);

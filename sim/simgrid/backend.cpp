@@ -6,6 +6,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 
 #include <unistd.h>
@@ -25,35 +26,62 @@ struct Arrived {
   Buffer data;
 };
 
-/// A FIFO counting lock built on an S4U semaphore, taken without a simcall when it is free and
-/// nobody waits: one-port slots and links are mostly uncontended, and a simcall costs a context
-/// switch. When it is busy the taker sleeps on the semaphore, and a release hands the slot
-/// straight to the oldest sleeper (first come, first served, as in the cycle engine).
+/// One claim on a Slots, in the order claims are made: granted at once when a slot is free, else
+/// queued. `then` runs the moment it is granted, in whichever actor grants it, so that the next
+/// resource is claimed at that very instant (the cycle engine's order of acquisition, docs/model.md
+/// "Arbitration"). Only the holder of the last claim of a chain ever sleeps, in wait().
+struct Ticket {
+  bool granted = false;
+  std::function<void()> then;
+  sg4::SemaphorePtr sem;
+  void wait() {
+    if (granted) return;
+    sem = sg4::Semaphore::create(0);
+    sem->acquire();  // returns once a release has granted this ticket
+  }
+};
+
+/// A first-come first-served counting lock (one-port slots, links) without a simcall: the queue is
+/// ours, not SimGrid's, so that claims are served in the order the node's process made them. A
+/// simulated process's operations claim at their begin, in the reactor, and not when SimGrid first
+/// runs the worker actor that carries them: SimGrid runs actors created at one instant in an
+/// order of its own (measured: the later of two sends to one link went first).
 class Slots {
  public:
   explicit Slots(int capacity = 1) : free_(capacity) {}
-  void acquire() {
-    if (free_ > 0) {  // free slots imply nobody sleeps: a release serves sleepers first
+  void request(Ticket& t) {
+    if (free_ > 0) {  // free slots imply an empty queue: a release serves the queue first
       --free_;
-      return;
+      grant(t);
+    } else {
+      queue_.push_back(&t);
     }
-    if (!queue_) queue_ = sg4::Semaphore::create(0);
-    ++sleeping_;
-    queue_->acquire();  // returns once a release has handed this taker the slot
   }
   void release() {
-    if (sleeping_ > 0) {
-      --sleeping_;
-      queue_->release();  // wakes the oldest sleeper; the slot never becomes free in between
+    if (queue_.empty()) {
+      ++free_;
       return;
     }
-    ++free_;
+    Ticket* t = queue_.front();
+    queue_.pop_front();
+    grant(*t);
   }
 
  private:
+  static void grant(Ticket& t) {
+    t.granted = true;
+    if (t.then) t.then();
+    if (t.sem) t.sem->release();
+  }
   int free_;
-  int sleeping_ = 0;
-  sg4::SemaphorePtr queue_;
+  std::deque<Ticket*> queue_;
+};
+
+/// A message's claims, made when it begins: its source's outgoing slot, then its link, then its
+/// first packet's incoming slot at the destination (each claimed when the one before is granted).
+struct Claim {
+  Ticket out, link, in;
+  Ticket* last = nullptr;  ///< granted: the first packet may go
 };
 
 struct NodeState {
@@ -77,9 +105,16 @@ struct SimGridEngine::Impl {
   SimGridEngine& self;
   std::unique_ptr<sg4::Engine> engine;
   std::vector<sg4::Host*> hosts;
-  /// Per node: the mailbox its packets arrive in. Its permanent receiver is the node's actor, so
-  /// a packet starts flowing the moment it is sent (SimGrid's eager mode).
+  /// Per directed link (node, port), made on first use: the mailbox its packets cross. Its
+  /// permanent receiver is the destination's actor, so a packet starts flowing the moment it is
+  /// sent (SimGrid's eager mode). One mailbox per link, not per destination: the sender takes its
+  /// finished packet back off the mailbox's queue, which is first in, first out, and a link
+  /// carries one packet at a time, so the packet at the head is always the sender's own. With one
+  /// mailbox per destination, a sender whose packet had ended would wait there for the packet of
+  /// another sender still crossing another link into the same node.
   std::vector<sg4::Mailbox*> boxes;
+  std::vector<NodeId> box_receiver;  ///< per link: the node its mailbox's receiver is (-1: none yet)
+  std::vector<sg4::ActorPtr> actors;
   int token = 0;  ///< what a packet carries through SimGrid (the data travel beside it)
   std::vector<NodeState> nodes;
   std::vector<std::unique_ptr<Slots>> links;  ///< per (node, port), made on first use
@@ -138,9 +173,37 @@ struct SimGridEngine::Impl {
     return false;
   }
 
-  void transmit(detail::OpState& op) {
+  [[nodiscard]] std::size_t link_index(NodeId src, NodeId dst) const {
+    return static_cast<std::size_t>(src) * ports + static_cast<std::size_t>(self.topology_.next_hop(src, dst));
+  }
+
+  /// Claims what a send needs, in the order the cycle engine does (see Claim).
+  std::shared_ptr<Claim> claim(const detail::OpState& op) {
+    auto c = std::make_shared<Claim>();
+    Claim* cp = c.get();
+    NodeState& s = node(op.node);
+    NodeState& d = node(op.peer);
+    std::unique_ptr<Slots>& link = links[link_index(op.node, op.peer)];
+    if (!link) link = std::make_unique<Slots>(1);
+    if (slots > 0) {
+      if (!s.out) s.out = std::make_unique<Slots>(slots);
+      if (!d.in) d.in = std::make_unique<Slots>(slots);
+    }
+    Slots* in = d.in.get();
+    Slots* lk = link.get();
+    c->last = in != nullptr ? &c->in : &c->link;
+    if (in != nullptr) c->link.then = [cp, in] { in->request(cp->in); };
+    if (s.out) {
+      c->out.then = [cp, lk] { lk->request(cp->link); };
+      s.out->request(c->out);
+    } else {
+      lk->request(c->link);
+    }
+    return c;
+  }
+
+  void transmit(detail::OpState& op, Claim& claimed) {
     const Machine& m = self.machine_;
-    const Topology& topo = self.topology_;
     const NodeId src = op.node, dst = op.peer;
     Buffer data = std::move(op.buffer);
     const std::int64_t elements = data.size();
@@ -149,19 +212,22 @@ struct SimGridEngine::Impl {
     ++stats.messages;
     NodeState& s = node(src);
     NodeState& d = node(dst);
-    const int port = topo.next_hop(src, dst);
-    std::unique_ptr<Slots>& link = links[static_cast<std::size_t>(src) * ports + static_cast<std::size_t>(port)];
-    if (!link) link = std::make_unique<Slots>(1);
-    if (slots > 0) {
-      if (!s.out) s.out = std::make_unique<Slots>(slots);
-      if (!d.in) d.in = std::make_unique<Slots>(slots);
+    const std::size_t li = link_index(src, dst);
+    Slots& link = *links[li];
+    sg4::Mailbox*& box = boxes[li];
+    if (!box) box = sg4::Mailbox::by_name(sgplat::host_name(src) + ":" + std::to_string(li % ports));
+    if (box_receiver[li] != dst) {  // a routed send's first link leads to others too; it is ours until we release it
+      box->set_receiver(actors[static_cast<std::size_t>(dst)]);
+      box_receiver[li] = dst;
     }
-    sg4::Mailbox* box = boxes[static_cast<std::size_t>(dst)];
-    if (s.out) s.out->acquire();
-    link->acquire();
+    claimed.last->wait();
     for (std::int64_t p = 0; p < packets; ++p) {
       const std::int64_t e = std::min(b, elements - p * b);
-      if (d.in) d.in->acquire();
+      if (p > 0 && d.in) {  // the slot was handed back at the end of the packet before
+        Ticket t;
+        d.in->request(t);
+        t.wait();
+      }
       if (p == 0 && m.tau_msg.count() > 0) {
         sg4::this_actor::sleep_for(m.tau_msg.seconds());
         ++stats.activities;
@@ -174,18 +240,20 @@ struct SimGridEngine::Impl {
       ++stats.activities;
       if (d.in) d.in->release();
     }
-    link->release();
+    link.release();
     if (s.out) s.out->release();
     deliver(src, dst, op.tag, std::move(data));
     complete(op);
   }
 
   /// Runs one active operation to its end, in the calling actor.
-  void execute(detail::OpState& op) {
+  /// `claimed`: a send's claims, made at its begin (null: make them now).
+  void execute(detail::OpState& op, Claim* claimed = nullptr) {
     const Machine& m = self.machine_;
     switch (op.kind) {
       case detail::OpKind::send:
-        transmit(op);
+        if (claimed == nullptr) transmit(op, *claim(op));
+        else transmit(op, *claimed);
         return;
       case detail::OpKind::compute:
         sg4::this_actor::execute(static_cast<double>(op.amount));
@@ -205,9 +273,10 @@ struct SimGridEngine::Impl {
 
   void spawn(detail::OpState* op) {
     ++stats.workers;
-    sg4::Actor::create("w", hosts[static_cast<std::size_t>(op->node)], [this, op] {
+    std::shared_ptr<Claim> c = op->kind == detail::OpKind::send ? claim(*op) : nullptr;
+    sg4::Actor::create("w", hosts[static_cast<std::size_t>(op->node)], [this, op, c] {
       try {
-        execute(*op);
+        execute(*op, c.get());
       } catch (const std::exception& e) {
         fail("node " + std::to_string(op->node) + ": " + e.what());
       }
@@ -373,7 +442,9 @@ SimGridStats SimGridEngine::run(const ProcessFactory& make_process) {
   im.links.resize(n * im.ports);
   im.slots = machine_.ports.kind == PortKind::all ? 0 : machine_.ports.kind == PortKind::one ? 1 : machine_.ports.k;
   im.nodes.resize(n);
-  im.boxes.resize(n);
+  im.boxes.resize(n * im.ports);
+  im.box_receiver.assign(n * im.ports, -1);
+  im.actors.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     im.nodes[i].process = make_process(nodes_[i]);
     const std::string name = sgplat::host_name(static_cast<NodeId>(i));
@@ -384,8 +455,7 @@ SimGridStats SimGridEngine::run(const ProcessFactory& make_process) {
         im.fail("node " + std::to_string(i) + ": " + e.what());
       }
     });
-    im.boxes[i] = sg4::Mailbox::by_name(name);
-    im.boxes[i]->set_receiver(actor);  // before any actor runs: no packet can find it unset
+    im.actors[i] = actor;
   }
   im.engine->run();
 

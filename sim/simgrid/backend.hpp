@@ -5,12 +5,13 @@
 /// Each node is one actor (its "reactor") that resumes the node's coroutine whenever a group of
 /// operations it awaits has completed. Operations map to S4U as follows:
 ///  - a message is cut into packets exactly as in the cycle engine, and each packet is its own
-///    Comm::sendto from the source host to the destination host, so every packet pays the link
+///    SimGrid communication through the mailbox of its first link, so every packet pays the link
 ///    latency (tau). The first packet of a message first sleeps tau_msg while holding the slots.
-///  - port models are S4U synchronization: one-port (k-port) nodes have a semaphore of 1 (k)
-///    outgoing and 1 (k) incoming slots; a message holds its source's outgoing slot and a mutex
-///    on its first link from its first packet to its last, and each packet holds an incoming slot
-///    of the destination while it crosses. All-port nodes have no slot semaphores.
+///  - port models: one-port (k-port) nodes have 1 (k) outgoing and 1 (k) incoming slots; a
+///    message holds its source's outgoing slot and its first link from its first packet to its
+///    last, and each packet holds an incoming slot of the destination while it crosses. Slots and
+///    links are first-come first-served queues of our own, claimed when the process begins the
+///    send (in the order it began its sends), as in the cycle engine. All-port nodes have no slots.
 ///  - compute(f) is an execution of f flops on a host of 1/t_a flop/s; copy and delay sleep.
 ///  - receives match messages by (source, tag) in arrival order, as in the cycle engine.
 /// An operation that must run beside others (an all_of, a Request, concurrent strands) runs in a

@@ -92,7 +92,7 @@ std::string platform_xml(const Machine& m, const Topology& topo, Time latency) {
 
 std::vector<std::string> exact_flags() {
   return {"--cfg=network/model:CM02",           "--cfg=network/latency-factor:1", "--cfg=network/bandwidth-factor:1",
-          "--cfg=network/crosstraffic:0",       "--cfg=network/TCP-gamma:1e18"};
+          "--cfg=network/crosstraffic:0",       "--cfg=network/TCP-gamma:1e18", "--cfg=surf/precision:1e-13"};
 }
 
 }  // namespace cubesim::sgplat
