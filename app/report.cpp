@@ -175,6 +175,7 @@ ojson simulated_json(const RunStats& st, const ReportOptions& opt) {
                        {"mean_compute_s", st.mean_node_compute_busy_s}};
   sim["unreceived_messages"] = st.unreceived_messages;
   sim["queued_transmissions"] = st.queued_transmissions;
+  sim["slot_ties"] = st.slot_ties;
   sim["routed_messages"] = st.routed_messages;
   if (st.router_cycles > 0) {
     sim["critical_path"]["routing_s"] = sec(cp.routing);
@@ -387,6 +388,7 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
   auto verdict = [](bool ran, bool ok, const std::string& msg) {
     return !ran ? std::string("skipped") : ok ? std::string("yes") : "NO: " + msg;
   };
+  bool ties = false;
   for (const RunOutcome& r : runs) {
     const std::string& err = r.cycle_ran ? r.error : r.simgrid->error;
     if (!err.empty()) {
@@ -401,7 +403,9 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
         const SimGridOutcome& g = *r.simgrid;
         if (g.error.empty()) {
           const double d = relative_difference(g.stats.time_s, r.stats.time);
-          std::snprintf(line, sizeof line, " %16s %10.1e", format_time(time_from_seconds(g.stats.time_s)).c_str(), d);
+          std::snprintf(line, sizeof line, " %16s %9.1e%c", format_time(time_from_seconds(g.stats.time_s)).c_str(), d,
+                        r.stats.slot_ties > 0 ? 't' : ' ');
+          ties = ties || r.stats.slot_ties > 0;
         } else {
           std::snprintf(line, sizeof line, " %16s %10s", "ERROR", "-");
         }
@@ -477,6 +481,9 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
     o << "('!' after the relation: it does not hold within 1e-9 relative; SimGrid reports no critical path)\n";
   if (sg)
     o << "(SimGrid's time is compared, not judged: routed sends and shared links differ by design, docs/simgrid.md)\n";
+  if (ties)
+    o << "('t' after sg/cycle-1: packets asked for one receiver's slot at the same picosecond (simulated.slot_ties); "
+         "each engine serves such a tie in its own order, docs/simgrid.md \"Ties\")\n";
   return o.str();
 }
 

@@ -26,7 +26,10 @@ Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions o
   }
   links_.assign(n * ports_, Resource{});
   link_load_.assign(n * ports_, 0);
-  if (!in_slots_.empty()) train_in_.assign(n, kNone);
+  if (!in_slots_.empty()) {
+    train_in_.assign(n, kNone);
+    in_claims_.assign(n, SlotClaims{});
+  }
   match_ = detail::MatchTable(std::min<std::size_t>(n, 1024));  // grows with the live keys
   next_request_.assign(n, 0);
   results_.resize(n);
@@ -301,7 +304,15 @@ void Engine::advance(std::uint32_t ti) {
     if (r != nullptr) {
       if (r->busy < r->cap && r->head == kNone) {
         ++r->busy;
+        if (t.stage == 2) note_in_grant(t.to, now_, t.from);
       } else {
+        if (t.stage == 2 && !in_claims_.empty()) {
+          SlotClaims& c = in_claims_[static_cast<std::size_t>(t.to)];
+          if ((c.granted_ps == now_.count() && c.granted_by != t.from) || (c.queued_ps == now_.count() && c.queued_by != t.from))
+            ++stats_.slot_ties;
+          c.queued_ps = now_.count();
+          c.queued_by = t.from;
+        }
         enqueue(*r, ti);
         return;
       }
@@ -341,7 +352,10 @@ void Engine::on_transfer_end(std::uint32_t ti) {
     router_inject(done.msg, done);
     return;
   }
-  if (Resource* r = in_slot(done.to)) release(*r, done);
+  if (Resource* r = in_slot(done.to)) {
+    if (r->head != kNone) note_in_grant(done.to, transfers_[r->head].time, transfers_[r->head].from);  // when it asked
+    release(*r, done);
+  }
   const bool source_continues = done.at_source && done.msg != kNone &&
                                 transfers_[ti].sent + 1 < messages_[done.msg].packets;
   // At the source a message keeps its outgoing slot and its link until its last packet.
@@ -494,6 +508,9 @@ void Engine::break_train(std::uint32_t ti) {
   if (d > Time{} && current_.time > (base + d).count())  // packets ended before this instant
     j = std::min(k - 1, (current_.time - base.count() - 1) / d.count());
   while (j < k - 1 && before(key(j), current_)) ++j;
+  // Packet j > 0 asked for the slot when packet j - 1 ended, as it does per packet; packet 0's
+  // grant (and when it asked, perhaps earlier: it may have waited) was noted when it got the slot.
+  if (j > 0) note_in_grant(t.to, base + d * j, t.from);
   if (j == k - 1) return;  // only the last packet is left: the pushed event is right as it is
   Event in_flight = key(j);
   ++stats_.train_breaks;

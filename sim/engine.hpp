@@ -60,6 +60,11 @@ struct RunStats {
   Time max_node_compute_busy;  ///< compute + copy time of a node, the largest
   double mean_node_compute_busy_s = 0;
   std::int64_t unreceived_messages = 0;
+  /// Packets that queued for a receiver's incoming slot (one-port, k-port) behind a packet from
+  /// another node that asked for it at the same picosecond. First come, first served has no first
+  /// there: the engine serves them in its event order, another engine (SimGrid) may serve them in
+  /// another, and the times may then differ (docs/simgrid.md "Ties").
+  std::int64_t slot_ties = 0;
   /// Times a packet had to queue for an outgoing slot, a link or an incoming slot. Zero, with no
   /// routed message, makes a run contention-free: every transmission started the moment it could.
   std::int64_t queued_transmissions = 0;
@@ -227,6 +232,19 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   std::uint64_t seq_ = 0;
   Event current_{0, -1, 0, 0, 0, EventKind::op_end};  ///< the event being processed (before all at start)
   std::vector<std::uint32_t> train_in_;  ///< per node: the train holding its incoming slot (one-port)
+  /// Per node's incoming slot: the last claim granted and the last queued (when it was asked for,
+  /// and by which node), to count same-instant ties (RunStats::slot_ties).
+  struct SlotClaims {
+    std::int64_t granted_ps = -1, queued_ps = -1;
+    NodeId granted_by = -1, queued_by = -1;
+  };
+  std::vector<SlotClaims> in_claims_;
+  void note_in_grant(NodeId to, Time asked, NodeId by) {
+    if (in_claims_.empty()) return;
+    SlotClaims& c = in_claims_[static_cast<std::size_t>(to)];
+    c.granted_ps = asked.count();
+    c.granted_by = by;
+  }
   std::vector<Event> heap_;
   std::vector<detail::Waiter*> ready_;
   std::size_t ready_head_ = 0;

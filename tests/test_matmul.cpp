@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "algorithms/rows.hpp"
@@ -469,40 +470,74 @@ TEST(Matmul, TwoDimensionalAlgorithmsOnSixtyFiveThousandNodes) {
   }
 }
 
-// Every multiplication sends to neighbours only. SimGrid's flow model gives the same times for
-// all but these, which are open (docs/matmul.md): Cannon and Dekel (one-port: SimGrid 34-60 % below
-// the cycle engine at n = 4, where nodes leave their unequal alignments out of step and queue for
-// a neighbour's one input slot), the pipelined outer product (5 % apart) and the all-port 2-D algorithms: A1, whose row and column broadcasts
-// run as two concurrent strands (0.3 % apart), and A2-A5, whose pipelined SPT relays feed the
-// nRSBT phases (SimGrid 0.3-5 % below here; equal on the iPSC's costs, docs/matmul.md). Of the
-// mesh family (docs/meshes.md): FOH's broadcast-multiply-roll (SimGrid 19 % below one-port, 38 %
-// all-port at n = 4: the rolls meet the next cycle's pipelined broadcast at a node's input) and
-// Gao's all-port 2-d and 3-d algorithms, whose two gathers run as concurrent strands (0.3 % apart,
-// as A1's).
+// Every multiplication sends to neighbours only, so SimGrid must give the cycle engine's time to
+// within 1e-9 (its doubles' rounding) and the same product: every one, one port and all ports,
+// on cubes of 4, 8 and 16 nodes (a rectangular grid at n = 3), under four cost sets. Exactly so
+// wherever no two packets asked for one receiver's slot at the same picosecond; where they did
+// (RunStats::slot_ties), first come first served has no first and each engine serves them in its
+// own order, which may move the time (docs/simgrid.md "Ties"): those runs are counted, not judged.
+// Until this test was written Cannon, Dekel, the outer product, FOH and the all-port 2-D
+// algorithms differed by up to 60 %; the causes were in the SimGrid backend (docs/simgrid.md).
 TEST(Matmul, SimGridAgrees) {
   const Registry reg = make_registry();
-  int checked = 0;
+  struct Costs { std::int64_t tau, t_c, t_a; };
+  // the test machine (tau 1 ns: below SimGrid's default time precision of 1 ns); the iPSC NX;
+  // co-prime awkward values; the Mark II's (no start-up)
+  const std::vector<Costs> costs = {{1'000, 10, 3}, {1'500'000'000, 4'000'000, 33'333'333}, {1'000'003, 3'001, 7}, {0, 70'000'000, 5'000'000}};
+  int checked = 0, exact = 0, tied = 0, tied_apart = 0, algorithms = 0;
+  double worst = 0, worst_tied = 0;
+  std::set<std::string> one_port_exact;
   for (const AlgorithmInfo* info : reg.all()) {
-    if (!test::multiplies(*info) || info->name == "matmul2d.cannon" || info->name == "matmul2d.outer" || info->name == "matmul2d.dekel" ||
-        info->name == "matmul.foh")
-      continue;
-    for (const PortModel& ports : {test::kOne, test::kAll}) {
-      const bool two_strands = info->name.rfind("matmul2d.", 0) == 0 || info->name == "matmul.gao2d" || info->name == "matmul.gao3d";
-      if (two_strands && ports.kind == PortKind::all) continue;
-      RunPoint rp;
-      rp.setup = cube(4, 24, 20, 28, ports, 16);
-      rp.setup.params.k = 2;
-      const RunOutcome o = run_point(rp, *info, true, EngineKind::both);
-      ASSERT_TRUE(o.simgrid.has_value());
-      ASSERT_TRUE(o.simgrid->error.empty()) << info->name << ": " << o.simgrid->error;
-      EXPECT_TRUE(o.verified && o.simgrid->verified) << info->name;
-      EXPECT_EQ(o.stats.routed_messages, 0) << info->name;
-      EXPECT_LE(std::fabs(relative_difference(o.simgrid->stats.time_s, o.stats.time)), 1e-9)
-          << info->name << " " << ports.name() << ": cycle " << o.stats.time.seconds() << " s, SimGrid " << o.simgrid->stats.time_s;
-      ++checked;
-    }
+    if (!test::multiplies(*info)) continue;
+    ++algorithms;
+    for (const PortModel& ports : {test::kOne, test::kAll})
+      for (int n : {2, 3, 4})
+        for (std::size_t ci = 0; ci < costs.size(); ++ci) {
+          RunPoint rp;
+          rp.setup = cube(n, 24, 20, 28, ports, ci % 2 == 0 ? 16 : 7);
+          rp.setup.machine.tau = Time::ps(costs[ci].tau);
+          rp.setup.machine.t_c = Time::ps(costs[ci].t_c);
+          rp.setup.machine.t_a = Time::ps(costs[ci].t_a);
+          rp.setup.params.k = 2;
+          rp.setup.params.K = ci == 3 ? 2 : 1;
+          if (info->check(rp.setup).has_value()) continue;
+          SCOPED_TRACE(info->name + " " + ports.name() + " n=" + std::to_string(n) + " costs " + std::to_string(ci));
+          const RunOutcome o = run_point(rp, *info, true, EngineKind::both);
+          ASSERT_TRUE(o.simgrid.has_value());
+          ASSERT_TRUE(o.simgrid->error.empty()) << o.simgrid->error;
+          EXPECT_TRUE(o.verified) << o.verify_message;
+          EXPECT_TRUE(o.simgrid->verified) << o.simgrid->verify_message;
+          EXPECT_EQ(o.stats.routed_messages, 0);
+          EXPECT_EQ(o.stats.messages, o.simgrid->stats.messages);
+          const double d = std::fabs(relative_difference(o.simgrid->stats.time_s, o.stats.time));
+          ++checked;
+          if (o.stats.slot_ties > 0) {
+            ++tied;
+            if (d > kSimGridAgreement) {
+              ++tied_apart;
+              worst_tied = std::max(worst_tied, d);
+            }
+            continue;
+          }
+          EXPECT_LE(d, kSimGridAgreement) << "cycle " << o.stats.time.seconds() << " s, SimGrid " << o.simgrid->stats.time_s;
+          worst = std::max(worst, d);
+          ++exact;
+          if (ports.kind == PortKind::one) one_port_exact.insert(info->name);
+        }
   }
-  EXPECT_EQ(checked, 23);
+  EXPECT_GE(checked, algorithms * 2 * 3 * 4 - 8);  // the outer product needs a square grid: not at n = 3
+  // All-port machines have no incoming slots, so no ties: every all-port run is judged. One-port,
+  // every algorithm but Cannon's and Dekel's has tie-free runs; theirs meet at a node's slot at
+  // every roll or exchange (their neighbours send at the same instants), so none of their 24
+  // one-port runs is tie-free: 22 of them agree anyway, 2 Cannon runs do not (measured: 0.04 %
+  // and 7 %, docs/simgrid.md "Ties").
+  EXPECT_GE(exact, checked * 9 / 10);
+  EXPECT_EQ(one_port_exact.size(), static_cast<std::size_t>(algorithms - 2)) << "one-port algorithms judged";
+  EXPECT_EQ(one_port_exact.count("matmul2d.cannon") + one_port_exact.count("matmul2d.dekel"), 0u);
+  EXPECT_LE(tied_apart, 2) << "runs with ties whose times differ (measured 2 of 28)";
+  std::printf("[ simgrid ] %d runs: %d without ties agree (worst |relative difference| %.2e); %d with ties, of which %d "
+              "differ (worst %.3g)\n",
+              checked, exact, worst, tied, tied_apart, worst_tied);
 }
 
 // A sweep may vary the algorithm: each run names its own, the fastest at each point and the
