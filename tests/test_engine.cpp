@@ -326,3 +326,42 @@ TEST(Engine, UnreceivedMessagesAreCounted) {
   };
   EXPECT_EQ(run(simple_machine(), Topology::hypercube(1), proc).unreceived_messages, 1);
 }
+
+// A tie (RunStats::slot_ties, docs/simgrid.md "Ties"): on a one-port 2-cube, nodes 1 and 2 both
+// send to node 0. At the same picosecond they tie once (one of them queues behind the other's
+// request of that instant), with packet trains or without. When node 2 first computes for one
+// t_a, it asks later: it still queues, behind a packet that asked earlier, which is no tie. And a
+// packet that had waited since t = 0 and got the slot at a packet boundary is no tie for the
+// sender's own next packet either (node 1's 3 packets against node 2's, all from t = 0).
+TEST(Engine, SlotTiesCountSameInstantRequestsFromTwoNodes) {
+  auto proc = [](std::int64_t delay_flops, std::int64_t elements) {
+    return [=](Node& self) -> Task<> {
+      return [](Node& s, std::int64_t f, std::int64_t m) -> Task<> {
+        if (s.id() == 1) co_await s.send(0, Buffer::sized(m));
+        if (s.id() == 2) {
+          if (f > 0) co_await s.compute(f);
+          co_await s.send(1, Buffer::sized(m));
+        }
+        if (s.id() == 0) {
+          auto a = s.recv(0);
+          auto b = s.recv(1);
+          co_await all_of(a, b);
+        }
+      }(self, delay_flops, elements);
+    };
+  };
+  for (const bool trains : {true, false}) {
+    SCOPED_TRACE(trains ? "trains" : "per packet");
+    auto go = [&](std::int64_t f, std::int64_t m, std::int64_t B) {
+      EngineOptions o;
+      o.packet_elements = B;
+      o.packet_trains = trains;
+      Engine e(simple_machine(), Topology::hypercube(2), o);
+      return e.run(proc(f, m));
+    };
+    EXPECT_EQ(go(0, 1, 1).slot_ties, 1);
+    EXPECT_EQ(go(1, 1, 1).slot_ties, 0);
+    EXPECT_EQ(go(1, 1, 1).queued_transmissions, 1);
+    EXPECT_EQ(go(0, 3, 1).slot_ties, 1);  // only the first request ties; later packets alternate
+  }
+}
