@@ -6,7 +6,6 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <stdexcept>
 
 #include <unistd.h>
@@ -26,13 +25,16 @@ struct Arrived {
   Buffer data;
 };
 
+class Slots;
+
 /// One claim on a Slots, in the order claims are made: granted at once when a slot is free, else
-/// queued. `then` runs the moment it is granted, in whichever actor grants it, so that the next
-/// resource is claimed at that very instant (the cycle engine's order of acquisition, docs/model.md
-/// "Arbitration"). Only the holder of the last claim of a chain ever sleeps, in wait().
+/// queued. When it is granted, in whichever actor grants it, `next` is claimed on `then` at that
+/// very instant (the cycle engine's order of acquisition, docs/model.md "Arbitration"). Only the
+/// holder of the last claim of a chain ever sleeps, in wait().
 struct Ticket {
   bool granted = false;
-  std::function<void()> then;
+  Slots* then = nullptr;
+  Ticket* next = nullptr;
   sg4::SemaphorePtr sem;
   void wait() {
     if (granted) return;
@@ -70,7 +72,7 @@ class Slots {
  private:
   static void grant(Ticket& t) {
     t.granted = true;
-    if (t.then) t.then();
+    if (t.then != nullptr) t.then->request(*t.next);
     if (t.sem) t.sem->release();
   }
   int free_;
@@ -112,12 +114,15 @@ struct SimGridEngine::Impl {
   /// carries one packet at a time, so the packet at the head is always the sender's own. With one
   /// mailbox per destination, a sender whose packet had ended would wait there for the packet of
   /// another sender still crossing another link into the same node.
-  std::vector<sg4::Mailbox*> boxes;
-  std::vector<NodeId> box_receiver;  ///< per link: the node its mailbox's receiver is (-1: none yet)
+  struct Link {
+    Slots slots{1};
+    sg4::Mailbox* box = nullptr;
+    NodeId receiver = -1;  ///< the node the mailbox's receiver is
+  };
+  std::vector<std::unique_ptr<Link>> links;  ///< per (node, port), made on first use
   std::vector<sg4::ActorPtr> actors;
   int token = 0;  ///< what a packet carries through SimGrid (the data travel beside it)
   std::vector<NodeState> nodes;
-  std::vector<std::unique_ptr<Slots>> links;  ///< per (node, port), made on first use
   std::size_t ports = 1;
   int slots = 0;  ///< outgoing / incoming slots per node; 0 = all-port (none)
   SimGridStats stats;
@@ -177,27 +182,29 @@ struct SimGridEngine::Impl {
     return static_cast<std::size_t>(src) * ports + static_cast<std::size_t>(self.topology_.next_hop(src, dst));
   }
 
+  Link& link(NodeId src, NodeId dst) {
+    std::unique_ptr<Link>& l = links[link_index(src, dst)];
+    if (!l) l = std::make_unique<Link>();
+    return *l;
+  }
+
   /// Claims what a send needs, in the order the cycle engine does (see Claim).
   std::shared_ptr<Claim> claim(const detail::OpState& op) {
     auto c = std::make_shared<Claim>();
-    Claim* cp = c.get();
     NodeState& s = node(op.node);
     NodeState& d = node(op.peer);
-    std::unique_ptr<Slots>& link = links[link_index(op.node, op.peer)];
-    if (!link) link = std::make_unique<Slots>(1);
+    Slots& lk = link(op.node, op.peer).slots;
     if (slots > 0) {
       if (!s.out) s.out = std::make_unique<Slots>(slots);
       if (!d.in) d.in = std::make_unique<Slots>(slots);
     }
-    Slots* in = d.in.get();
-    Slots* lk = link.get();
-    c->last = in != nullptr ? &c->in : &c->link;
-    if (in != nullptr) c->link.then = [cp, in] { in->request(cp->in); };
+    c->last = d.in ? &c->in : &c->link;
+    if (d.in) c->link.then = d.in.get(), c->link.next = &c->in;
     if (s.out) {
-      c->out.then = [cp, lk] { lk->request(cp->link); };
+      c->out.then = &lk, c->out.next = &c->link;
       s.out->request(c->out);
     } else {
-      lk->request(c->link);
+      lk.request(c->link);
     }
     return c;
   }
@@ -212,13 +219,12 @@ struct SimGridEngine::Impl {
     ++stats.messages;
     NodeState& s = node(src);
     NodeState& d = node(dst);
-    const std::size_t li = link_index(src, dst);
-    Slots& link = *links[li];
-    sg4::Mailbox*& box = boxes[li];
-    if (!box) box = sg4::Mailbox::by_name(sgplat::host_name(src) + ":" + std::to_string(li % ports));
-    if (box_receiver[li] != dst) {  // a routed send's first link leads to others too; it is ours until we release it
+    Link& link = this->link(src, dst);
+    sg4::Mailbox*& box = link.box;
+    if (!box) box = sg4::Mailbox::by_name(sgplat::host_name(src) + ":" + std::to_string(link_index(src, dst) % ports));
+    if (link.receiver != dst) {  // a routed send's first link leads to others too; it is ours until we release it
       box->set_receiver(actors[static_cast<std::size_t>(dst)]);
-      box_receiver[li] = dst;
+      link.receiver = dst;
     }
     claimed.last->wait();
     for (std::int64_t p = 0; p < packets; ++p) {
@@ -240,7 +246,7 @@ struct SimGridEngine::Impl {
       ++stats.activities;
       if (d.in) d.in->release();
     }
-    link.release();
+    link.slots.release();
     if (s.out) s.out->release();
     deliver(src, dst, op.tag, std::move(data));
     complete(op);
@@ -442,8 +448,6 @@ SimGridStats SimGridEngine::run(const ProcessFactory& make_process) {
   im.links.resize(n * im.ports);
   im.slots = machine_.ports.kind == PortKind::all ? 0 : machine_.ports.kind == PortKind::one ? 1 : machine_.ports.k;
   im.nodes.resize(n);
-  im.boxes.resize(n * im.ports);
-  im.box_receiver.assign(n * im.ports, -1);
   im.actors.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     im.nodes[i].process = make_process(nodes_[i]);
