@@ -8,10 +8,14 @@ namespace cubesim {
 
 std::string relation_name(Relation r) {
   switch (r) {
-    case Relation::exact: return "exact";
-    case Relation::upper_bound: return "upper_bound";
-    case Relation::approx: return "approx";
-    case Relation::lower_bound: return "lower_bound";
+    case Relation::exact:
+      return "exact";
+    case Relation::upper_bound:
+      return "upper_bound";
+    case Relation::approx:
+      return "approx";
+    case Relation::lower_bound:
+      return "lower_bound";
   }
   return "?";
 }
@@ -79,8 +83,8 @@ std::optional<SetupError> check_cube_collective(const Setup& s, bool uses_root) 
   if (s.topology.kind() != Topology::Kind::hypercube)
     return SetupError{"/topology/kind", "this algorithm runs on a hypercube, not a " + s.topology.kind_name()};
   if (uses_root && (s.params.root < 0 || s.params.root >= s.topology.size()))
-    return SetupError{"/params/root", "root " + std::to_string(s.params.root) + " is not a node of the " +
-                                          s.topology.describe()};
+    return SetupError{"/params/root",
+                      "root " + std::to_string(s.params.root) + " is not a node of the " + s.topology.describe()};
   return check_block(s);
 }
 

@@ -37,7 +37,7 @@ struct Prediction {
   std::int64_t element_transfers = 0;  ///< the table's "element transfers" column
   std::int64_t flops = 0;              ///< arithmetic on the critical path (reductions: the additions)
   std::int64_t copies = 0;             ///< elements copied on the critical path (TR-572 §8.1 t_copy terms)
-  Time delays;                         ///< idle time the schedule itself waits on the critical path (TR-572 §6.1.3's rounds)
+  Time delays;  ///< idle time the schedule itself waits on the critical path (TR-572 §6.1.3's rounds)
   Relation relation = Relation::exact;
   double tolerance = 0.0;              ///< for approx: |sim/pred - 1| <= tolerance
   std::string source;                  ///< paper, table, row
@@ -71,19 +71,19 @@ struct Deviation {
 /// What an algorithm predicts on one port model, in words (docs/primitives.md is generated from
 /// these: `cubesim list algorithms --markdown`).
 struct PortDoc {
-  std::string row;       ///< the table row or derivation, e.g. "T1 SBT-b(1,1), subtree by subtree"
-  std::string relation;  ///< e.g. "exact when B divides M; approx <= 10 %; bound on a 1-cube"
+  std::string row;                    ///< the table row or derivation, e.g. "T1 SBT-b(1,1), subtree by subtree"
+  std::string relation;               ///< e.g. "exact when B divides M; approx <= 10 %; bound on a 1-cube"
   std::vector<Deviation> deviations;  ///< measured over the exact grid; empty where exact everywhere
 };
 
 /// One algorithm: its process, its prediction, its data check, and its documentation. Register
 /// with designated initializers (algorithms/registry.hpp).
 struct AlgorithmInfo {
-  std::string name;                      ///< "<operation>.<routing>" (DESIGN.md)
-  std::string summary;                   ///< one line for `cubesim list algorithms`
-  std::string source;                    ///< paper, section and table rows
-  std::vector<std::string> params;       ///< accepted keys of "params" (algorithms/params.hpp)
-  std::vector<std::string> required;     ///< keys that must be given
+  std::string name;                   ///< "<operation>.<routing>" (DESIGN.md)
+  std::string summary;                ///< one line for `cubesim list algorithms`
+  std::string source;                 ///< paper, section and table rows
+  std::vector<std::string> params;    ///< accepted keys of "params" (algorithms/params.hpp)
+  std::vector<std::string> required;  ///< keys that must be given
   std::function<std::optional<SetupError>(const Setup&)> check;
   std::function<Task<>(Node&, Params)> process;
   std::function<Prediction(const Setup&)> predict;

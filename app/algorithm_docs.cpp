@@ -23,8 +23,10 @@ std::string deviations(const PortDoc& d) {
   std::string s;
   for (const Deviation& v : d.deviations) {
     if (!s.empty()) s += "; ";
-    if (v.relation == Relation::approx) s += "≤ " + g3(v.tolerance) + ": worst " + g3(v.worst);
-    else s += "bound: lowest " + g3(v.worst);
+    if (v.relation == Relation::approx)
+      s += "≤ " + g3(v.tolerance) + ": worst " + g3(v.worst);
+    else
+      s += "bound: lowest " + g3(v.worst);
     s += " (" + v.at + ")";
   }
   return s;
@@ -33,12 +35,13 @@ std::string deviations(const PortDoc& d) {
 }  // namespace
 
 std::string algorithms_markdown(const Registry& reg) {
-  std::string s = "| algorithm | ports | row or derivation | relation | worst seen on the grid |\n|---|---|---|---|---|\n";
+  std::string s =
+      "| algorithm | ports | row or derivation | relation | worst seen on the grid |\n|---|---|---|---|---|\n";
   for (const AlgorithmInfo* a : reg.all()) {
     s += "| `" + a->name + "` | one | " + cell(a->one_port.row) + " | " + cell(a->one_port.relation) + " | " +
          cell(deviations(a->one_port)) + " |\n";
-    s += "| | all | " + cell(a->all_port.row) + " | " + cell(a->all_port.relation) + " | " + cell(deviations(a->all_port)) +
-         " |\n";
+    s += "| | all | " + cell(a->all_port.row) + " | " + cell(a->all_port.relation) + " | " +
+         cell(deviations(a->all_port)) + " |\n";
   }
   return s;
 }

@@ -6,9 +6,9 @@
 #include <set>
 #include <sstream>
 
-#include "machines/machine_loader.hpp"
 #include "app/io.hpp"
 #include "app/params_json.hpp"
+#include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
 
 namespace cubesim {
@@ -21,8 +21,9 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-const std::set<std::string> kTopKeys = {"schema", "name", "description", "machine", "machine_overrides", "topology",
-                                        "algorithm", "params", "sweep", "verify", "mode", "compare"};
+const std::set<std::string> kTopKeys = {"schema",   "name",      "description", "machine", "machine_overrides",
+                                        "topology", "algorithm", "params",      "sweep",   "verify",
+                                        "mode",     "compare"};
 
 }  // namespace
 
@@ -30,7 +31,9 @@ ResolvedMachine resolve_machine(const ojson& mj, const std::string& file, const 
   ResolvedMachine r;
   if (mj.is_string()) {
     auto p = preset_json(mj.get<std::string>());
-    if (!p) throw InputError(file, ptr, "unknown machine \"" + mj.get<std::string>() + "\" (known: " + join(preset_names()) + ")");
+    if (!p)
+      throw InputError(file, ptr,
+                       "unknown machine \"" + mj.get<std::string>() + "\" (known: " + join(preset_names()) + ")");
     r.machine = machine_from_json(*p, "machines/presets/" + mj.get<std::string>() + ".json", "", true);
     if (p->contains("default_topology")) r.default_topology = (*p)["default_topology"];
   } else if (mj.is_object()) {
@@ -47,7 +50,8 @@ namespace {
 /// The parameter a too-large problem is named by: the largest size given.
 std::string size_pointer(const Params& p) {
   const std::pair<const char*, std::int64_t> sizes[] = {{"M", p.M}, {"P", p.P}, {"Q", p.Q}, {"R", p.R}};
-  const auto* most = std::max_element(std::begin(sizes), std::end(sizes), [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto* most = std::max_element(std::begin(sizes), std::end(sizes),
+                                      [](const auto& a, const auto& b) { return a.second < b.second; });
   return most->second > 0 ? "/params/" + std::string(most->first) : "/params";
 }
 
@@ -68,9 +72,12 @@ struct Parser {
     const ojson default_topology = std::move(rm.default_topology);
     if (j.contains("machine_overrides")) apply_overrides(s.machine, j["machine_overrides"], file, "/machine_overrides");
     // Topology.
-    if (j.contains("topology")) s.topology = topology(j["topology"], "/topology");
-    else if (!default_topology.is_null()) s.topology = topology(default_topology, "/machine/default_topology");
-    else fail("/topology", "missing topology (and the machine has no default_topology)");
+    if (j.contains("topology"))
+      s.topology = topology(j["topology"], "/topology");
+    else if (!default_topology.is_null())
+      s.topology = topology(default_topology, "/machine/default_topology");
+    else
+      fail("/topology", "missing topology (and the machine has no default_topology)");
     // Params.
     const ojson& pj = j.contains("params") ? j["params"] : ojson::object();
     if (!pj.is_object()) fail("/params", "params must be an object");
@@ -79,8 +86,9 @@ struct Parser {
       const std::string ptr = "/params/" + k;
       if (accepted.count(k) == 0 && lenient.count(k)) continue;
       if (accepted.count(k) == 0)
-        fail(ptr, find_param(k) != nullptr ? info.name + " takes no parameter \"" + k + "\" (it takes: " + join(info.params) + ")"
-                                      : "unknown parameter \"" + k + "\" (" + info.name + " takes: " + join(info.params) + ")");
+        fail(ptr, find_param(k) != nullptr
+                      ? info.name + " takes no parameter \"" + k + "\" (it takes: " + join(info.params) + ")"
+                      : "unknown parameter \"" + k + "\" (" + info.name + " takes: " + join(info.params) + ")");
       if (const ParamSpec* spec = find_param(k))
         if (auto e = param_from_json(s.params, *spec, v)) fail(ptr, *e);
     }
@@ -107,7 +115,8 @@ struct Parser {
     try {
       (void)info.predict(s);
     } catch (const std::overflow_error& e) {
-      fail(size_pointer(s.params), std::string(e.what()) + ": make the problem smaller (or the machine's costs shorter)");
+      fail(size_pointer(s.params),
+           std::string(e.what()) + ": make the problem smaller (or the machine's costs shorter)");
     }
     return s;
   }
@@ -117,16 +126,21 @@ struct Parser {
 std::string dotted_to_pointer(const std::string& key) {
   std::string p = "/";
   for (char ch : key) {
-    if (ch == '.') p += '/';
-    else if (ch == '~') p += "~0";
-    else if (ch == '/') p += "~1";
-    else p += ch;
+    if (ch == '.')
+      p += '/';
+    else if (ch == '~')
+      p += "~0";
+    else if (ch == '/')
+      p += "~1";
+    else
+      p += ch;
   }
   return p;
 }
 
 bool allowed_sweep_key(const std::string& key) {
-  static const std::set<std::string> exact = {"algorithm", "machine", "topology.dim", "topology.shape", "topology.kind", "mode"};
+  static const std::set<std::string> exact = {"algorithm",      "machine",       "topology.dim",
+                                              "topology.shape", "topology.kind", "mode"};
   if (exact.count(key)) return true;
   for (const char* prefix : {"params.", "machine_overrides."})
     if (key.rfind(prefix, 0) == 0 && key.size() > std::string(prefix).size() &&
@@ -142,7 +156,8 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
   Parser P{file, registry};
   if (!j.is_object()) P.fail("", "a config is a JSON object");
   for (const auto& [k, v] : j.items())
-    if (kTopKeys.count(k) == 0) P.fail("/" + k, "unknown key (known: " + join({kTopKeys.begin(), kTopKeys.end()}) + ")");
+    if (kTopKeys.count(k) == 0)
+      P.fail("/" + k, "unknown key (known: " + join({kTopKeys.begin(), kTopKeys.end()}) + ")");
   if (!j.contains("schema")) P.fail("", "missing \"schema\": \"cubesim.config/1\"");
   if (!j["schema"].is_string() || j["schema"].get<std::string>() != "cubesim.config/1")
     P.fail("/schema", "schema must be \"cubesim.config/1\"");
@@ -160,12 +175,14 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     P.fail("/algorithm", "unknown algorithm \"" + ex.algorithm + "\" (known: " + join(names) + ")");
   }
   if (j.contains("name")) {
-    if (!j["name"].is_string() || j["name"].get<std::string>().empty()) P.fail("/name", "name must be a non-empty string");
+    if (!j["name"].is_string() || j["name"].get<std::string>().empty())
+      P.fail("/name", "name must be a non-empty string");
     ex.name = j["name"].get<std::string>();
   } else {
     ex.name = std::filesystem::path(file).stem().string();
   }
-  if (j.contains("description") && !j["description"].is_string()) P.fail("/description", "description must be a string");
+  if (j.contains("description") && !j["description"].is_string())
+    P.fail("/description", "description must be a string");
   if (j.contains("verify")) {
     if (!j["verify"].is_boolean()) P.fail("/verify", "verify must be true or false");
     ex.verify = j["verify"].get<bool>();
@@ -178,7 +195,9 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     if (!sw.is_object()) P.fail("/sweep", "sweep maps dotted config keys to lists of values");
     for (const auto& [k, v] : sw.items()) {
       if (!allowed_sweep_key(k))
-        P.fail("/sweep/" + k, "cannot sweep \"" + k + "\" (sweep algorithm, machine, mode, topology.dim, topology.shape, topology.kind, params.X or machine_overrides.X)");
+        P.fail("/sweep/" + k, "cannot sweep \"" + k +
+                                  "\" (sweep algorithm, machine, mode, topology.dim, topology.shape, topology.kind, "
+                                  "params.X or machine_overrides.X)");
       if (!v.is_array() || v.empty()) P.fail("/sweep/" + k, "a sweep axis is a non-empty list of values");
       axes.emplace_back(k, std::vector<ojson>(v.begin(), v.end()));
     }
@@ -191,21 +210,23 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     for (std::size_t i = 0; i < values.size(); ++i) {
       const AlgorithmInfo* a = values[i].is_string() ? registry.find(values[i].get<std::string>()) : nullptr;
       if (a == nullptr)
-        P.fail("/sweep/algorithm/" + std::to_string(i), values[i].is_string() ? "unknown algorithm " + values[i].dump()
-                                                                               : "an algorithm is a name (a string)");
+        P.fail("/sweep/algorithm/" + std::to_string(i),
+               values[i].is_string() ? "unknown algorithm " + values[i].dump() : "an algorithm is a name (a string)");
       lenient.insert(a->params.begin(), a->params.end());
     }
   }
   // The keys that compete: each a swept key; by default the algorithm, when it is swept.
   if (j.contains("compare")) {
     const ojson& c = j["compare"];
-    if (!c.is_array() || c.empty()) P.fail("/compare", "compare is a non-empty list of swept keys (e.g. [\"algorithm\", \"params.N1\"])");
+    if (!c.is_array() || c.empty())
+      P.fail("/compare", "compare is a non-empty list of swept keys (e.g. [\"algorithm\", \"params.N1\"])");
     for (std::size_t i = 0; i < c.size(); ++i) {
       const auto swept = [&](const std::string& k) {
         return std::any_of(axes.begin(), axes.end(), [&](const auto& a) { return a.first == k; });
       };
       if (!c[i].is_string() || !swept(c[i].get<std::string>()))
-        P.fail("/compare/" + std::to_string(i), c[i].dump() + " is not a key of \"sweep\": only swept values can compete");
+        P.fail("/compare/" + std::to_string(i),
+               c[i].dump() + " is not a key of \"sweep\": only swept values can compete");
       ex.compare.push_back(c[i].get<std::string>());
     }
   } else if (ex.algorithm_swept) {

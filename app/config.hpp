@@ -2,11 +2,10 @@
 /// Experiment configs ("cubesim.config/1", configs/schema.json): parsed strictly, once, into
 /// typed runs (STYLE.md habit 5). Unknown keys, bad units, bad types, out-of-range values and an
 /// algorithm that does not fit the topology are InputErrors naming the file and JSON pointer.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "algorithms/registry.hpp"
 #include "app/io.hpp"
@@ -25,9 +24,9 @@ struct RunPoint {
 struct Experiment {
   std::string file;
   std::string name;
-  std::string algorithm;                ///< the config's "algorithm" (each run's may differ: RunPoint::info)
+  std::string algorithm;  ///< the config's "algorithm" (each run's may differ: RunPoint::info)
   const AlgorithmInfo* info = nullptr;
-  bool algorithm_swept = false;         ///< "algorithm" is a sweep axis: reports name each run's
+  bool algorithm_swept = false;  ///< "algorithm" is a sweep axis: reports name each run's
   /// The swept keys whose values compete ("compare"; by default "algorithm" when it is swept): at
   /// each point of the other swept keys the reports name the fastest run's values, its margin, and
   /// how often each algorithm wins.

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,7 +14,6 @@
 #include "sim/input_error.hpp"
 
 namespace cubesim {
-
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -2,10 +2,9 @@
 /// File input and output for the application: whole-file reads, atomic writes, JSON with line
 /// and column in its syntax errors. Formats (traces/, machines/) work on text; only the
 /// application touches files.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace cubesim {
 

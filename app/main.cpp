@@ -1,6 +1,10 @@
 // cubesim — the command line (DESIGN.md "Command line").
 // Exit codes: 0 success; 1 a verification failed or a prediction's relation did not hold (or a
 // simulated process failed); 2 bad input, with one line naming the file, where, and what.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -9,34 +13,30 @@
 #include <optional>
 #include <thread>
 
-#include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
-
-#include "machines/machine_loader.hpp"
 #include "app/algorithm_docs.hpp"
 #include "app/config.hpp"
 #include "app/interrupt.hpp"
 #include "app/io.hpp"
 #include "app/plot_launcher.hpp"
 #include "app/progress.hpp"
-#include "app/resume.hpp"
-#include "sim/resources.hpp"
-#include "sim/input_error.hpp"
 #include "app/regress.hpp"
-#include "app/report.hpp"
-#include "app/runner.hpp"
-#include "sim/simgrid/platform.hpp"
 #include "app/replay.hpp"
+#include "app/report.hpp"
+#include "app/resume.hpp"
+#include "app/runner.hpp"
 #include "app/trace_files.hpp"
+#include "machines/machine_loader.hpp"
+#include "sim/input_error.hpp"
+#include "sim/resources.hpp"
+#include "sim/simgrid/platform.hpp"
 
 using namespace cubesim;
 
 namespace {
 
 struct TraceArgs {
-  std::string formats;       ///< --trace
-  std::string nodes;         ///< --trace-nodes
+  std::string formats;  ///< --trace
+  std::string nodes;    ///< --trace-nodes
   std::int64_t max_events = 0;
   bool max_events_given = false;
 };
@@ -85,7 +85,7 @@ void check_simgrid(const Experiment& ex) {
 /// The budgets of the command line (docs/reliability.md "Budgets").
 struct BudgetArgs {
   std::int64_t max_events = kDefaultMaxEvents;
-  std::string max_memory;  ///< bytes, or with a suffix K, M, G, T (powers of 1024); empty: derived
+  std::string max_memory;   ///< bytes, or with a suffix K, M, G, T (powers of 1024); empty: derived
   bool per_packet = false;  ///< one event per packet: packet trains off (docs/performance.md)
 };
 
@@ -97,14 +97,16 @@ std::int64_t parse_bytes(const std::string& text) {
   if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
   if (unit.size() == 2 && (unit[1] == 'i' || unit[1] == 'I')) unit.pop_back();
   int shift = -1;
-  if (unit.empty()) shift = 0;
+  if (unit.empty())
+    shift = 0;
   else if (unit.size() == 1) {
     const std::string units = "KMGT";
     const auto at = units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))));
     if (at != std::string::npos) shift = 10 * static_cast<int>(at + 1);
   }
   if (digits == 0 || digits > 15 || shift < 0)
-    throw InputError("", "--max-memory", "\"" + text + "\" is not a size: bytes, or a number with K, M, G or T (e.g. 8G); 0 for none");
+    throw InputError("", "--max-memory",
+                     "\"" + text + "\" is not a size: bytes, or a number with K, M, G or T (e.g. 8G); 0 for none");
   const std::int64_t v = std::stoll(text.substr(0, digits));
   if (v > (INT64_MAX >> shift)) throw InputError("", "--max-memory", "\"" + text + "\" is more than 2^63 bytes");
   return v << shift;
@@ -123,7 +125,8 @@ RunLimits run_limits(const BudgetArgs& a) {
 }
 
 std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") == std::string::npos)
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") ==
+                        std::string::npos)
     return s;
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -135,9 +138,9 @@ struct RunArgs {
   bool json = false, reproducible = false, resume = false;
   TraceArgs trace;
   BudgetArgs budget;
-  int jobs = 0;                     ///< 0: one per core
-  std::string shard;                ///< "I/K": run points I, I+K, I+2K, ... (1-based)
-  std::vector<std::string> merge;   ///< cubesim merge: the shards' --out folders
+  int jobs = 0;                    ///< 0: one per core
+  std::string shard;               ///< "I/K": run points I, I+K, I+2K, ... (1-based)
+  std::vector<std::string> merge;  ///< cubesim merge: the shards' --out folders
 };
 
 /// "--shard I/K" -> (I-1, K); ("", 1) -> (0, 1).
@@ -151,7 +154,8 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
   const long long i = slash == std::string::npos ? -1 : number(text.substr(0, slash));
   const long long k = slash == std::string::npos ? -1 : number(text.substr(slash + 1));
   if (i < 1 || k < 1 || i > k)
-    throw InputError("", "--shard", "\"" + text + "\" is not I/K with 1 <= I <= K (shard I of K runs points I, I+K, I+2K, ...)");
+    throw InputError("", "--shard",
+                     "\"" + text + "\" is not I/K with 1 <= I <= K (shard I of K runs points I, I+K, I+2K, ...)");
   return {static_cast<std::size_t>(i - 1), static_cast<std::size_t>(k)};
 }
 
@@ -166,10 +170,13 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
   const bool sharded = !a.shard.empty();
   if (engine == EngineKind::simgrid && formats.any())
     throw InputError("", "--trace", "traces are recorded by the cycle engine: use --engine both (or cycle)");
-  if (a.resume && a.out_dir.empty()) throw InputError("", "--resume", "needs --out DIR, the folder of the interrupted run");
+  if (a.resume && a.out_dir.empty())
+    throw InputError("", "--resume", "needs --out DIR, the folder of the interrupted run");
   if (sharded && a.out_dir.empty())
     throw InputError("", "--shard", "needs --out DIR: the shard's outcomes go to DIR/shard.json for cubesim merge");
-  if (a.jobs < 0) throw InputError("", "--jobs", "must be a count of parallel runs (0 for one per core), not " + std::to_string(a.jobs));
+  if (a.jobs < 0)
+    throw InputError("", "--jobs",
+                     "must be a count of parallel runs (0 for one per core), not " + std::to_string(a.jobs));
   RunLimits limits = run_limits(a.budget);
   OutputDir out(a.out_dir);
   Experiment ex = load_experiment(a.config, reg);
@@ -187,7 +194,8 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
     for (const std::string& dir : a.merge) {
       const std::string f = (std::filesystem::path(dir) / kShardFile).string();
       if (!std::filesystem::exists(f, ec))
-        throw InputError(dir, "", "has no " + std::string(kShardFile) + ": not the --out folder of a `cubesim run --shard I/K`");
+        throw InputError(dir, "",
+                         "has no " + std::string(kShardFile) + ": not the --out folder of a `cubesim run --shard I/K`");
       for (auto& [id, o] : read_resume(f)) resumed.emplace(id, std::move(o));
     }
     for (std::size_t i = 0; i < ex.runs.size(); ++i)
@@ -198,7 +206,8 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
   } else if (a.resume && std::filesystem::exists(resume_path, ec)) {
     resumed = read_resume(resume_path);
   } else if (a.resume) {
-    log->warn("--resume: {} has no {} (its last run finished or never ran): running every point", a.out_dir, kResumeFile);
+    log->warn("--resume: {} has no {} (its last run finished or never ran): running every point", a.out_dir,
+              kResumeFile);
   }
   install_stop_handlers();
   limits.stop = &stop_signal();
@@ -208,7 +217,8 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
   std::size_t reused = 0;
   for (std::size_t i = 0; i < n; ++i) {
     // A point stored as failed runs again, as under --resume (merge included).
-    if (std::optional<RunOutcome> o = resumed_outcome(resumed, ex.runs[i], ex.verify, engine, merging ? a.merge.front() : resume_path)) {
+    if (std::optional<RunOutcome> o =
+            resumed_outcome(resumed, ex.runs[i], ex.verify, engine, merging ? a.merge.front() : resume_path)) {
       done[i] = std::move(*o);
       ++reused;
     } else {
@@ -229,21 +239,26 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
   if (formats.any() || engine != EngineKind::cycle) jobs = 1;
   std::int64_t floor = 1;
   for (std::size_t i : todo) floor = std::max(floor, point_memory_floor(ex.runs[i]));
-  jobs = std::max<std::size_t>(1, std::min({jobs, todo.size(), static_cast<std::size_t>(std::max<std::int64_t>(1, available_memory_bytes() / floor))}));
+  jobs = std::max<std::size_t>(
+      1, std::min({jobs, todo.size(),
+                   static_cast<std::size_t>(std::max<std::int64_t>(1, available_memory_bytes() / floor))}));
   Progress progress(todo.size(), stderr_is_terminal() && !a.json);
   limits.progress = &progress.events;
   std::atomic<int> stopped{0};
   std::mutex report_mutex;
   auto finished = [&](std::size_t i) {  // logs a finished point (under report_mutex)
     const RunOutcome& r = *done[i];
-    if (r.cycle_ran && !r.error.empty()) log->error("{}: {}", ex.name, r.error);
+    if (r.cycle_ran && !r.error.empty())
+      log->error("{}: {}", ex.name, r.error);
     else if (r.cycle_ran)
       log->info("{} point {}: simulated {} predicted {} ({} events, {:.3f} s wall)", ex.name, i + 1,
                 format_time(r.stats.time), format_time(r.prediction.time), r.stats.events, r.stats.wall_s);
-    if (r.simgrid && !r.simgrid->error.empty()) log->error("{}: SimGrid: {}", ex.name, r.simgrid->error);
+    if (r.simgrid && !r.simgrid->error.empty())
+      log->error("{}: SimGrid: {}", ex.name, r.simgrid->error);
     else if (r.simgrid)
       log->info("{} point {}: SimGrid {:.12g} s ({} activities, {:.3f} s wall, {} MiB)", ex.name, i + 1,
-                r.simgrid->stats.time_s, r.simgrid->stats.activities, r.simgrid->stats.wall_s, r.simgrid->max_rss_kib / 1024);
+                r.simgrid->stats.time_s, r.simgrid->stats.activities, r.simgrid->stats.wall_s,
+                r.simgrid->max_rss_kib / 1024);
     progress.point_done();
   };
   // Runs point i; false when a signal stopped it.
@@ -258,15 +273,16 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
       return false;
     }
     // A signal during a SimGrid run kills its process: that point did not finish.
-    if (const int sig = stop_signal().load(); sig != 0 && (!o.error.empty() || (o.simgrid && !o.simgrid->error.empty()))) {
+    if (const int sig = stop_signal().load();
+        sig != 0 && (!o.error.empty() || (o.simgrid && !o.simgrid->error.empty()))) {
       stopped.store(sig);
       return false;
     }
     if (formats.any() && o.error.empty()) {
       const std::string stem = run_stem(ex.name, i, n);
       try {
-        for (const std::string& f : session.write(out.staged("traces"), stem, trace_header(ex.name, p.info->name, p.setup, o.stats),
-                                                  p.setup.machine))
+        for (const std::string& f : session.write(
+                 out.staged("traces"), stem, trace_header(ex.name, p.info->name, p.setup, o.stats), p.setup.machine))
           log->info("wrote {}", f);
       } catch (const InputError& e) {
         // A trace this point cannot be written as (a SimGrid TI trace of concurrent strands):
@@ -321,8 +337,10 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
   }
   for (std::size_t i = 0; i < n; ++i)
     if (done[i]) all_finished.push_back(*done[i]);
-  if (reused > 0 && merging) log->info("merge: {} of {} points taken from {} shard(s)", reused, n, a.merge.size());
-  else if (reused > 0) log->info("--resume: {} of {} points taken from {}", reused, n, resume_path);
+  if (reused > 0 && merging)
+    log->info("merge: {} of {} points taken from {} shard(s)", reused, n, a.merge.size());
+  else if (reused > 0)
+    log->info("--resume: {} of {} points taken from {}", reused, n, resume_path);
   ReportOptions opt{a.reproducible, engine};
   const int stop = stopped.load();
   if (stop != 0) {
@@ -336,17 +354,22 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
   const ojson report = report_json(ex, outcomes, opt);
   if (out.active()) {
     out.write("runs.csv", report_csv(ex, outcomes, opt));
-    if (stop != 0) out.write(kResumeFile, resume_text(ex, all_finished, engine));
-    else out.drop(kResumeFile);
+    if (stop != 0)
+      out.write(kResumeFile, resume_text(ex, all_finished, engine));
+    else
+      out.drop(kResumeFile);
     if (sharded) out.write(kShardFile, resume_text(ex, all_finished, engine));
     out.write("report.json", report.dump(2) + "\n");
     out.commit("report.json");
   }
-  if (a.json) std::cout << report.dump(2) << "\n";
-  else std::cout << report_text(ex, outcomes, opt);
+  if (a.json)
+    std::cout << report.dump(2) << "\n";
+  else
+    std::cout << report_text(ex, outcomes, opt);
   if (stop != 0) {
-    log->error("stopped by {} after {} of {} points{}", signal_name(stop), outcomes.size(), n,
-               out.active() ? "; " + opt.resume_command + " runs the rest" : std::string(": give --out DIR to keep them"));
+    log->error(
+        "stopped by {} after {} of {} points{}", signal_name(stop), outcomes.size(), n,
+        out.active() ? "; " + opt.resume_command + " runs the rest" : std::string(": give --out DIR to keep them"));
     return 128 + stop;
   }
   bool ok = true;
@@ -354,8 +377,9 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
   return ok ? 0 : 1;
 }
 
-int cmd_replay(const Registry& reg, const std::string& path, const trace::ReplayOptions& opt, const std::string& out_dir,
-               bool json, bool reproducible, const TraceArgs& targs, const BudgetArgs& budget) {
+int cmd_replay(const Registry& reg, const std::string& path, const trace::ReplayOptions& opt,
+               const std::string& out_dir, bool json, bool reproducible, const TraceArgs& targs,
+               const BudgetArgs& budget) {
   const trace::TraceFormats formats = trace_formats(targs, out_dir);
   const RunLimits limits = run_limits(budget);
   OutputDir out(out_dir);
@@ -401,8 +425,10 @@ int cmd_regress(const Registry& reg, const std::string& suite, const std::string
     out.write("regress.json", j.dump(2) + "\n");
     out.commit("regress.json");
   }
-  if (json) std::cout << j.dump(2) << "\n";
-  else std::cout << regress_text(s);
+  if (json)
+    std::cout << j.dump(2) << "\n";
+  else
+    std::cout << regress_text(s);
   return s.pass() ? 0 : 1;
 }
 
@@ -410,8 +436,9 @@ int cmd_export_platform(const Registry& reg, const std::string& config, const st
   if (point < 1) throw InputError("", "--point", "points are numbered from 1, not " + std::to_string(point));
   Experiment ex = load_experiment(config, reg);
   if (static_cast<std::size_t>(point) > ex.runs.size())
-    throw InputError("", "--point", "the config has " + std::to_string(ex.runs.size()) + " point(s); " +
-                                        std::to_string(point) + " is not one of them");
+    throw InputError("", "--point",
+                     "the config has " + std::to_string(ex.runs.size()) + " point(s); " + std::to_string(point) +
+                         " is not one of them");
   const Setup& s = ex.runs[static_cast<std::size_t>(point) - 1].setup;
   if (auto why = sgplat::unsupported(s.machine, s.topology))
     throw InputError(ex.file, why->machine ? "/machine" : "/topology", why->message);
@@ -454,7 +481,8 @@ int cmd_predict(const Registry& reg, const std::string& config, bool json) {
 
 int cmd_validate(const Registry& reg, const std::string& config) {
   Experiment ex = load_experiment(config, reg);
-  std::printf("%s: valid (%s, %zu run%s)\n", config.c_str(), ex.algorithm.c_str(), ex.runs.size(), ex.runs.size() == 1 ? "" : "s");
+  std::printf("%s: valid (%s, %zu run%s)\n", config.c_str(), ex.algorithm.c_str(), ex.runs.size(),
+              ex.runs.size() == 1 ? "" : "s");
   return 0;
 }
 
@@ -473,7 +501,8 @@ int cmd_list(const Registry& reg, const std::string& what, bool markdown, bool s
       std::fputs((summary ? algorithms_summary_markdown(reg) : algorithms_markdown(reg)).c_str(), stdout);
       return 0;
     }
-    for (const AlgorithmInfo* a : reg.all()) std::printf("%-16s %s [%s]\n", a->name.c_str(), a->summary.c_str(), a->source.c_str());
+    for (const AlgorithmInfo* a : reg.all())
+      std::printf("%-16s %s [%s]\n", a->name.c_str(), a->summary.c_str(), a->source.c_str());
     return 0;
   }
   throw InputError("", "list", "list what? \"machines\" or \"algorithms\", not \"" + what + "\"");
@@ -512,17 +541,21 @@ int main(int argc, char** argv) {
   run->add_option("config", config, "experiment config (JSON)")->required();
   run->add_option("--out", out_dir, "write report.json and runs.csv into this folder (atomically)");
   run->add_flag("--json", json, "print the JSON report on stdout and nothing else");
-  run->add_option("--engine", engine, "cycle (the discrete-event engine, default), simgrid (SimGrid S4U), or both side by side");
+  run->add_option("--engine", engine,
+                  "cycle (the discrete-event engine, default), simgrid (SimGrid S4U), or both side by side");
   run->add_option("--trace", targs.formats, "write traces into OUT/traces: cubesim, chrome, simgrid (comma-separated)");
   run->add_option("--trace-nodes", targs.nodes, "chrome trace: only nodes A-B");
-  run->add_option("--trace-max-events", targs.max_events, "chrome trace: stop after this many events (default 2000000)");
+  run->add_option("--trace-max-events", targs.max_events,
+                  "chrome trace: stop after this many events (default 2000000)");
   run->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0 so that reports are bit-identical");
   run->add_flag("--resume", resume, "finish an interrupted run: reuse the points OUT/resume.json holds, run the rest");
   run->add_option("--jobs,-j", jobs, "points run at once (default 0: one per core); the report is the same");
-  run->add_option("--shard", shard, "run only shard I of K (points I, I+K, ...; 1 <= I <= K), for a batch system; "
-                                    "needs --out; `cubesim merge` joins the shards");
+  run->add_option("--shard", shard,
+                  "run only shard I of K (points I, I+K, ...; 1 <= I <= K), for a batch system; "
+                  "needs --out; `cubesim merge` joins the shards");
   add_budgets(run);
-  auto* merge = app.add_subcommand("merge", "join the --out folders of `cubesim run --shard I/K` into the report of the whole sweep");
+  auto* merge = app.add_subcommand(
+      "merge", "join the --out folders of `cubesim run --shard I/K` into the report of the whole sweep");
   merge->add_option("config", config, "the experiment config the shards ran")->required();
   merge->add_option("shards", merge_dirs, "the shards' --out folders")->required();
   merge->add_option("--out", out_dir, "write report.json and runs.csv into this folder (atomically)");
@@ -535,7 +568,8 @@ int main(int argc, char** argv) {
   auto* rep = app.add_subcommand("replay", "re-time a recorded trace (cubesim or SimGrid TI) on a machine model");
   rep->add_option("trace", trace_path, "a .trace file, or a SimGrid TI index or action file")->required();
   rep->add_option("--machine", ropt.machine, "preset name, machine JSON file, or \"recorded\" (default)");
-  rep->add_option("--topology", ropt.topology, "hypercube:N, mesh:AxB[xC] or torus:AxB[xC] (default: see docs/traces.md)");
+  rep->add_option("--topology", ropt.topology,
+                  "hypercube:N, mesh:AxB[xC] or torus:AxB[xC] (default: see docs/traces.md)");
   rep->add_option("--packet", ropt.packet, "packet size B in elements (default: see docs/traces.md)");
   rep->add_option("--format", ropt.format, "auto (default), cubesim or simgrid");
   rep->add_option("--out", out_dir, "write report.json (and traces) into this folder");
@@ -547,7 +581,8 @@ int main(int argc, char** argv) {
   add_budgets(rep);
   std::string suite;
   bool update = false;
-  auto* reg_cmd = app.add_subcommand("regress", "check a suite of configs: simulated against predicted (and golden) times");
+  auto* reg_cmd =
+      app.add_subcommand("regress", "check a suite of configs: simulated against predicted (and golden) times");
   reg_cmd->add_option("suite", suite, "suite JSON (cubesim.suite/1) or a folder of configs")->required();
   reg_cmd->add_option("--out", out_dir, "write regress.json and regress.csv into this folder");
   reg_cmd->add_flag("--json", json, "print the JSON summary on stdout and nothing else");
@@ -555,7 +590,8 @@ int main(int argc, char** argv) {
   reg_cmd->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0");
   add_budgets(reg_cmd);
   std::int64_t point = 1;
-  auto* expl = app.add_subcommand("export-platform", "write the SimGrid platform (XML) of a config's machine and topology");
+  auto* expl =
+      app.add_subcommand("export-platform", "write the SimGrid platform (XML) of a config's machine and topology");
   expl->add_option("config", config, "experiment config (JSON)")->required();
   expl->add_option("--out", out_dir, "the XML file to write (default: standard output)");
   expl->add_option("--point", point, "which point of a sweep (1-based, default 1)");
@@ -568,15 +604,18 @@ int main(int argc, char** argv) {
   list->add_option("what", what, "machines | algorithms")->required();
   // Plots (docs/figures.md): drawn by app/plot/cubesim_plot.py with matplotlib; every argument
   // after the subcommand, --help included, is the script's.
-  auto* plot = app.add_subcommand("plot", "plot a sweep: simulated beside predicted, a line per series (cubesim plot --help)");
+  auto* plot =
+      app.add_subcommand("plot", "plot a sweep: simulated beside predicted, a line per series (cubesim plot --help)");
   auto* figs = app.add_subcommand("figures", "regenerate the papers' figures into figures/ (cubesim figures --help)");
-  auto* fit = app.add_subcommand("fit", "fit a line or a power law through a sweep's runs, with 95 % intervals (cubesim fit --help)");
+  auto* fit = app.add_subcommand(
+      "fit", "fit a line or a power law through a sweep's runs, with 95 % intervals (cubesim fit --help)");
   for (CLI::App* c : {plot, figs, fit}) {
     c->prefix_command();
     c->set_help_flag();
   }
   bool markdown = false, summary = false;
-  list->add_flag("--markdown", markdown, "algorithms: the docs' table (row, relation, measured deviations per port model)");
+  list->add_flag("--markdown", markdown,
+                 "algorithms: the docs' table (row, relation, measured deviations per port model)");
   list->add_flag("--summary", summary, "with --markdown: one row per algorithm (the README's table)");
 
   try {
@@ -593,8 +632,11 @@ int main(int argc, char** argv) {
   targs.max_events_given = run->count("--trace-max-events") + rep->count("--trace-max-events") > 0;
   try {
     const Registry reg = make_registry();
-    if (*run) return cmd_run(reg, RunArgs{config, out_dir, engine, json, reproducible, resume, targs, budget, jobs, shard, {}});
-    if (*merge) return cmd_run(reg, RunArgs{config, out_dir, engine, json, reproducible, false, targs, budget, 1, "", merge_dirs});
+    if (*run)
+      return cmd_run(reg, RunArgs{config, out_dir, engine, json, reproducible, resume, targs, budget, jobs, shard, {}});
+    if (*merge)
+      return cmd_run(reg,
+                     RunArgs{config, out_dir, engine, json, reproducible, false, targs, budget, 1, "", merge_dirs});
     if (*reg_cmd) return cmd_regress(reg, suite, out_dir, json, update, reproducible, budget);
     if (*rep) return cmd_replay(reg, trace_path, ropt, out_dir, json, reproducible, targs, budget);
     if (*expl) return cmd_export_platform(reg, config, out_dir, point);

@@ -7,7 +7,8 @@ constexpr std::int64_t kMaxParam = std::int64_t{1} << 50;
 
 std::optional<std::string> integer(const ojson& v, std::int64_t& out, const std::string& what) {
   if (!v.is_number_integer()) return what + " must be an integer";
-  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxParam)) return what + " is too large";
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxParam))
+    return what + " is too large";
   const auto x = v.get<std::int64_t>();
   if (x < 0 || x > kMaxParam) return what + " must be between 0 and 2^50, got " + std::to_string(x);
   out = x;
@@ -49,7 +50,10 @@ ojson param_to_json(const Params& p, const ParamSpec& spec) {
   }
   const std::int64_t x = p.*(spec.field);
   if (x == spec.unset && spec.key != "root") return ojson();
-  if (spec.is_name()) return x >= 0 && x < static_cast<std::int64_t>(spec.names.size()) ? ojson(std::string(spec.names[static_cast<std::size_t>(x)])) : ojson();
+  if (spec.is_name())
+    return x >= 0 && x < static_cast<std::int64_t>(spec.names.size())
+               ? ojson(std::string(spec.names[static_cast<std::size_t>(x)]))
+               : ojson();
   return x;
 }
 

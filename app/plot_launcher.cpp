@@ -42,8 +42,7 @@ std::string find_plot_script() {
 int exec_plot_tool(const std::string& tool, const std::vector<std::string>& args) {
   const std::string script = find_plot_script();
   if (script.empty()) {
-    std::cerr << "cubesim " << tool
-              << ": cannot find app/plot/cubesim_plot.py (set CUBESIM_PLOT_SCRIPT to its path)\n";
+    std::cerr << "cubesim " << tool << ": cannot find app/plot/cubesim_plot.py (set CUBESIM_PLOT_SCRIPT to its path)\n";
     return 2;
   }
   std::string python = "python3";

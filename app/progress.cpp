@@ -38,8 +38,10 @@ std::string Progress::line(std::size_t done, std::size_t points, double events_p
   s += buf;
   if (points > 1 && done > 0 && done < points) {
     const double left = elapsed_s * static_cast<double>(points - done) / static_cast<double>(done);
-    if (left >= 120) std::snprintf(buf, sizeof buf, " · about %.0f min left", std::ceil(left / 60));
-    else std::snprintf(buf, sizeof buf, " · about %.0f s left", std::ceil(left));
+    if (left >= 120)
+      std::snprintf(buf, sizeof buf, " · about %.0f min left", std::ceil(left / 60));
+    else
+      std::snprintf(buf, sizeof buf, " · about %.0f s left", std::ceil(left));
     s += buf;
   }
   return s;

@@ -10,10 +10,10 @@
 
 #include "app/config.hpp"
 #include "app/io.hpp"
-#include "sim/input_error.hpp"
-#include "sim/number_format.hpp"
 #include "app/report.hpp"
 #include "app/runner.hpp"
+#include "sim/input_error.hpp"
+#include "sim/number_format.hpp"
 
 namespace cubesim {
 
@@ -28,8 +28,8 @@ namespace {
 enum class Expect { as_predicted, exact, upper_bound, approx };
 
 struct SuiteEntry {
-  std::string id;      ///< path relative to the suite folder
-  std::string path;    ///< path to open
+  std::string id;    ///< path relative to the suite folder
+  std::string path;  ///< path to open
   Expect expect = Expect::as_predicted;
   double tolerance = 0;
 };
@@ -42,9 +42,12 @@ struct Suite {
 
 std::string expect_text(const SuiteEntry& e) {
   switch (e.expect) {
-    case Expect::as_predicted: return "as_predicted";
-    case Expect::exact: return "exact";
-    case Expect::upper_bound: return "upper_bound";
+    case Expect::as_predicted:
+      return "as_predicted";
+    case Expect::exact:
+      return "exact";
+    case Expect::upper_bound:
+      return "upper_bound";
     case Expect::approx: {
       char buf[48];
       std::snprintf(buf, sizeof buf, "approx %g", e.tolerance);
@@ -58,27 +61,35 @@ SuiteEntry parse_entry(const ojson& j, const std::string& file, const std::strin
   const auto fail = [&](const std::string& p, const std::string& m) { throw InputError(file, p, m); };
   if (!j.is_object()) fail(ptr, "an experiment is an object {\"config\": \"path\", \"expect\": ...}");
   for (const auto& [k, v] : j.items())
-    if (k != "config" && k != "expect" && k != "description") fail(ptr + "/" + k, "unknown key (known: config, expect, description)");
-  if (!j.contains("config") || !j["config"].is_string()) fail(ptr + "/config", "config must be a path (relative to the suite)");
+    if (k != "config" && k != "expect" && k != "description")
+      fail(ptr + "/" + k, "unknown key (known: config, expect, description)");
+  if (!j.contains("config") || !j["config"].is_string())
+    fail(ptr + "/config", "config must be a path (relative to the suite)");
   SuiteEntry e;
   e.id = j["config"].get<std::string>();
   e.path = (base / e.id).lexically_normal().string();
   std::error_code ec;  // the overloads that report, not throw: a name too long is "no such config"
-  if (!fs::exists(e.path, ec)) fail(ptr + "/config", "no such config: " + e.path + (ec ? " (" + ec.message() + ")" : ""));
+  if (!fs::exists(e.path, ec))
+    fail(ptr + "/config", "no such config: " + e.path + (ec ? " (" + ec.message() + ")" : ""));
   if (j.contains("expect")) {
     const ojson& x = j["expect"];
     if (x.is_string()) {
       const std::string s = x.get<std::string>();
-      if (s == "as_predicted") e.expect = Expect::as_predicted;
-      else if (s == "exact") e.expect = Expect::exact;
-      else if (s == "upper_bound") e.expect = Expect::upper_bound;
-      else fail(ptr + "/expect", "expect must be \"as_predicted\", \"exact\", \"upper_bound\" or {\"approx\": tolerance}");
+      if (s == "as_predicted")
+        e.expect = Expect::as_predicted;
+      else if (s == "exact")
+        e.expect = Expect::exact;
+      else if (s == "upper_bound")
+        e.expect = Expect::upper_bound;
+      else
+        fail(ptr + "/expect", "expect must be \"as_predicted\", \"exact\", \"upper_bound\" or {\"approx\": tolerance}");
     } else if (x.is_object() && x.size() == 1 && x.contains("approx") && x["approx"].is_number() &&
                x["approx"].get<double>() >= 0) {
       e.expect = Expect::approx;
       e.tolerance = x["approx"].get<double>();
     } else {
-      fail(ptr + "/expect", "expect must be \"as_predicted\", \"exact\", \"upper_bound\" or {\"approx\": tolerance >= 0}");
+      fail(ptr + "/expect",
+           "expect must be \"as_predicted\", \"exact\", \"upper_bound\" or {\"approx\": tolerance >= 0}");
     }
   }
   return e;
@@ -112,7 +123,8 @@ Suite load_suite(const std::string& path) {
   const fs::path base = p.parent_path();
   std::string golden = "golden.json";
   if (j.contains("golden")) {
-    if (!j["golden"].is_string() || j["golden"].get<std::string>().empty()) fail("/golden", "golden must be a file name");
+    if (!j["golden"].is_string() || j["golden"].get<std::string>().empty())
+      fail("/golden", "golden must be a file name");
     golden = j["golden"].get<std::string>();
   }
   s.golden_path = (base / golden).string();
@@ -150,10 +162,14 @@ ojson golden_run(const RunPoint& p, const RunOutcome& o) {
 bool meets(const SuiteEntry& e, const RunOutcome& o) {
   const Time sim = o.stats.time, pred = o.prediction.time;
   switch (e.expect) {
-    case Expect::as_predicted: return o.relation_holds;
-    case Expect::exact: return sim == pred;
-    case Expect::upper_bound: return sim <= pred;
-    case Expect::approx: return std::isfinite(o.ratio) && std::fabs(o.ratio - 1.0) <= e.tolerance;
+    case Expect::as_predicted:
+      return o.relation_holds;
+    case Expect::exact:
+      return sim == pred;
+    case Expect::upper_bound:
+      return sim <= pred;
+    case Expect::approx:
+      return std::isfinite(o.ratio) && std::fabs(o.ratio - 1.0) <= e.tolerance;
   }
   return false;
 }
@@ -169,7 +185,8 @@ RegressSummary run_regress(const std::string& suite_path, const Registry& regist
     const ojson g = read_json_file(suite.golden_path);
     if (!g.is_object() || g.value("schema", ojson()) != "cubesim.golden/1" || !g.contains("experiments") ||
         !g["experiments"].is_object())
-      throw InputError(suite.golden_path, "", "a golden file is {\"schema\": \"cubesim.golden/1\", \"experiments\": {...}}");
+      throw InputError(suite.golden_path, "",
+                       "a golden file is {\"schema\": \"cubesim.golden/1\", \"experiments\": {...}}");
     golden = g["experiments"];
   }
   // Load every config first: a bad one is bad input (exit 2) before anything runs.
@@ -222,10 +239,12 @@ RegressSummary run_regress(const std::string& suite_path, const Registry& regist
         const ojson& old = (*gold)[k];
         for (const char* key : {"point", "simulated_ps", "predicted_ps", "startups", "element_transfers"}) {
           if (old.contains(key) && old[key] == g[key]) continue;
-          const std::string change = where + ": " + key + " " + (old.contains(key) ? old[key].dump() : "missing") +
-                                     " -> " + g[key].dump();
-          if (opt.update) v.golden_changes.push_back(change);
-          else fail("golden " + change.substr(where.size() + 2));
+          const std::string change =
+              where + ": " + key + " " + (old.contains(key) ? old[key].dump() : "missing") + " -> " + g[key].dump();
+          if (opt.update)
+            v.golden_changes.push_back(change);
+          else
+            fail("golden " + change.substr(where.size() + 2));
         }
       } else if (opt.update) {
         v.golden_changes.push_back(where + ": added");
@@ -252,13 +271,19 @@ ojson regress_json(const RegressSummary& s, const RegressOptions& opt) {
   std::size_t passed = 0;
   for (const ExperimentVerdict& v : s.experiments) {
     passed += v.pass ? 1 : 0;
-    ojson e = {{"experiment", v.id}, {"verdict", v.pass ? "pass" : "fail"}, {"runs", v.runs}, {"expect", v.expect},
-               {"min_ratio", v.min_ratio}, {"max_ratio", v.max_ratio}, {"reason", v.reason}};
+    ojson e = {{"experiment", v.id},       {"verdict", v.pass ? "pass" : "fail"},
+               {"runs", v.runs},           {"expect", v.expect},
+               {"min_ratio", v.min_ratio}, {"max_ratio", v.max_ratio},
+               {"reason", v.reason}};
     if (opt.update) e["golden_changes"] = v.golden_changes;
     arr.push_back(e);
   }
-  ojson j = {{"schema", "cubesim.regress/1"}, {"suite", s.suite},   {"golden", s.golden_path},
-             {"pass", s.pass()},              {"passed", passed},   {"failed", s.experiments.size() - passed},
+  ojson j = {{"schema", "cubesim.regress/1"},
+             {"suite", s.suite},
+             {"golden", s.golden_path},
+             {"pass", s.pass()},
+             {"passed", passed},
+             {"failed", s.experiments.size() - passed},
              {"experiments", arr}};
   j["golden_written"] = s.golden_written;
   j["wall_s"] = opt.reproducible ? 0.0 : s.wall_s;
@@ -273,8 +298,8 @@ std::string regress_csv(const RegressSummary& s) {
     std::string q = "\"";
     for (char c : reason) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     q += "\"";
-    o << v.id << "," << (v.pass ? "pass" : "fail") << "," << v.runs << "," << v.expect << "," << exact_decimal(v.min_ratio)
-      << "," << exact_decimal(v.max_ratio) << "," << q << "\n";
+    o << v.id << "," << (v.pass ? "pass" : "fail") << "," << v.runs << "," << v.expect << ","
+      << exact_decimal(v.min_ratio) << "," << exact_decimal(v.max_ratio) << "," << q << "\n";
   }
   return o.str();
 }
@@ -285,8 +310,8 @@ std::string regress_text(const RegressSummary& s) {
   char line[512];
   for (const ExperimentVerdict& v : s.experiments) {
     passed += v.pass ? 1 : 0;
-    std::snprintf(line, sizeof line, "%s  %-40s %4zu runs  %-13s ratio %.6f..%.6f", v.pass ? "PASS" : "FAIL", v.id.c_str(),
-                  v.runs, v.expect.c_str(), v.min_ratio, v.max_ratio);
+    std::snprintf(line, sizeof line, "%s  %-40s %4zu runs  %-13s ratio %.6f..%.6f", v.pass ? "PASS" : "FAIL",
+                  v.id.c_str(), v.runs, v.expect.c_str(), v.min_ratio, v.max_ratio);
     o << line;
     if (!v.pass) o << "  " << v.reason;
     o << "\n";

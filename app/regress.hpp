@@ -8,10 +8,9 @@
 /// and, in the golden file next to it (default "golden.json"), the simulated and predicted times
 /// and critical-path terms of every run, so that any change of a model or a formula is noticed.
 /// A folder is a suite of every config in it (suite.json there, if present, wins).
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "algorithms/registry.hpp"
 #include "app/runner.hpp"
@@ -27,12 +26,12 @@ struct RegressOptions {
 };
 
 struct ExperimentVerdict {
-  std::string id;             ///< the config's path relative to the suite
+  std::string id;  ///< the config's path relative to the suite
   bool pass = false;
   std::size_t runs = 0;
-  std::string expect;         ///< the expectation, as text
+  std::string expect;  ///< the expectation, as text
   double min_ratio = 0, max_ratio = 0;
-  std::string reason;         ///< why it failed (the first reason), or "" when it passed
+  std::string reason;                       ///< why it failed (the first reason), or "" when it passed
   std::vector<std::string> golden_changes;  ///< with --update: what changed
 };
 

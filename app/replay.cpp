@@ -1,17 +1,16 @@
 #include "app/replay.hpp"
 
-#include "app/params_json.hpp"
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "machines/machine_loader.hpp"
 #include "app/config.hpp"
-#include "sim/input_error.hpp"
+#include "app/params_json.hpp"
 #include "app/report.hpp"
 #include "app/runner.hpp"
+#include "machines/machine_loader.hpp"
+#include "sim/input_error.hpp"
 #include "traces/simgrid_ti.hpp"
 
 namespace cubesim::trace {
@@ -19,7 +18,8 @@ namespace cubesim::trace {
 Topology parse_topology_spec(const std::string& spec) {
   const auto fail = [&](const std::string& msg) -> Topology { throw InputError("", "--topology", msg); };
   const auto colon = spec.find(':');
-  if (colon == std::string::npos) return fail("expected hypercube:N, mesh:AxB[xC] or torus:AxB[xC], got \"" + spec + "\"");
+  if (colon == std::string::npos)
+    return fail("expected hypercube:N, mesh:AxB[xC] or torus:AxB[xC], got \"" + spec + "\"");
   const std::string kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
   ojson j;
   j["kind"] = kind;
@@ -67,8 +67,9 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   ReplayResult r;
   r.loaded.path = path;
   if (opt.packet < 0)
-    throw InputError("", "--packet", "a packet size is at least 1 element (leave it out for the default), not " +
-                                         std::to_string(opt.packet));
+    throw InputError(
+        "", "--packet",
+        "a packet size is at least 1 element (leave it out for the default), not " + std::to_string(opt.packet));
   std::string format = opt.format;
   if (format == "auto") format = looks_native(head_of(path)) ? "cubesim" : "simgrid";
   if (format != "cubesim" && format != "simgrid")
@@ -92,7 +93,8 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   } else {
     std::string known;
     for (const std::string& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("", "--machine", "\"" + opt.machine + "\" is neither a machine preset (" + known + "), \"recorded\", nor a file");
+    throw InputError("", "--machine",
+                     "\"" + opt.machine + "\" is neither a machine preset (" + known + "), \"recorded\", nor a file");
   }
 
   // Trace.
@@ -103,7 +105,8 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
         throw InputError(path, std::string("line 1: /") + key, std::string(key) + " must be a string");
     if (opt.machine == "recorded") {
       const ojson& h = r.loaded.trace->header;
-      if (!h.contains("machine")) throw InputError(path, "line 1: /machine", "the header records no machine: give --machine");
+      if (!h.contains("machine"))
+        throw InputError(path, "line 1: /machine", "the header records no machine: give --machine");
       machine = machine_from_json(h["machine"], path, "line 1: /machine", false);
     }
   } else {
@@ -124,29 +127,33 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   } else if (!default_topology.is_null()) {
     topo = parse_topology(default_topology, opt.machine, "/default_topology");
     if (topo.size() != nodes)
-      throw InputError("", "--topology", "machine " + machine.name + "'s default topology (" + topo.describe() + ") has " +
-                                             std::to_string(topo.size()) + " nodes, the trace " + std::to_string(nodes) +
-                                             ": give --topology");
+      throw InputError("", "--topology",
+                       "machine " + machine.name + "'s default topology (" + topo.describe() + ") has " +
+                           std::to_string(topo.size()) + " nodes, the trace " + std::to_string(nodes) +
+                           ": give --topology");
   } else if (format == "cubesim") {
     topo = t.topology;
   } else {
     int dim = 0;
     while ((NodeId{1} << dim) < nodes) ++dim;
     if ((NodeId{1} << dim) != nodes)
-      throw InputError(path, "", "the trace has " + std::to_string(nodes) + " ranks, not a power of two: give --topology");
+      throw InputError(path, "",
+                       "the trace has " + std::to_string(nodes) + " ranks, not a power of two: give --topology");
     topo = Topology::hypercube(dim);
   }
   if (topo.size() != nodes)
-    throw InputError("", "--topology", topo.describe() + " has " + std::to_string(topo.size()) + " nodes; the trace has " +
-                                           std::to_string(nodes));
+    throw InputError(
+        "", "--topology",
+        topo.describe() + " has " + std::to_string(topo.size()) + " nodes; the trace has " + std::to_string(nodes));
   if (format == "simgrid") t.topology = topo;
 
   // Packet size.
   std::int64_t b = machine.packet_elements;
   if (opt.packet > 0) {
     if (opt.packet > machine.packet_elements)
-      throw InputError("", "--packet", "packet size " + std::to_string(opt.packet) + " exceeds the machine's B_m (" +
-                                           std::to_string(machine.packet_elements) + ")");
+      throw InputError("", "--packet",
+                       "packet size " + std::to_string(opt.packet) + " exceeds the machine's B_m (" +
+                           std::to_string(machine.packet_elements) + ")");
     b = opt.packet;
   } else if (t.packet_explicit) {
     b = std::min(t.packet_elements, machine.packet_elements);
@@ -193,8 +200,9 @@ void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* obser
   } else if (recorded_b != r.setup.params.B) {
     // The trace holds the messages the algorithm cut for its packet size; at another B the
     // algorithm would have sent other messages (a pipelined broadcast, packet by packet).
-    r.prediction_note = "the trace was recorded at B=" + std::to_string(recorded_b) + " and replays at B=" +
-                        std::to_string(r.setup.params.B) + ": " + algo + "'s formula at this B describes other messages";
+    r.prediction_note = "the trace was recorded at B=" + std::to_string(recorded_b) +
+                        " and replays at B=" + std::to_string(r.setup.params.B) + ": " + algo +
+                        "'s formula at this B describes other messages";
   } else if (auto err = check_sizes(r.setup); err || (err = info->check(r.setup))) {
     r.prediction_note = algo + "'s formula does not apply here: " + err->message;
   } else {
@@ -232,7 +240,8 @@ ojson replay_report(const ReplayResult& r, bool reproducible) {
   rep["trace"] = r.loaded.path;
   rep["format"] = r.loaded.format;
   rep["steps"] = t.steps();
-  if (t.header.contains("machine") && t.header["machine"].contains("name")) rep["recorded_machine"] = t.header["machine"]["name"];
+  if (t.header.contains("machine") && t.header["machine"].contains("name"))
+    rep["recorded_machine"] = t.header["machine"]["name"];
   if (t.header.contains("topology")) rep["recorded_topology"] = t.header["topology"];
   if (t.header.contains("recorded")) rep["recorded"] = t.header["recorded"];
   j["replay"] = rep;
@@ -248,9 +257,9 @@ ojson replay_report(const ReplayResult& r, bool reproducible) {
     run["simulated"] = simulated_json(r.stats, opt);
     if (r.prediction) {
       run["predicted"] = prediction_json(*r.prediction);
-      const double ratio = r.prediction->time.count() == 0
-                               ? (r.stats.time.count() == 0 ? 1.0 : INFINITY)
-                               : static_cast<double>(r.stats.time.count()) / static_cast<double>(r.prediction->time.count());
+      const double ratio = r.prediction->time.count() == 0 ? (r.stats.time.count() == 0 ? 1.0 : INFINITY)
+                                                           : static_cast<double>(r.stats.time.count()) /
+                                                                 static_cast<double>(r.prediction->time.count());
       run["ratio"] = std::isfinite(ratio) ? ojson(ratio) : ojson(nullptr);
       run["relation_holds"] = r.relation_holds;
     } else {

@@ -19,9 +19,9 @@ namespace cubesim::trace {
 
 struct ReplayOptions {
   std::string machine = "recorded";
-  std::string topology;          ///< "hypercube:6", "mesh:8x8", "torus:4x4x4"; empty: see above
-  std::int64_t packet = 0;       ///< 0: see above
-  std::string format = "auto";   ///< auto | cubesim | simgrid
+  std::string topology;         ///< "hypercube:6", "mesh:8x8", "torus:4x4x4"; empty: see above
+  std::int64_t packet = 0;      ///< 0: see above
+  std::string format = "auto";  ///< auto | cubesim | simgrid
 };
 
 struct LoadedTrace {
@@ -32,12 +32,12 @@ struct LoadedTrace {
 
 struct ReplayResult {
   LoadedTrace loaded;
-  Setup setup;               ///< machine, topology, packet size (params.B) of the replay
+  Setup setup;  ///< machine, topology, packet size (params.B) of the replay
   RunStats stats;
   std::optional<Prediction> prediction;  ///< when the trace names a known algorithm that fits
   std::string prediction_note;           ///< why there is none
   bool relation_holds = false;
-  std::string error;         ///< the replay failed (a process error or deadlock)
+  std::string error;  ///< the replay failed (a process error or deadlock)
 };
 
 /// Parses "hypercube:N", "mesh:AxB[xC]" or "torus:AxB[xC]". Throws InputError.

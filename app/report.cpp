@@ -31,8 +31,8 @@ std::string point_label(const RunPoint& p) {
 /// winner - 1). Runs that failed take no part.
 struct Standing {
   std::string winner;
-  ojson best;           ///< the fastest run's values of the compared keys
-  std::string label;    ///< the winner and its compared values other than the algorithm
+  ojson best;         ///< the fastest run's values of the compared keys
+  std::string label;  ///< the winner and its compared values other than the algorithm
   const RunOutcome* fastest = nullptr;
   double margin = NAN, behind = NAN;
 };
@@ -61,7 +61,8 @@ std::vector<Standing> standings(const Experiment& ex, const std::vector<RunOutco
     if (std::isfinite(run_seconds(runs[i]))) groups[group_of(ex, *runs[i].point)].push_back(i);
   for (const auto& [g, idx] : groups) {
     std::vector<std::size_t> order = idx;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return run_seconds(runs[a]) < run_seconds(runs[b]); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return run_seconds(runs[a]) < run_seconds(runs[b]); });
     const RunOutcome& f = runs[order[0]];
     const double best = run_seconds(f);
     Standing st;
@@ -84,7 +85,8 @@ std::vector<Standing> standings(const Experiment& ex, const std::vector<RunOutco
 }
 
 /// How many points each algorithm wins (the volumes of TR-530's selection maps).
-std::map<std::string, std::int64_t> wins(const Experiment& ex, const std::vector<RunOutcome>& runs, const std::vector<Standing>& stand) {
+std::map<std::string, std::int64_t> wins(const Experiment& ex, const std::vector<RunOutcome>& runs,
+                                         const std::vector<Standing>& stand) {
   std::map<std::string, std::int64_t> w;
   std::set<std::string> seen;
   for (std::size_t i = 0; i < runs.size(); ++i)
@@ -155,9 +157,9 @@ ojson simulated_json(const RunStats& st, const ReportOptions& opt) {
   sim["time_s"] = sec(st.time);
   sim["time_ps"] = st.time.count();
   const PathCounts& cp = st.critical_path;
-  sim["critical_path"] = {{"startups", cp.startups},       {"element_transfers", cp.element_transfers},
-                          {"flops", cp.flops},             {"copies", cp.copies},
-                          {"msg_startups", cp.msg_startups}, {"delay_s", sec(cp.delays)}};
+  sim["critical_path"] = {
+      {"startups", cp.startups}, {"element_transfers", cp.element_transfers}, {"flops", cp.flops},
+      {"copies", cp.copies},     {"msg_startups", cp.msg_startups},           {"delay_s", sec(cp.delays)}};
   sim["messages"] = st.messages;
   sim["packets"] = st.packets;
   sim["packet_hops"] = st.packet_hops;
@@ -221,8 +223,10 @@ ojson simgrid_json(const RunOutcome& o, const ReportOptions& opt) {
   j["process_wall_s"] = wall ? g.process_wall_s : 0.0;
   j["max_rss_bytes"] = wall ? static_cast<std::int64_t>(g.max_rss_kib) * 1024 : 0;
   j["verified"] = g.verified;
-  if (!g.verify_ran) j["verification"] = "skipped";
-  else j["verification"] = o.point->setup.data_mode ? "data" : "sizes";
+  if (!g.verify_ran)
+    j["verification"] = "skipped";
+  else
+    j["verification"] = o.point->setup.data_mode ? "data" : "sizes";
   if (!g.verify_message.empty()) j["verify_error"] = g.verify_message;
   return j;
 }
@@ -286,8 +290,10 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
     run["relation_holds"] = o.relation_holds;
     run["terms_match"] = o.terms_match;
     run["verified"] = o.verified && (!o.simgrid || o.simgrid->verified || !o.simgrid->verify_ran);
-    if (!o.verify_ran) run["verification"] = "skipped";
-    else run["verification"] = s.data_mode ? "data" : "sizes";
+    if (!o.verify_ran)
+      run["verification"] = "skipped";
+    else
+      run["verification"] = s.data_mode ? "data" : "sizes";
     if (!o.verify_message.empty()) run["verify_error"] = o.verify_message;
     arr.push_back(run);
   }
@@ -316,7 +322,9 @@ std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs
        "cp_element_transfers,pred_startups,pred_element_transfers,terms_match,messages,packets,element_hops,events,"
        "wall_s,verified,error";
   const bool sg = opt.engine != EngineKind::cycle;
-  if (sg) o << ",simgrid_s,simgrid_relative_difference,simgrid_wall_s,wall_ratio,simgrid_max_rss_bytes,simgrid_verified,simgrid_error";
+  if (sg)
+    o << ",simgrid_s,simgrid_relative_difference,simgrid_wall_s,wall_ratio,simgrid_max_rss_bytes,simgrid_verified,"
+         "simgrid_error";
   if (!ex.compare.empty()) o << ",winner,margin,behind";
   if (!ex.compare.empty() && !only_algorithm(ex)) o << ",best";
   o << "\n";
@@ -414,16 +422,19 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
       std::string rel = relation_name(r.prediction.relation) + (r.relation_holds ? "" : "!");
       std::string terms = std::to_string(r.stats.critical_path.startups) + (r.terms_match ? "" : "*");
       std::string ver = verdict(r.verify_ran, r.verified, r.verify_message);
-      if (sg && !r.simgrid->error.empty()) ver += "; simgrid ERROR: " + r.simgrid->error;
-      else if (sg && r.simgrid->verify_ran && !r.simgrid->verified) ver += "; simgrid NO: " + r.simgrid->verify_message;
+      if (sg && !r.simgrid->error.empty())
+        ver += "; simgrid ERROR: " + r.simgrid->error;
+      else if (sg && r.simgrid->verify_ran && !r.simgrid->verified)
+        ver += "; simgrid NO: " + r.simgrid->verify_message;
       std::snprintf(line, sizeof line, " %16s %9.6f %-11s %10s %12lld %s\n", format_time(r.prediction.time).c_str(),
-                    r.ratio, rel.c_str(), terms.c_str(), static_cast<long long>(r.stats.critical_path.element_transfers),
-                    ver.c_str());
+                    r.ratio, rel.c_str(), terms.c_str(),
+                    static_cast<long long>(r.stats.critical_path.element_transfers), ver.c_str());
       row += line;
     } else {
       const SimGridOutcome& g = *r.simgrid;
       const double pred = r.prediction.time.seconds();
-      std::string rel = relation_name(r.prediction.relation) + (relation_holds(r.prediction, g.stats.time_s) ? "" : "!");
+      std::string rel =
+          relation_name(r.prediction.relation) + (relation_holds(r.prediction, g.stats.time_s) ? "" : "!");
       std::snprintf(line, sizeof line, "%-28s %16s %16s %9.6f %-11s %10s %12s %s\n", point_label(*r.point).c_str(),
                     format_time(time_from_seconds(g.stats.time_s)).c_str(), format_time(r.prediction.time).c_str(),
                     pred > 0 ? g.stats.time_s / pred : 1.0, rel.c_str(), "-", "-",
@@ -458,7 +469,8 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
       o << "wins over " << points << " points:";
       for (const auto& [name, count] : wins(ex, runs, stand)) {
         char m[160];
-        std::snprintf(m, sizeof m, " %s %lld (%.1f %%)", name.c_str(), static_cast<long long>(count), 100.0 * static_cast<double>(count) / static_cast<double>(points));
+        std::snprintf(m, sizeof m, " %s %lld (%.1f %%)", name.c_str(), static_cast<long long>(count),
+                      100.0 * static_cast<double>(count) / static_cast<double>(points));
         o << m;
       }
       o << "\n";
@@ -470,13 +482,14 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
       sources.push_back(r.prediction.source);
   for (const std::string& src : sources) o << "prediction: " << src << "\n";
   if (opt.interrupted_by != 0) {
-    o << "PARTIAL: stopped by " << signal_name(opt.interrupted_by) << " after " << runs.size() << " of " << ex.runs.size()
-      << " points";
+    o << "PARTIAL: stopped by " << signal_name(opt.interrupted_by) << " after " << runs.size() << " of "
+      << ex.runs.size() << " points";
     if (!opt.resume_command.empty()) o << "; " << opt.resume_command << " runs the rest";
     o << "\n";
   }
   if (cycle)
-    o << "('!' after the relation: it does not hold; '*' after start-ups: the critical path differs from the table's terms)\n";
+    o << "('!' after the relation: it does not hold; '*' after start-ups: the critical path differs from the table's "
+         "terms)\n";
   else
     o << "('!' after the relation: it does not hold within 1e-9 relative; SimGrid reports no critical path)\n";
   if (sg)

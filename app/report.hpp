@@ -1,9 +1,8 @@
 #pragma once
 /// Reports ("cubesim.report/1", DESIGN.md): JSON, CSV, and a table for people.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/runner.hpp"
 

@@ -47,8 +47,8 @@ ojson outcome_json(const RunOutcome& o) {
   j["verify_message"] = o.verify_message;
   if (o.simgrid) {
     const SimGridOutcome& g = *o.simgrid;
-    j["simgrid"] = {{"stats", to_ojson(g.stats)},           {"verified", g.verified},          {"verify_ran", g.verify_ran},
-                    {"verify_message", g.verify_message}, {"error", g.error},           {"max_rss_kib", g.max_rss_kib},
+    j["simgrid"] = {{"stats", to_ojson(g.stats)},         {"verified", g.verified}, {"verify_ran", g.verify_ran},
+                    {"verify_message", g.verify_message}, {"error", g.error},       {"max_rss_kib", g.max_rss_kib},
                     {"process_wall_s", g.process_wall_s}};
   }
   return j;
@@ -56,7 +56,9 @@ ojson outcome_json(const RunOutcome& o) {
 
 }  // namespace
 
-std::string point_identity(const RunPoint& p, bool verify, EngineKind engine) { return identity(p, verify, engine).dump(); }
+std::string point_identity(const RunPoint& p, bool verify, EngineKind engine) {
+  return identity(p, verify, engine).dump();
+}
 
 std::string resume_text(const Experiment& ex, const std::vector<RunOutcome>& finished, EngineKind engine) {
   ojson r;
@@ -114,8 +116,9 @@ std::optional<RunOutcome> resumed_outcome(const ResumeTable& t, const RunPoint& 
       o.simgrid = std::move(sg);
     }
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(path, "", "a finished point's outcome is malformed (" + std::string(e.what()) +
-                                   "): delete the file to run every point again");
+    throw InputError(path, "",
+                     "a finished point's outcome is malformed (" + std::string(e.what()) +
+                         "): delete the file to run every point again");
   }
   // A point that failed (a spent budget, a deadlock) runs again: the rerun may give it more.
   if (!o.error.empty() || (o.simgrid && !o.simgrid->error.empty())) return std::nullopt;

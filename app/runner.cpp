@@ -1,23 +1,24 @@
 #include "app/runner.hpp"
 
-#include "sim/input_error.hpp"
-#include "sim/resources.hpp"
+#include <cmath>
 
 #include "app/params_json.hpp"
 #include "app/stats_json.hpp"
-
-#include <cmath>
-
 #include "machines/machine_loader.hpp"
+#include "sim/input_error.hpp"
+#include "sim/resources.hpp"
 #include "sim/simgrid/isolate.hpp"
 
 namespace cubesim {
 
 bool relation_holds(const Prediction& p, Time simulated) {
   switch (p.relation) {
-    case Relation::exact: return simulated == p.time;
-    case Relation::upper_bound: return simulated <= p.time;
-    case Relation::lower_bound: return simulated >= p.time;
+    case Relation::exact:
+      return simulated == p.time;
+    case Relation::upper_bound:
+      return simulated <= p.time;
+    case Relation::lower_bound:
+      return simulated >= p.time;
     case Relation::approx: {
       if (p.time == Time{}) return simulated == Time{};
       const double r = static_cast<double>(simulated.count()) / static_cast<double>(p.time.count());
@@ -31,9 +32,12 @@ bool relation_holds(const Prediction& p, double sim) {
   const double pred = p.time.seconds();
   const double slack = kSimGridAgreement * std::max(std::fabs(pred), std::fabs(sim));
   switch (p.relation) {
-    case Relation::exact: return std::fabs(sim - pred) <= slack;
-    case Relation::upper_bound: return sim <= pred + slack;
-    case Relation::lower_bound: return sim >= pred - slack;
+    case Relation::exact:
+      return std::fabs(sim - pred) <= slack;
+    case Relation::upper_bound:
+      return sim <= pred + slack;
+    case Relation::lower_bound:
+      return sim >= pred - slack;
     case Relation::approx: {
       if (pred == 0) return std::fabs(sim) <= slack;
       return std::fabs(sim / pred - 1.0) <= p.tolerance + kSimGridAgreement;
@@ -55,10 +59,10 @@ void judge(RunOutcome& out) {
                                 : static_cast<double>(sim.count()) / static_cast<double>(pred.count());
   out.relation_holds = relation_holds(out.prediction, sim);
   const PathCounts& cp = out.stats.critical_path;
-  out.terms_match = cp.startups == out.prediction.startups && cp.element_transfers == out.prediction.element_transfers &&
+  out.terms_match = cp.startups == out.prediction.startups &&
+                    cp.element_transfers == out.prediction.element_transfers &&
                     (m.tau_msg == Time{} || cp.msg_startups == out.prediction.msg_startups) &&
-                    cp.delays == out.prediction.delays &&
-                    (m.t_copy == Time{} || cp.copies == out.prediction.copies) &&
+                    cp.delays == out.prediction.delays && (m.t_copy == Time{} || cp.copies == out.prediction.copies) &&
                     // Free terms (t_a, t_copy or tau_msg = 0) take no time, so no chain is made longer
                     // by them: chains of equal time may count them differently.
                     (m.t_a == Time{} || cp.flops == out.prediction.flops);
@@ -119,13 +123,15 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
 
 std::string engine_name(EngineKind k) {
   switch (k) {
-    case EngineKind::cycle: return "cycle";
-    case EngineKind::simgrid: return "simgrid";
-    case EngineKind::both: return "both";
+    case EngineKind::cycle:
+      return "cycle";
+    case EngineKind::simgrid:
+      return "simgrid";
+    case EngineKind::both:
+      return "both";
   }
   return "?";
 }
-
 
 SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verify, SimGridOptions opt) {
   SimGridOutcome out;
@@ -183,14 +189,16 @@ std::int64_t point_memory_floor(const RunPoint& p) {
   const Setup& s = p.setup;
   const std::int64_t N = s.topology.size(), M = s.params.M;
   // check_sizes bounds each term by 2^40: no overflow here.
-  const std::int64_t payload = s.data_mode ? std::max(N * M, s.params.P * s.params.Q + s.params.Q * s.params.R + s.params.P * s.params.R) : 0;
+  const std::int64_t payload =
+      s.data_mode ? std::max(N * M, s.params.P * s.params.Q + s.params.Q * s.params.R + s.params.P * s.params.R) : 0;
   return run_memory_floor(N, payload);
 }
 
 void check_memory(const Experiment& ex) {
   for (const RunPoint& p : ex.runs) {
     const Setup& s = p.setup;
-    const std::string why = memory_refusal(point_memory_floor(p), s.topology.describe() + (s.data_mode ? " in data mode" : ""));
+    const std::string why =
+        memory_refusal(point_memory_floor(p), s.topology.describe() + (s.data_mode ? " in data mode" : ""));
     if (why.empty()) continue;
     throw InputError(ex.file, p.point.empty() ? "/topology" : sweep_pointer(p), why);
   }
@@ -222,8 +230,12 @@ ojson trace_header(const std::string& name, const std::string& algorithm, const 
   const PathCounts& cp = st.critical_path;
   h["recorded"] = {{"time_ps", st.time.count()},
                    {"critical_path",
-                    {{"startups", cp.startups}, {"msg_startups", cp.msg_startups}, {"element_transfers", cp.element_transfers},
-                     {"flops", cp.flops}, {"copies", cp.copies}, {"delay_ps", cp.delays.count()}}},
+                    {{"startups", cp.startups},
+                     {"msg_startups", cp.msg_startups},
+                     {"element_transfers", cp.element_transfers},
+                     {"flops", cp.flops},
+                     {"copies", cp.copies},
+                     {"delay_ps", cp.delays.count()}}},
                    {"messages", st.messages},
                    {"events", st.events}};
   return h;

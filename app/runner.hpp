@@ -21,8 +21,8 @@ struct SimGridOutcome {
   bool verified = false;
   bool verify_ran = false;
   std::string verify_message;
-  std::string error;      ///< the run failed (a process threw, a deadlock, SimGrid died)
-  long max_rss_kib = 0;   ///< the SimGrid process's peak resident memory
+  std::string error;          ///< the run failed (a process threw, a deadlock, SimGrid died)
+  long max_rss_kib = 0;       ///< the SimGrid process's peak resident memory
   double process_wall_s = 0;  ///< fork to exit: what the SimGrid run cost, all in
 };
 
@@ -33,14 +33,14 @@ struct RunOutcome {
   const RunPoint* point = nullptr;
   RunStats stats;
   Prediction prediction;
-  bool verified = false;       ///< the data check passed (sizes only in timing mode)
+  bool verified = false;  ///< the data check passed (sizes only in timing mode)
   bool verify_ran = false;
-  std::string verify_message;  ///< the first discrepancy
-  bool relation_holds = false; ///< simulated vs predicted as the prediction promises
-  bool terms_match = false;    ///< critical-path start-ups and element transfers equal the table's
-  double ratio = 0;            ///< simulated / predicted (1 when both are 0)
-  std::string error;           ///< a process failed or deadlocked: the run has no result
-  bool cycle_ran = true;       ///< false under --engine simgrid: stats and ratio are empty
+  std::string verify_message;             ///< the first discrepancy
+  bool relation_holds = false;            ///< simulated vs predicted as the prediction promises
+  bool terms_match = false;               ///< critical-path start-ups and element transfers equal the table's
+  double ratio = 0;                       ///< simulated / predicted (1 when both are 0)
+  std::string error;                      ///< a process failed or deadlocked: the run has no result
+  bool cycle_ran = true;                  ///< false under --engine simgrid: stats and ratio are empty
   std::optional<SimGridOutcome> simgrid;  ///< under --engine simgrid or both
   /// Success: the cycle engine's run verified and its relation held; SimGrid's run (when asked
   /// for) finished and verified. SimGrid's time is compared, never judged (docs/simgrid.md).
@@ -58,10 +58,10 @@ inline constexpr std::int64_t kDefaultMaxEvents = 10'000'000'000;
 /// What bounds each run of the cycle engine (docs/reliability.md "Budgets"): EngineOptions'
 /// budgets and stop flag.
 struct RunLimits {
-  std::int64_t max_events = kDefaultMaxEvents;  ///< 0: none
-  std::int64_t max_resident_bytes = 0;          ///< 0: none
-  const std::atomic<int>* stop = nullptr;       ///< set: the run throws Interrupted
-  bool packet_trains = true;                    ///< false: --per-packet (EngineOptions::packet_trains)
+  std::int64_t max_events = kDefaultMaxEvents;    ///< 0: none
+  std::int64_t max_resident_bytes = 0;            ///< 0: none
+  const std::atomic<int>* stop = nullptr;         ///< set: the run throws Interrupted
+  bool packet_trains = true;                      ///< false: --per-packet (EngineOptions::packet_trains)
   std::atomic<std::int64_t>* progress = nullptr;  ///< EngineOptions::progress
 };
 /// Sets what follows from a finished cycle run's stats and prediction: ratio, relation_holds,

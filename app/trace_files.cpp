@@ -1,12 +1,12 @@
 #include "app/trace_files.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 #include <sstream>
 
-#include <spdlog/spdlog.h>
-
-#include "sim/input_error.hpp"
 #include "app/io.hpp"
+#include "sim/input_error.hpp"
 #include "traces/simgrid_ti.hpp"
 
 namespace cubesim::trace {
@@ -17,17 +17,24 @@ TraceFormats parse_trace_formats(const std::string& list) {
   TraceFormats f;
   std::stringstream ss(list);
   for (std::string item; std::getline(ss, item, ',');) {
-    if (item == "cubesim" || item == "native") f.cubesim = true;
-    else if (item == "chrome") f.chrome = true;
-    else if (item == "simgrid") f.simgrid = true;
-    else throw InputError("", "--trace", "unknown trace format \"" + item + "\" (known: cubesim, chrome, simgrid; comma-separated)");
+    if (item == "cubesim" || item == "native")
+      f.cubesim = true;
+    else if (item == "chrome")
+      f.chrome = true;
+    else if (item == "simgrid")
+      f.simgrid = true;
+    else
+      throw InputError("", "--trace",
+                       "unknown trace format \"" + item + "\" (known: cubesim, chrome, simgrid; comma-separated)");
   }
   if (!f.any()) throw InputError("", "--trace", "name at least one format: cubesim, chrome, simgrid");
   return f;
 }
 
 void parse_trace_nodes(const std::string& range, ChromeOptions& opt) {
-  const auto fail = [&]() { throw InputError("", "--trace-nodes", "expected a node or a range A-B, got \"" + range + "\""); };
+  const auto fail = [&]() {
+    throw InputError("", "--trace-nodes", "expected a node or a range A-B, got \"" + range + "\"");
+  };
   try {
     const auto dash = range.find('-');
     std::size_t used = 0;
@@ -91,9 +98,11 @@ std::vector<std::string> TraceSession::write(const std::string& dir, const std::
   }
   if (chrome_) {
     if (auto log = spdlog::get("cubesim"); log && chrome_->dropped() > 0)
-      log->warn("chrome trace {}: kept the first {} events, dropped {} (use --trace-nodes or --trace-max-events)",
-                                   stem, chrome_->kept(), chrome_->dropped());
-    ojson meta = {{"generator", "cubesim"}, {"topology", topology_.describe()}, {"machine", machine.name},
+      log->warn("chrome trace {}: kept the first {} events, dropped {} (use --trace-nodes or --trace-max-events)", stem,
+                chrome_->kept(), chrome_->dropped());
+    ojson meta = {{"generator", "cubesim"},
+                  {"topology", topology_.describe()},
+                  {"machine", machine.name},
                   {"time_unit", "ts and dur in microseconds with picosecond resolution"}};
     const std::string p = base.string() + ".chrome.json";
     write_file_atomic(p, chrome_->json(meta.dump()));

@@ -142,7 +142,8 @@ Measured run_in_child(const RunPoint& rp) {
     m.base_bytes = resident_bytes();
     const RunOutcome o = run_point(rp, *rp.info, true);
     if (!o.error.empty() || !o.verified || !o.relation_holds) {
-      std::snprintf(m.error, sizeof m.error, "%s", o.error.empty() ? "not verified or relation broken" : o.error.c_str());
+      std::snprintf(m.error, sizeof m.error, "%s",
+                    o.error.empty() ? "not verified or relation broken" : o.error.c_str());
     } else {
       m.ok = true;
     }
@@ -187,13 +188,16 @@ void workload(benchmark::State& state, const RunPoint& rp) {
   state.counters["trains"] = static_cast<double>(m.trains);
   state.counters["wall_s"] = m.wall_s;
   state.counters["peak_MiB"] = static_cast<double>(m.peak_bytes) / (1024.0 * 1024.0);
-  state.counters["bytes_per_node"] = static_cast<double>(std::max<std::int64_t>(m.peak_bytes - m.base_bytes, 0)) / nodes;
+  state.counters["bytes_per_node"] =
+      static_cast<double>(std::max<std::int64_t>(m.peak_bytes - m.base_bytes, 0)) / nodes;
 }
 
 const PortModel kOne{PortKind::one, 1}, kAll{PortKind::all, 0};
 
 void BM_Workload_AllgatherSbtOnePort_2e12(benchmark::State& s) { workload(s, point("allgather.sbt", kOne, 12, 1)); }
-void BM_Workload_AllgatherSbtOnePort_2e16_M16(benchmark::State& s) { workload(s, point("allgather.sbt", kOne, 16, 16)); }
+void BM_Workload_AllgatherSbtOnePort_2e16_M16(benchmark::State& s) {
+  workload(s, point("allgather.sbt", kOne, 16, 16));
+}
 void BM_Workload_AlltoallSbtOnePort_2e12(benchmark::State& s) { workload(s, point("alltoall.sbt", kOne, 12, 1)); }
 void BM_Workload_BroadcastSbtAllPort_2e16(benchmark::State& s) { workload(s, point("broadcast.sbt", kAll, 16, 4096)); }
 void BM_Workload_RoutedAlltoall_2e10(benchmark::State& s) {
@@ -248,7 +252,13 @@ void BM_EnginesAllgatherSbtOnePort(benchmark::State& s) { run_engines(s, "allgat
 
 }  // namespace
 
-BENCHMARK(BM_BareHeap)->Arg(1 << 10)->Arg(1 << 12)->Arg(1 << 16)->Arg(1 << 20)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_BareHeap)
+    ->Arg(1 << 10)
+    ->Arg(1 << 12)
+    ->Arg(1 << 16)
+    ->Arg(1 << 20)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK(BM_Workload_AllgatherSbtOnePort_2e12)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Workload_AllgatherSbtOnePort_2e16_M16)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Workload_AlltoallSbtOnePort_2e12)->Unit(benchmark::kMillisecond)->Iterations(1);

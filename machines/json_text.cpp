@@ -44,9 +44,12 @@ void prescan(std::string_view text, const std::string& file, Position o) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -80,7 +83,8 @@ ojson parse_json(std::string_view text, const std::string& file, std::size_t fir
     return ojson::parse(text);
   } catch (const ojson::parse_error& e) {
     std::string what = e.what();
-    // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing ..."
+    // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing
+    // ..."
     auto pos = what.find("syntax error");
     if (pos == std::string::npos) pos = what.find(": ");
     const std::string msg = pos == std::string::npos ? what : what.substr(pos);

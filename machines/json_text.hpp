@@ -5,10 +5,9 @@
 /// a double (1e400), which the JSON library reports without a position.
 /// Configs, machine files, suites, goldens and trace headers all come in through here.
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace cubesim {
 
@@ -21,6 +20,7 @@ inline constexpr int kMaxJsonDepth = 64;
 /// Parses `text` from `file`. For JSON inside a larger file (a trace's header line), `first_line`
 /// and `first_column` place its first character, so that errors point into that file.
 /// Throws InputError.
-ojson parse_json(std::string_view text, const std::string& file, std::size_t first_line = 1, std::size_t first_column = 1);
+ojson parse_json(std::string_view text, const std::string& file, std::size_t first_line = 1,
+                 std::size_t first_column = 1);
 
 }  // namespace cubesim

@@ -31,9 +31,13 @@ struct Ctx {
 Time parse_time_value(const ojson& v, const Ctx& c, const std::string& key) {
   Time t;
   try {
-    if (v.is_number()) t = time_from_seconds(v.get<double>());
-    else if (v.is_string()) t = parse_time(v.get<std::string>());
-    else c.fail(key, "expected a time: a number of seconds or a string such as \"1.5ms\", got " + std::string(v.type_name()));
+    if (v.is_number())
+      t = time_from_seconds(v.get<double>());
+    else if (v.is_string())
+      t = parse_time(v.get<std::string>());
+    else
+      c.fail(key,
+             "expected a time: a number of seconds or a string such as \"1.5ms\", got " + std::string(v.type_name()));
   } catch (const std::invalid_argument& e) {
     c.fail(key, e.what());
   } catch (const std::overflow_error& e) {
@@ -44,11 +48,13 @@ Time parse_time_value(const ojson& v, const Ctx& c, const std::string& key) {
 }
 
 std::int64_t parse_count(const ojson& v, const Ctx& c, const std::string& key, std::int64_t lo, std::int64_t hi) {
-  if (!v.is_number_integer()) c.fail(key, "expected an integer, got " + std::string(v.is_number() ? "a fraction" : v.type_name()));
+  if (!v.is_number_integer())
+    c.fail(key, "expected an integer, got " + std::string(v.is_number() ? "a fraction" : v.type_name()));
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
     c.fail(key, "must be at most " + std::to_string(hi));
   const auto x = v.get<std::int64_t>();
-  if (x < lo || x > hi) c.fail(key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + std::to_string(x));
+  if (x < lo || x > hi)
+    c.fail(key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + std::to_string(x));
   return x;
 }
 
@@ -74,29 +80,44 @@ Switching parse_switching(const ojson& v, const Ctx& c, const std::string& key) 
 
 /// Sets one parameter from a bare value.
 void set_param(Machine& m, const std::string& key, const ojson& v, const Ctx& c) {
-  if (key == "tau") m.tau = parse_time_value(v, c, key);
-  else if (key == "tau_msg") m.tau_msg = parse_time_value(v, c, key);
-  else if (key == "t_c") m.t_c = parse_time_value(v, c, key);
-  else if (key == "t_a") m.t_a = parse_time_value(v, c, key);
-  else if (key == "t_copy") m.t_copy = parse_time_value(v, c, key);
-  else if (key == "t_elem") m.t_elem = parse_time_value(v, c, key);
-  else if (key == "packet_elements") m.packet_elements = parse_count(v, c, key, 1, std::int64_t{1} << 40);
-  else if (key == "element_bytes") m.element_bytes = static_cast<int>(parse_count(v, c, key, 1, 1024));
-  else if (key == "ports") m.ports = parse_ports(v, c, key);
-  else if (key == "switching") m.switching = parse_switching(v, c, key);
-  else if (key == "B_copy") m.b_copy = parse_count(v, c, key, 0, std::int64_t{1} << 40);
-  else if (key == "t_hop") m.t_hop = parse_time_value(v, c, key);
-  else if (key == "router_buffers") m.router_buffers = parse_count(v, c, key, 0, 1 << 20);
-  else c.fail(key, "unknown machine parameter");
+  if (key == "tau")
+    m.tau = parse_time_value(v, c, key);
+  else if (key == "tau_msg")
+    m.tau_msg = parse_time_value(v, c, key);
+  else if (key == "t_c")
+    m.t_c = parse_time_value(v, c, key);
+  else if (key == "t_a")
+    m.t_a = parse_time_value(v, c, key);
+  else if (key == "t_copy")
+    m.t_copy = parse_time_value(v, c, key);
+  else if (key == "t_elem")
+    m.t_elem = parse_time_value(v, c, key);
+  else if (key == "packet_elements")
+    m.packet_elements = parse_count(v, c, key, 1, std::int64_t{1} << 40);
+  else if (key == "element_bytes")
+    m.element_bytes = static_cast<int>(parse_count(v, c, key, 1, 1024));
+  else if (key == "ports")
+    m.ports = parse_ports(v, c, key);
+  else if (key == "switching")
+    m.switching = parse_switching(v, c, key);
+  else if (key == "B_copy")
+    m.b_copy = parse_count(v, c, key, 0, std::int64_t{1} << 40);
+  else if (key == "t_hop")
+    m.t_hop = parse_time_value(v, c, key);
+  else if (key == "router_buffers")
+    m.router_buffers = parse_count(v, c, key, 0, 1 << 20);
+  else
+    c.fail(key, "unknown machine parameter");
 }
 
 /// Every preset gives these; the rest are optional (defaults in sim/machine.hpp).
-const std::set<std::string> kRequired = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements",
-                                         "element_bytes", "ports", "switching"};
-const std::set<std::string> kParams = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements", "element_bytes",
-                                       "ports", "switching", "B_copy", "t_hop", "router_buffers", "t_elem"};
-const std::set<std::string> kOverrides = {"tau", "tau_msg", "t_c", "t_a", "t_copy", "packet_elements", "ports",
-                                          "switching", "B_copy", "t_hop", "router_buffers", "t_elem"};
+const std::set<std::string> kRequired = {"tau",           "tau_msg", "t_c",      "t_a", "t_copy", "packet_elements",
+                                         "element_bytes", "ports",   "switching"};
+const std::set<std::string> kParams = {"tau",           "tau_msg", "t_c",       "t_a",    "t_copy", "packet_elements",
+                                       "element_bytes", "ports",   "switching", "B_copy", "t_hop",  "router_buffers",
+                                       "t_elem"};
+const std::set<std::string> kOverrides = {"tau",   "tau_msg",   "t_c",    "t_a",   "t_copy",         "packet_elements",
+                                          "ports", "switching", "B_copy", "t_hop", "router_buffers", "t_elem"};
 
 }  // namespace
 
@@ -108,7 +129,8 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
   std::set<std::string> seen;
   for (const auto& [key, v] : j.items()) {
     if (key == "schema") {
-      if (!v.is_string() || v.get<std::string>() != "cubesim.machine/1") c.fail(key, "schema must be \"cubesim.machine/1\"");
+      if (!v.is_string() || v.get<std::string>() != "cubesim.machine/1")
+        c.fail(key, "schema must be \"cubesim.machine/1\"");
     } else if (key == "name") {
       if (!v.is_string() || v.get<std::string>().empty()) c.fail(key, "name must be a non-empty string");
       m.name = v.get<std::string>();
@@ -134,11 +156,13 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
         m.sources[key] = "inline machine";
       }
     } else {
-      c.fail(key, "unknown key in a machine (known: name, description, default_topology, tau, tau_msg, t_c, t_a, t_copy, packet_elements, element_bytes, ports, switching, B_copy, t_hop, router_buffers, t_elem)");
+      c.fail(key,
+             "unknown key in a machine (known: name, description, default_topology, tau, tau_msg, t_c, t_a, t_copy, "
+             "packet_elements, element_bytes, ports, switching, B_copy, t_hop, router_buffers, t_elem)");
     }
   }
-  const std::vector<std::string> required =
-      preset ? std::vector<std::string>(kRequired.begin(), kRequired.end()) : std::vector<std::string>{"tau", "t_c", "packet_elements"};
+  const std::vector<std::string> required = preset ? std::vector<std::string>(kRequired.begin(), kRequired.end())
+                                                   : std::vector<std::string>{"tau", "t_c", "packet_elements"};
   for (const std::string& r : required)
     if (seen.count(r) == 0) c.fail("", "missing machine parameter \"" + r + "\"");
   if (preset && (!j.contains("schema") || !j.contains("name"))) c.fail("", "a preset needs \"schema\" and \"name\"");
@@ -150,7 +174,9 @@ void apply_overrides(Machine& m, const ojson& overrides, const std::string& file
   if (!overrides.is_object()) c.fail("", "machine_overrides must be an object");
   for (const auto& [key, v] : overrides.items()) {
     if (kOverrides.count(key) == 0)
-      c.fail(key, "unknown override (known: tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching, B_copy, t_hop, router_buffers, t_elem)");
+      c.fail(key,
+             "unknown override (known: tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching, B_copy, "
+             "t_hop, router_buffers, t_elem)");
     set_param(m, key, v, c);
     m.sources[key] = "machine_overrides in the config";
   }
@@ -162,7 +188,8 @@ ojson machine_to_json(const Machine& m) {
   j["description"] = m.description;
   auto param = [&](const char* key, ojson value) {
     auto it = m.sources.find(key);
-    j[key] = {{"value", std::move(value)}, {"source", it != m.sources.end() && !it->second.empty() ? it->second : "resolved value"}};
+    j[key] = {{"value", std::move(value)},
+              {"source", it != m.sources.end() && !it->second.empty() ? it->second : "resolved value"}};
   };
   auto ps = [](Time t) { return std::to_string(t.count()) + "ps"; };
   param("tau", ps(m.tau));

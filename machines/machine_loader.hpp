@@ -9,11 +9,10 @@
 /// ("store_and_forward"; "pipelined" is refused until the bit-serial router exists). In a preset
 /// every parameter is {"value": ..., "source": "..."}; inline machines may give bare values, and
 /// may leave out tau_msg, t_a, t_copy (0), element_bytes (4), ports ("one") and switching.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/machine.hpp"
 

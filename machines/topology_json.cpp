@@ -11,8 +11,10 @@ Topology parse_topology(const ojson& t, const std::string& file, const std::stri
   auto fail = [&](const std::string& p, const std::string& msg) { throw InputError(file, p, msg); };
   if (!t.is_object()) fail(ptr, "topology must be an object such as {\"kind\": \"hypercube\", \"dim\": 5}");
   for (const auto& [k, v] : t.items())
-    if (k != "kind" && k != "dim" && k != "shape") fail(ptr + "/" + k, "unknown key in topology (known: kind, dim, shape)");
-  if (!t.contains("kind") || !t["kind"].is_string()) fail(ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\"");
+    if (k != "kind" && k != "dim" && k != "shape")
+      fail(ptr + "/" + k, "unknown key in topology (known: kind, dim, shape)");
+  if (!t.contains("kind") || !t["kind"].is_string())
+    fail(ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\"");
   const auto kind = t["kind"].get<std::string>();
   if (kind == "hypercube") {
     if (t.contains("shape")) fail(ptr + "/shape", "a hypercube has \"dim\", not \"shape\"");
@@ -26,7 +28,8 @@ Topology parse_topology(const ojson& t, const std::string& file, const std::stri
   }
   if (kind == "mesh" || kind == "torus") {
     if (t.contains("dim")) fail(ptr + "/dim", "a " + kind + " has \"shape\", not \"dim\"");
-    if (!t.contains("shape") || !t["shape"].is_array()) fail(ptr + "/shape", "a " + kind + " needs \"shape\": a list of 1 to 3 extents");
+    if (!t.contains("shape") || !t["shape"].is_array())
+      fail(ptr + "/shape", "a " + kind + " needs \"shape\": a list of 1 to 3 extents");
     std::vector<std::int64_t> shape;
     std::size_t i = 0;
     for (const ojson& e : t["shape"]) {
@@ -40,7 +43,8 @@ Topology parse_topology(const ojson& t, const std::string& file, const std::stri
       fail(ptr + "/shape", e.what());
     }
   }
-  throw InputError(file, ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\", got \"" + kind + "\"");
+  throw InputError(file, ptr + "/kind",
+                   "topology.kind must be \"hypercube\", \"mesh\" or \"torus\", got \"" + kind + "\"");
 }
 
 ojson topology_to_json(const Topology& t) {

@@ -1,9 +1,8 @@
 #pragma once
 /// Topologies as JSON: {"kind": "hypercube", "dim": n} or {"kind": "mesh"|"torus", "shape": [...]}.
 /// Used by configs, machine presets (default_topology) and trace headers.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "sim/topology.hpp"
 

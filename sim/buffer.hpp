@@ -15,7 +15,11 @@ class Buffer {
  public:
   Buffer() = default;
   /// A buffer of n elements with no values (timing-only mode).
-  static Buffer sized(std::int64_t n) { Buffer b; b.size_ = n; return b; }
+  static Buffer sized(std::int64_t n) {
+    Buffer b;
+    b.size_ = n;
+    return b;
+  }
   static Buffer of(std::vector<Element> v) {
     Buffer b;
     b.size_ = static_cast<std::int64_t>(v.size());
@@ -54,8 +58,7 @@ class Buffer {
   /// Overwrites elements [offset, offset + other.size()) with `other`.
   void write(std::int64_t offset, const Buffer& other) {
     if (offset < 0 || offset + other.size_ > size_) throw std::out_of_range("Buffer::write out of range");
-    if (has_data_ && other.has_data_)
-      std::copy(other.data_.begin(), other.data_.end(), data_.begin() + offset);
+    if (has_data_ && other.has_data_) std::copy(other.data_.begin(), other.data_.end(), data_.begin() + offset);
   }
 
  private:

@@ -22,8 +22,8 @@ struct PathCounts {
 
   /// The time this chain accounts for under machine m.
   [[nodiscard]] Time time(const Machine& m) const {
-    return m.tau * startups + m.tau_msg * msg_startups + m.t_c * element_transfers + m.t_a * flops +
-           m.t_copy * copies + delays + routing;
+    return m.tau * startups + m.tau_msg * msg_startups + m.t_c * element_transfers + m.t_a * flops + m.t_copy * copies +
+           delays + routing;
   }
   bool operator==(const PathCounts&) const = default;
 };

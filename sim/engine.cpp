@@ -1,9 +1,9 @@
 #include "sim/engine.hpp"
 
-#include "sim/resources.hpp"
-
 #include <algorithm>
 #include <string>
+
+#include "sim/resources.hpp"
 
 namespace cubesim {
 
@@ -15,7 +15,9 @@ void check(bool ok, const char* what) {
 }  // namespace
 
 Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions options)
-    : machine_(machine), topology_(topology), options_(options),
+    : machine_(machine),
+      topology_(topology),
+      options_(options),
       ports_(static_cast<std::size_t>(std::max(topology.num_ports(), 1))) {
   if (options_.packet_elements < 1) throw std::invalid_argument("packet size must be at least 1 element");
   const auto n = static_cast<std::size_t>(topology_.size());
@@ -40,7 +42,8 @@ Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions o
       throw std::invalid_argument("the pipelined (bit-serial router) switching runs on hypercubes only");
     pipelined_ = true;
     dim_cycle_ = machine_.t_hop + machine_.t_c * options_.packet_elements;
-    if (dim_cycle_ <= Time{}) throw std::invalid_argument("a pipelined machine needs t_hop + B t_c > 0 (a dimension cycle takes time)");
+    if (dim_cycle_ <= Time{})
+      throw std::invalid_argument("a pipelined machine needs t_hop + B t_c > 0 (a dimension cycle takes time)");
     rbuf_.resize(n);
     rinject_.resize(n);
     rinject_head_.assign(n, 0);
@@ -62,7 +65,8 @@ std::uint64_t Engine::push(Time t, EventKind k, std::uint64_t payload) {
 
 void Engine::push_keyed(Event e) {
   heap_.push_back(e);
-  if (static_cast<std::int64_t>(heap_.size()) > stats_.peak_queue) stats_.peak_queue = static_cast<std::int64_t>(heap_.size());
+  if (static_cast<std::int64_t>(heap_.size()) > stats_.peak_queue)
+    stats_.peak_queue = static_cast<std::int64_t>(heap_.size());
   std::push_heap(heap_.begin(), heap_.end(), EventLater{});
 }
 
@@ -77,7 +81,8 @@ void Engine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int co
   // receive of what has arrived) runs on inside one resume: its awaits are where the budgets and
   // the stop flag are checked. Nothing is registered yet: what check_budgets() throws unwinds
   // the process, and after() passes it on.
-  if (stats_.events + stats_.resumes + ++awaits_ >= next_check_) [[unlikely]] check_budgets();
+  if (stats_.events + stats_.resumes + ++awaits_ >= next_check_) [[unlikely]]
+    check_budgets();
   w.handle = h;
   w.remaining = count;
   w.time = now_;
@@ -242,8 +247,10 @@ void Engine::start_send(detail::OpState& op) {
 void Engine::enqueue(Resource& r, std::uint32_t ti) {
   ++stats_.queued_transmissions;
   transfers_[ti].next = kNone;
-  if (r.tail == kNone) r.head = ti;
-  else transfers_[r.tail].next = ti;
+  if (r.tail == kNone)
+    r.head = ti;
+  else
+    transfers_[r.tail].next = ti;
   r.tail = ti;
 }
 
@@ -254,8 +261,12 @@ void Engine::advance(std::uint32_t ti) {
   for (;;) {
     Resource* r = nullptr;
     switch (t.stage) {
-      case 0: r = out_slot(t.from); break;
-      case 1: r = pipelined_ ? nullptr : &links_[link_index(t.from, t.port)]; break;
+      case 0:
+        r = out_slot(t.from);
+        break;
+      case 1:
+        r = pipelined_ ? nullptr : &links_[link_index(t.from, t.port)];
+        break;
       case 2:
         r = pipelined_ ? nullptr : in_slot(t.to);
         // A packet about to queue for a slot a train holds: the train becomes packets again,
@@ -291,7 +302,8 @@ void Engine::advance(std::uint32_t ti) {
         if (observer_ != nullptr) {
           const Message& m = messages_[t.msg];
           const std::int64_t index = t.at_source ? t.sent : t.packet;
-          observer_->on_transmission(Transmission{m.id, t.from, t.to, t.port, now_, t.time, t.elements, index, t.first});
+          observer_->on_transmission(
+              Transmission{m.id, t.from, t.to, t.port, now_, t.time, t.elements, index, t.first});
         }
         if (t.at_source && t.sent > 0)  // a later packet: the first one's sequence number
           push_keyed(Event{t.time.count(), now_.count(), t.seq0, transfer_payload(ti, t.gen),
@@ -308,7 +320,8 @@ void Engine::advance(std::uint32_t ti) {
       } else {
         if (t.stage == 2 && !in_claims_.empty()) {
           SlotClaims& c = in_claims_[static_cast<std::size_t>(t.to)];
-          if ((c.granted_ps == now_.count() && c.granted_by != t.from) || (c.queued_ps == now_.count() && c.queued_by != t.from))
+          if ((c.granted_ps == now_.count() && c.granted_by != t.from) ||
+              (c.queued_ps == now_.count() && c.queued_by != t.from))
             ++stats_.slot_ties;
           c.queued_ps = now_.count();
           c.queued_by = t.from;
@@ -356,8 +369,8 @@ void Engine::on_transfer_end(std::uint32_t ti) {
     if (r->head != kNone) note_in_grant(done.to, transfers_[r->head].time, transfers_[r->head].from);  // when it asked
     release(*r, done);
   }
-  const bool source_continues = done.at_source && done.msg != kNone &&
-                                transfers_[ti].sent + 1 < messages_[done.msg].packets;
+  const bool source_continues =
+      done.at_source && done.msg != kNone && transfers_[ti].sent + 1 < messages_[done.msg].packets;
   // At the source a message keeps its outgoing slot and its link until its last packet.
   if (!source_continues) release(links_[link_index(done.from, done.port)], done);
 
@@ -430,8 +443,10 @@ void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
   m.arrived = t;
   m.path = p;
   m.next = kNone;
-  if (s.msg_tail == kNone) s.msg_head = mi;
-  else messages_[s.msg_tail].next = mi;
+  if (s.msg_tail == kNone)
+    s.msg_head = mi;
+  else
+    messages_[s.msg_tail].next = mi;
   s.msg_tail = mi;
 }
 
@@ -501,8 +516,8 @@ void Engine::break_train(std::uint32_t ti) {
   const Time d = machine_.tau + machine_.t_c * B, base = train_start + machine_.tau_msg;
   auto key = [&](std::int64_t j) {
     const Time pushed = j == 0 ? train_start : base + d * j;
-    return Event{(base + d * (j + 1)).count(), pushed.count(), t.seq0, 0, static_cast<std::uint32_t>(j),
-                 EventKind::transfer_end};
+    return Event{(base + d * (j + 1)).count(),  pushed.count(),         t.seq0, 0,
+                 static_cast<std::uint32_t>(j), EventKind::transfer_end};
   };
   std::int64_t j = 0;
   if (d > Time{} && current_.time > (base + d).count())  // packets ended before this instant
@@ -549,8 +564,10 @@ bool Engine::start_recv(detail::OpState& op) {
   }
   op.next = nullptr;
   op.posted = ++posted_;
-  if (s.op_tail == nullptr) s.op_head = &op;
-  else s.op_tail->next = &op;
+  if (s.op_tail == nullptr)
+    s.op_head = &op;
+  else
+    s.op_tail->next = &op;
   s.op_tail = &op;
   return false;
 }
@@ -585,7 +602,12 @@ std::string Engine::unfinished(const char* verb) const {
     list.append(list.empty() ? "" : "; ").append("node ").append(std::to_string(i)).append(" waits for ").append(waits);
   }
   std::string msg = std::to_string(count);
-  msg.append(" of ").append(std::to_string(processes_.size())).append(" processes ").append(verb).append(": ").append(list);
+  msg.append(" of ")
+      .append(std::to_string(processes_.size()))
+      .append(" processes ")
+      .append(verb)
+      .append(": ")
+      .append(list);
   if (count > 8) msg.append("; and ").append(std::to_string(count - 8)).append(" more");
   return msg;
 }
@@ -614,15 +636,15 @@ void Engine::check_budgets() {
                                                      : std::to_string(awaits_) + " awaited operations";
     throw BudgetError(BudgetError::Budget::events,
                       "the budget of " + std::to_string(max) + " events is spent (" + spent +
-                          " by t=" + format_time(now_) + "), a livelock or a run longer than the budget: " +
-                          unfinished("still run"));
+                          " by t=" + format_time(now_) +
+                          "), a livelock or a run longer than the budget: " + unfinished("still run"));
   }
   if (options_.max_resident_bytes > 0 && ++budget_checks_ % kMemoryEvery == 0) {
     if (const std::int64_t rss = resident_bytes(); rss > options_.max_resident_bytes)
       throw BudgetError(BudgetError::Budget::memory,
                         "the memory budget of " + format_bytes(options_.max_resident_bytes) + " is spent (" +
-                            format_bytes(rss) + " resident after " + std::to_string(stats_.events) + " events, t=" +
-                            format_time(now_) + "): " + unfinished("still run"));
+                            format_bytes(rss) + " resident after " + std::to_string(stats_.events) +
+                            " events, t=" + format_time(now_) + "): " + unfinished("still run"));
   }
 }
 
@@ -768,8 +790,10 @@ void Engine::router_cycle() {
     const auto xi = static_cast<std::size_t>(ractive_[a]);
     rcand_[xi] = kNone;
     stats_.router_peak_buffer = std::max(stats_.router_peak_buffer, static_cast<std::int64_t>(rbuf_[xi].size()));
-    if (rbuf_[xi].empty() && rinject_[xi].empty()) ractive_flag_[xi] = 0;
-    else ractive_[w++] = ractive_[a];
+    if (rbuf_[xi].empty() && rinject_[xi].empty())
+      ractive_flag_[xi] = 0;
+    else
+      ractive_[w++] = ractive_[a];
   }
   ractive_.resize(w);
   if (!rdeliver_.empty()) progress = true;
@@ -829,7 +853,8 @@ RunStats Engine::run(const ProcessFactory& make_process) {
       const NodeId node = w->node;
       resume(*w);
       after(node);
-      if (stats_.events + stats_.resumes + awaits_ >= next_check_) [[unlikely]] check_budgets();
+      if (stats_.events + stats_.resumes + awaits_ >= next_check_) [[unlikely]]
+        check_budgets();
     }
     ready_.clear();
     ready_head_ = 0;
@@ -843,7 +868,8 @@ RunStats Engine::run(const ProcessFactory& make_process) {
     current_ = ev;
     now_ = Time::ps(ev.time);
     ++stats_.events;
-    if (stats_.events + stats_.resumes + awaits_ >= next_check_) [[unlikely]] check_budgets();
+    if (stats_.events + stats_.resumes + awaits_ >= next_check_) [[unlikely]]
+      check_budgets();
     if (ev.kind == EventKind::transfer_end) {
       on_transfer_end(static_cast<std::uint32_t>(ev.payload & 0xffffffffu));
     } else if (ev.kind == EventKind::router_cycle) {
@@ -853,7 +879,8 @@ RunStats Engine::run(const ProcessFactory& make_process) {
       complete(*op->waiter, op->end, op->path);
     }
   }
-  if (options_.progress != nullptr) options_.progress->fetch_add(stats_.events - published_events_, std::memory_order_relaxed);
+  if (options_.progress != nullptr)
+    options_.progress->fetch_add(stats_.events - published_events_, std::memory_order_relaxed);
   if (finished != n) deadlock();
 
   stats_.time = last_time_;

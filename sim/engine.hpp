@@ -46,16 +46,16 @@ struct RunStats {
   std::int64_t packets = 0;      ///< packets injected at sources
   std::int64_t packet_hops = 0;  ///< packet transmissions over links
   std::int64_t element_hops = 0;
-  std::int64_t events = 0;       ///< events taken from the queue
-  std::int64_t packet_trains = 0;   ///< messages carried as packet trains (engine counter)
-  std::int64_t train_breaks = 0;    ///< of those, broken back into packets (engine counter)
-  std::int64_t peak_queue = 0;      ///< most events in the queue at once (engine counter)
-  std::int64_t resumes = 0;      ///< process resumptions
+  std::int64_t events = 0;         ///< events taken from the queue
+  std::int64_t packet_trains = 0;  ///< messages carried as packet trains (engine counter)
+  std::int64_t train_breaks = 0;   ///< of those, broken back into packets (engine counter)
+  std::int64_t peak_queue = 0;     ///< most events in the queue at once (engine counter)
+  std::int64_t resumes = 0;        ///< process resumptions
   std::int64_t max_link_load = 0;  ///< elements over the busiest directed link
   double mean_link_load = 0;       ///< over links that exist
   NodeId busiest_link_node = -1;
   int busiest_link_port = -1;
-  Time max_node_comm_busy;     ///< sum of a node's outgoing transmission times, the largest
+  Time max_node_comm_busy;  ///< sum of a node's outgoing transmission times, the largest
   double mean_node_comm_busy_s = 0;
   Time max_node_compute_busy;  ///< compute + copy time of a node, the largest
   double mean_node_compute_busy_s = 0;
@@ -143,32 +143,32 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
     int port = 0;
     std::uint8_t stage = 0;
     bool at_source = false;
-    bool first = false;          ///< first packet of its message (pays tau_msg)
-    std::int64_t elements = 0;   ///< this packet's elements
-    std::int64_t sent = 0;       ///< at source: packets already started
-    std::int64_t packet = 0;     ///< forwarded: index of this packet in its message
-    Time time;                   ///< end of `path`
+    bool first = false;         ///< first packet of its message (pays tau_msg)
+    std::int64_t elements = 0;  ///< this packet's elements
+    std::int64_t sent = 0;      ///< at source: packets already started
+    std::int64_t packet = 0;    ///< forwarded: index of this packet in its message
+    Time time;                  ///< end of `path`
     PathCounts path;
-    std::uint64_t seq0 = 0;      ///< at source: sequence number of the first packet's end event
-    std::uint32_t gen = 0;       ///< bumped when a train breaks: its pushed end event is stale
-    bool train = false;          ///< at source: a packet train in flight (time and path: its last packet's)
+    std::uint64_t seq0 = 0;  ///< at source: sequence number of the first packet's end event
+    std::uint32_t gen = 0;   ///< bumped when a train breaks: its pushed end event is stale
+    bool train = false;      ///< at source: a packet train in flight (time and path: its last packet's)
   };
   /// A packet in the bit-serial router (pipelined machines).
   struct RouterPacket {
     std::uint32_t msg = 0;
-    std::uint64_t age = 0;     ///< queue order: the oldest wins a dimension
+    std::uint64_t age = 0;  ///< queue order: the oldest wins a dimension
     NodeId at = 0;
     std::int64_t elements = 0;
-    Time ready;                ///< when its message's start-up ended
-    PathCounts path;           ///< the chain up to `ready`
+    Time ready;       ///< when its message's start-up ended
+    PathCounts path;  ///< the chain up to `ready`
   };
   enum class EventKind : std::uint8_t { transfer_end, op_end, router_cycle };
   struct Event {
     std::int64_t time;
-    std::int64_t pushed;   ///< when it was pushed (for a later packet: when the packet started)
-    std::uint64_t seq;     ///< push order; a message's later packets inherit the first's
+    std::int64_t pushed;  ///< when it was pushed (for a later packet: when the packet started)
+    std::uint64_t seq;    ///< push order; a message's later packets inherit the first's
     std::uint64_t payload;
-    std::uint32_t sub;     ///< packet index within its message (0 for every other event)
+    std::uint32_t sub;  ///< packet index within its message (0 for every other event)
     EventKind kind;
   };
   static bool before(const Event& a, const Event& b) {
@@ -222,7 +222,9 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
 
   Resource* out_slot(NodeId n) { return out_slots_.empty() ? nullptr : &out_slots_[static_cast<std::size_t>(n)]; }
   Resource* in_slot(NodeId n) { return in_slots_.empty() ? nullptr : &in_slots_[static_cast<std::size_t>(n)]; }
-  std::size_t link_index(NodeId n, int port) const { return static_cast<std::size_t>(n) * ports_ + static_cast<std::size_t>(port); }
+  std::size_t link_index(NodeId n, int port) const {
+    return static_cast<std::size_t>(n) * ports_ + static_cast<std::size_t>(port);
+  }
 
   Machine machine_;
   Topology topology_;
@@ -231,7 +233,7 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   Time now_;
   std::uint64_t seq_ = 0;
   Event current_{0, -1, 0, 0, 0, EventKind::op_end};  ///< the event being processed (before all at start)
-  std::vector<std::uint32_t> train_in_;  ///< per node: the train holding its incoming slot (one-port)
+  std::vector<std::uint32_t> train_in_;               ///< per node: the train holding its incoming slot (one-port)
   /// Per node's incoming slot: the last claim granted and the last queued (when it was asked for,
   /// and by which node), to count same-instant ties (RunStats::slot_ties).
   struct SlotClaims {
@@ -265,34 +267,34 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   std::vector<std::int64_t> link_load_;
   std::vector<Time> comm_busy_, compute_busy_;
   RunStats stats_;
-  std::int64_t next_check_ = 0;     ///< events + resumes + awaits at which check_budgets() runs next
+  std::int64_t next_check_ = 0;  ///< events + resumes + awaits at which check_budgets() runs next
   std::int64_t budget_checks_ = 0;
   std::int64_t published_events_ = 0;  ///< events added to options_.progress so far
-  std::int64_t awaits_ = 0;         ///< operations awaited (Engine::prepare_waiter)
+  std::int64_t awaits_ = 0;            ///< operations awaited (Engine::prepare_waiter)
   Time last_time_;
   PathCounts last_path_;
   bool running_ = false;
   EngineObserver* observer_ = nullptr;
   NodeId current_node_ = 0;
-  int current_strand_ = 0;                   ///< of the running process (traces only)
-  std::vector<int> next_strand_;             ///< per node, while recording
-  std::vector<std::int64_t> next_request_;   ///< per node
+  int current_strand_ = 0;                  ///< of the running process (traces only)
+  std::vector<int> next_strand_;            ///< per node, while recording
+  std::vector<std::int64_t> next_request_;  ///< per node
   // Router state (pipelined machines only).
   bool pipelined_ = false;
-  Time dim_cycle_;                                   ///< t_hop + B t_c
+  Time dim_cycle_;  ///< t_hop + B t_c
   std::vector<RouterPacket> rpackets_;
   std::vector<std::uint32_t> free_rpackets_;
   std::vector<std::vector<std::uint32_t>> rbuf_;     ///< per node: packets in its router
   std::vector<std::vector<std::uint32_t>> rinject_;  ///< per node: packets waiting to enter it (FIFO)
   std::vector<std::size_t> rinject_head_;
-  std::vector<NodeId> ractive_;                      ///< nodes with packets buffered or waiting
+  std::vector<NodeId> ractive_;  ///< nodes with packets buffered or waiting
   std::vector<char> ractive_flag_;
-  std::vector<std::uint32_t> rdeliver_;              ///< arrived in the last cycle, delivered at its end
+  std::vector<std::uint32_t> rdeliver_;  ///< arrived in the last cycle, delivered at its end
   std::uint64_t rage_ = 0;
-  std::int64_t rnext_cycle_ = -1;                    ///< index of the scheduled cycle, -1 when none
+  std::int64_t rnext_cycle_ = -1;  ///< index of the scheduled cycle, -1 when none
   std::int64_t rlast_cycle_ = -1;
-  std::int64_t ridle_cycles_ = 0;                    ///< cycles in a row with no delivery or injection
-  std::vector<std::uint32_t> rcand_;                 ///< per node: the packet it sends this cycle
+  std::int64_t ridle_cycles_ = 0;     ///< cycles in a row with no delivery or injection
+  std::vector<std::uint32_t> rcand_;  ///< per node: the packet it sends this cycle
   std::vector<char> rdetour_;
 };
 

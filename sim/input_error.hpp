@@ -14,11 +14,16 @@ inline std::string one_line(const std::string& s) {
   r.reserve(s.size());
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') r += "\\n";
-    else if (c == '\t') r += "\\t";
-    else if (c == '\r') r += "\\r";
-    else if (c < 0x20 || c == 0x7f) r.append("\\x").append(1, hex[c >> 4]).append(1, hex[c & 15]);
-    else r += ch;
+    if (c == '\n')
+      r += "\\n";
+    else if (c == '\t')
+      r += "\\t";
+    else if (c == '\r')
+      r += "\\r";
+    else if (c < 0x20 || c == 0x7f)
+      r.append("\\x").append(1, hex[c >> 4]).append(1, hex[c & 15]);
+    else
+      r += ch;
   }
   return r;
 }
@@ -26,7 +31,9 @@ inline std::string one_line(const std::string& s) {
 class InputError : public std::runtime_error {
  public:
   InputError(std::string file, std::string where, std::string message)
-      : std::runtime_error(compose(file, where, message)), file_(std::move(file)), where_(std::move(where)),
+      : std::runtime_error(compose(file, where, message)),
+        file_(std::move(file)),
+        where_(std::move(where)),
         message_(std::move(message)) {}
   [[nodiscard]] const std::string& file() const { return file_; }
   [[nodiscard]] const std::string& where() const { return where_; }

@@ -21,11 +21,11 @@ struct PortModel {
 struct Machine {
   std::string name;
   std::string description;
-  Time tau;            ///< start-up per packet per hop
-  Time tau_msg;        ///< extra start-up per message per hop (iPSC external packets)
-  Time t_c;            ///< transfer time per element
-  Time t_a;            ///< time per arithmetic operation
-  Time t_copy;         ///< time per element copied in local memory
+  Time tau;      ///< start-up per packet per hop
+  Time tau_msg;  ///< extra start-up per message per hop (iPSC external packets)
+  Time t_c;      ///< transfer time per element
+  Time t_a;      ///< time per arithmetic operation
+  Time t_copy;   ///< time per element copied in local memory
   /// Loop overhead of a local matrix product: per element of its result, per product (FOH eq.
   /// (16)'s M^2 term on the Mark II; 0 elsewhere). Charged by the mesh family (algorithms/mesh/).
   Time t_elem;

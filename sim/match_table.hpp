@@ -22,7 +22,7 @@ class MatchTable {
     NodeId src = 0;
     int tag = 0;
     std::uint32_t msg_head = kNone, msg_tail = kNone;  ///< arrived messages (Message::next links)
-    OpState* op_head = nullptr;                         ///< posted receives (OpState::next links)
+    OpState* op_head = nullptr;                        ///< posted receives (OpState::next links)
     OpState* op_tail = nullptr;
   };
 
@@ -68,7 +68,8 @@ class MatchTable {
   }
   [[nodiscard]] std::size_t home(NodeId node, NodeId src, int tag) const {
     std::uint64_t x = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(node)) << 32) ^
-                      static_cast<std::uint32_t>(src) ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(tag)) << 17);
+                      static_cast<std::uint32_t>(src) ^
+                      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(tag)) << 17);
     x ^= x >> 30;  // splitmix64's finalizer
     x *= 0xbf58476d1ce4e5b9ULL;
     x ^= x >> 27;

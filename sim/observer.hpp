@@ -24,10 +24,10 @@ struct OpState;
 struct Transmission {
   std::uint64_t message = 0;  ///< message id (1, 2, ... in injection order)
   NodeId from = 0, to = 0;
-  int port = 0;               ///< the sender's port
+  int port = 0;  ///< the sender's port
   Time start, end;
   std::int64_t elements = 0;
-  std::int64_t packet = 0;    ///< index of the packet within its message
+  std::int64_t packet = 0;        ///< index of the packet within its message
   bool first_of_message = false;  ///< paid tau_msg
 };
 

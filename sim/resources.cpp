@@ -88,16 +88,20 @@ std::int64_t run_memory_floor(std::int64_t nodes, std::int64_t payload_elements)
 std::string format_bytes(std::int64_t bytes) {
   char buf[32];
   const double b = static_cast<double>(bytes);
-  if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f GiB", b / (1024.0 * 1024 * 1024));
-  else if (b >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1024.0 * 1024));
-  else std::snprintf(buf, sizeof buf, "%.0f KiB", b / 1024.0);
+  if (b >= 1024.0 * 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+  else if (b >= 1024.0 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1024.0 * 1024));
+  else
+    std::snprintf(buf, sizeof buf, "%.0f KiB", b / 1024.0);
   return buf;
 }
 
 std::string memory_refusal(std::int64_t need, const std::string& what) {
   const std::int64_t avail = available_memory_bytes();
   if (need <= avail) return "";
-  std::string s = what + " needs at least " + format_bytes(need) + " of memory and " + format_bytes(avail) + " is available";
+  std::string s =
+      what + " needs at least " + format_bytes(need) + " of memory and " + format_bytes(avail) + " is available";
   if (g_memory_budget > 0 && avail < machine_available_bytes())
     s += " under the memory budget of " + format_bytes(g_memory_budget) + " (--max-memory)";
   return s + " (smaller dimensions, timing mode, or a larger machine)";

@@ -74,8 +74,10 @@ struct PromiseBase {
 /// The strand hooks of an awaiting coroutine: a Task's, or none for any other coroutine.
 template <class P>
 StrandHooks* hooks_of(std::coroutine_handle<P> h) noexcept {
-  if constexpr (std::is_base_of_v<PromiseBase, P>) return h.promise().hooks;
-  else return nullptr;
+  if constexpr (std::is_base_of_v<PromiseBase, P>)
+    return h.promise().hooks;
+  else
+    return nullptr;
 }
 }  // namespace detail
 
@@ -86,13 +88,21 @@ class [[nodiscard]] Task {
     std::optional<T> value;
     Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
     template <class U>
-    void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+    void return_value(U&& v) {
+      value.emplace(std::forward<U>(v));
+    }
   };
   using Handle = std::coroutine_handle<promise_type>;
 
   Task() = default;
   Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
-  Task& operator=(Task&& o) noexcept { if (this != &o) { destroy(); h_ = std::exchange(o.h_, {}); } return *this; }
+  Task& operator=(Task&& o) noexcept {
+    if (this != &o) {
+      destroy();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
   ~Task() { destroy(); }
@@ -112,7 +122,12 @@ class [[nodiscard]] Task {
 
  private:
   explicit Task(Handle h) : h_(h) {}
-  void destroy() { if (h_) { h_.destroy(); h_ = {}; } }
+  void destroy() {
+    if (h_) {
+      h_.destroy();
+      h_ = {};
+    }
+  }
   Handle h_;
 };
 
@@ -127,7 +142,13 @@ class [[nodiscard]] Task<void> {
 
   Task() = default;
   Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
-  Task& operator=(Task&& o) noexcept { if (this != &o) { destroy(); h_ = std::exchange(o.h_, {}); } return *this; }
+  Task& operator=(Task&& o) noexcept {
+    if (this != &o) {
+      destroy();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
   ~Task() { destroy(); }
@@ -148,7 +169,12 @@ class [[nodiscard]] Task<void> {
 
  private:
   explicit Task(Handle h) : h_(h) {}
-  void destroy() { if (h_) { h_.destroy(); h_ = {}; } }
+  void destroy() {
+    if (h_) {
+      h_.destroy();
+      h_ = {};
+    }
+  }
   Handle h_;
 };
 

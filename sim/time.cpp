@@ -32,14 +32,23 @@ Time parse_time(std::string_view text) {
   std::string_view num = s.substr(0, i);
   std::string_view unit = s.substr(i);
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
-  if (num.empty()) throw std::invalid_argument("'" + std::string(text) + "' is not a time: expected a number and a unit (ps ns us ms s)");
+  if (num.empty())
+    throw std::invalid_argument("'" + std::string(text) +
+                                "' is not a time: expected a number and a unit (ps ns us ms s)");
   int exp10 = 0;  // picoseconds per unit as a power of ten
-  if (unit.empty() || unit == "s") exp10 = 12;
-  else if (unit == "ms") exp10 = 9;
-  else if (unit == "us") exp10 = 6;
-  else if (unit == "ns") exp10 = 3;
-  else if (unit == "ps") exp10 = 0;
-  else throw std::invalid_argument("unknown time unit '" + std::string(unit) + "' in '" + std::string(text) + "' (use ps ns us ms s)");
+  if (unit.empty() || unit == "s")
+    exp10 = 12;
+  else if (unit == "ms")
+    exp10 = 9;
+  else if (unit == "us")
+    exp10 = 6;
+  else if (unit == "ns")
+    exp10 = 3;
+  else if (unit == "ps")
+    exp10 = 0;
+  else
+    throw std::invalid_argument("unknown time unit '" + std::string(unit) + "' in '" + std::string(text) +
+                                "' (use ps ns us ms s)");
   std::size_t dot = num.find('.');
   std::string_view ip = dot == std::string_view::npos ? num : num.substr(0, dot);
   std::string_view fp = dot == std::string_view::npos ? std::string_view{} : num.substr(dot + 1);
@@ -75,7 +84,10 @@ Time time_from_seconds(double seconds) {
 
 std::string format_time(Time t) {
   const std::int64_t v = t.count();
-  struct U { std::uint64_t div; const char* name; };
+  struct U {
+    std::uint64_t div;
+    const char* name;
+  };
   static constexpr U units[] = {{1000000000000, "s"}, {1000000000, "ms"}, {1000000, "us"}, {1000, "ns"}, {1, "ps"}};
   if (v == 0) return "0 s";
   // The magnitude in unsigned arithmetic: -INT64_MIN has no int64.

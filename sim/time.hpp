@@ -3,8 +3,8 @@
 /// Machine parameters are rounded to picoseconds once, at load; everything after that is exact
 /// integer arithmetic, so an exact formula and a simulation agree to the last picosecond.
 #include <compare>
-#include <ostream>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -22,8 +22,14 @@ class Time {
   constexpr auto operator<=>(const Time&) const = default;
   constexpr Time operator+(Time o) const { return Time(add(ps_, o.ps_)); }
   constexpr Time operator-(Time o) const { return Time(sub(ps_, o.ps_)); }
-  constexpr Time& operator+=(Time o) { ps_ = add(ps_, o.ps_); return *this; }
-  constexpr Time& operator-=(Time o) { ps_ = sub(ps_, o.ps_); return *this; }
+  constexpr Time& operator+=(Time o) {
+    ps_ = add(ps_, o.ps_);
+    return *this;
+  }
+  constexpr Time& operator-=(Time o) {
+    ps_ = sub(ps_, o.ps_);
+    return *this;
+  }
   constexpr Time operator*(std::int64_t k) const { return Time(mul(ps_, k)); }
   friend constexpr Time operator*(std::int64_t k, Time t) { return Time(mul(t.ps_, k)); }
 

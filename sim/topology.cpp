@@ -7,7 +7,8 @@ namespace cubesim {
 
 Topology Topology::hypercube(int dim) {
   if (dim < 0 || dim > kMaxCubeDim)
-    throw std::invalid_argument("hypercube dimension " + std::to_string(dim) + " is outside 0.." + std::to_string(kMaxCubeDim));
+    throw std::invalid_argument("hypercube dimension " + std::to_string(dim) + " is outside 0.." +
+                                std::to_string(kMaxCubeDim));
   Topology t;
   t.kind_ = Kind::hypercube;
   t.dim_ = dim;
@@ -23,7 +24,9 @@ Topology Topology::mesh(const std::vector<std::int64_t>& shape, bool wrap) {
   t.dim_ = static_cast<int>(shape.size());
   NodeId n = 1;
   for (std::size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] < 1) throw std::invalid_argument("extent " + std::to_string(k) + " is " + std::to_string(shape[k]) + ", must be at least 1");
+    if (shape[k] < 1)
+      throw std::invalid_argument("extent " + std::to_string(k) + " is " + std::to_string(shape[k]) +
+                                  ", must be at least 1");
     if (shape[k] > kMaxNodes || n * shape[k] > kMaxNodes)
       throw std::invalid_argument("mesh has more than " + std::to_string(kMaxNodes) + " nodes");
     t.shape_[k] = shape[k];
@@ -36,9 +39,12 @@ Topology Topology::mesh(const std::vector<std::int64_t>& shape, bool wrap) {
 
 std::string Topology::kind_name() const {
   switch (kind_) {
-    case Kind::hypercube: return "hypercube";
-    case Kind::mesh: return "mesh";
-    case Kind::torus: return "torus";
+    case Kind::hypercube:
+      return "hypercube";
+    case Kind::mesh:
+      return "mesh";
+    case Kind::torus:
+      return "torus";
   }
   return "?";
 }

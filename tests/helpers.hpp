@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <map>
-#include <cstdio>
 #include <ostream>
 #include <set>
 #include <string>
@@ -67,7 +67,8 @@ inline void fill_grid_params(Params& p, int n, std::int64_t seed) {
   std::uint64_t r = static_cast<std::uint64_t>(seed) * 6364136223846793005ULL + 1442695040888963407ULL;
   for (int i = n - 1; i > 0; --i) {
     r = r * 6364136223846793005ULL + 1442695040888963407ULL;
-    std::swap(p.perm[static_cast<std::size_t>(i)], p.perm[static_cast<std::size_t>((r >> 33) % static_cast<std::uint64_t>(i + 1))]);
+    std::swap(p.perm[static_cast<std::size_t>(i)],
+              p.perm[static_cast<std::size_t>((r >> 33) % static_cast<std::uint64_t>(i + 1))]);
   }
   p.variant = seed % 2;
 }
@@ -104,11 +105,11 @@ inline std::string describe(std::vector<Deviation> v) {
   for (const Deviation& d : v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g, %.3g", d.tolerance, d.worst);
-    s += std::string(s.size() > 1 ? ", " : "") + "{Relation::" + relation_name(d.relation) + ", " + buf + ", \"" + d.at + "\"}";
+    s += std::string(s.size() > 1 ? ", " : "") + "{Relation::" + relation_name(d.relation) + ", " + buf + ", \"" +
+         d.at + "\"}";
   }
   return s + "}";
 }
-
 
 /// The worst departures a grid test measures, by promised relation, and the check that they
 /// equal what the algorithm registers (so that the registered figures cannot drift).
@@ -129,10 +130,12 @@ struct Departures {
     for (const auto& [tol, w] : approx) measured.push_back({Relation::approx, tol, three_digits(w.first), w.second});
     if (!lowest_at.empty()) measured.push_back({Relation::upper_bound, 0, three_digits(lowest), lowest_at});
     if (!highest_at.empty()) measured.push_back({Relation::lower_bound, 0, three_digits(highest), highest_at});
-    std::cout << "[ relation ] " << c.algorithm << " " << c.ports.name() << " " << runs << " runs: " << describe(measured) << "\n";
+    std::cout << "[ relation ] " << c.algorithm << " " << c.ports.name() << " " << runs
+              << " runs: " << describe(measured) << "\n";
     const bool all = c.ports.kind == PortKind::all;
     EXPECT_EQ(describe(all ? info.all_port.deviations : info.one_port.deviations), describe(measured))
-        << "register these for " << info.name << (all ? " all_port" : " one_port") << ":\n" << describe(measured);
+        << "register these for " << info.name << (all ? " all_port" : " one_port") << ":\n"
+        << describe(measured);
   }
 };
 
@@ -145,10 +148,10 @@ inline void expect_as_predicted(const RunOutcome& o, const Prediction& pred) {
                                 << o.stats.time.count() << " pred " << pred.time.count();
   if (pred.relation != Relation::exact) return;
   EXPECT_EQ(o.stats.time, pred.time) << pred.source;
-  EXPECT_TRUE(o.terms_match) << "startups " << o.stats.critical_path.startups << " vs " << pred.startups << ", elements "
-                             << o.stats.critical_path.element_transfers << " vs " << pred.element_transfers
-                             << ", messages " << o.stats.critical_path.msg_startups << " vs " << pred.msg_startups
-                             << ", flops " << o.stats.critical_path.flops << " vs " << pred.flops;
+  EXPECT_TRUE(o.terms_match) << "startups " << o.stats.critical_path.startups << " vs " << pred.startups
+                             << ", elements " << o.stats.critical_path.element_transfers << " vs "
+                             << pred.element_transfers << ", messages " << o.stats.critical_path.msg_startups << " vs "
+                             << pred.msg_startups << ", flops " << o.stats.critical_path.flops << " vs " << pred.flops;
 }
 
 }  // namespace cubesim::test

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <tuple>
 #include <iostream>
 #include <map>
+#include <tuple>
 
-#include "helpers.hpp"
 #include "app/runner.hpp"
+#include "helpers.hpp"
 
 using namespace cubesim;
 
@@ -19,9 +19,9 @@ namespace {
 
 using Case = cubesim::test::AlgorithmCase;
 
+using cubesim::test::case_name;
 using cubesim::test::describe;
 using cubesim::test::three_digits;
-using cubesim::test::case_name;
 
 class ExactFormula : public ::testing::TestWithParam<Case> {};
 
@@ -29,7 +29,9 @@ TEST_P(ExactFormula, SimulationEqualsTableToThePicosecond) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find(GetParam().algorithm);
   ASSERT_NE(info, nullptr);
-  struct Costs { std::int64_t tau, t_c, tau_msg, t_a; };
+  struct Costs {
+    std::int64_t tau, t_c, tau_msg, t_a;
+  };
   // iPSC NX; awkward co-prime values (no ties between paths of different composition); iPSC OS1.
   // t_a matters to the reductions only (their additions are charged as compute).
   const std::vector<Costs> costs = {{1'500'000'000, 4'000'000, 0, 33'333'333},
@@ -60,7 +62,7 @@ TEST_P(ExactFormula, SimulationEqualsTableToThePicosecond) {
         s.params.M = M;
         s.params.B = B;
         s.params.root = (n * 7 + M) % s.topology.size();  // roots other than 0 too
-        s.params.k = (n * 5 + M + B) % (n + 1);             // first-phase dimensions, 0..n
+        s.params.k = (n * 5 + M + B) % (n + 1);           // first-phase dimensions, 0..n
         cubesim::test::fill_grid_params(s.params, n, n * 31 + M + B);
         ASSERT_FALSE(info->check(s).has_value());
         const Prediction pred = info->predict(s);
@@ -69,16 +71,16 @@ TEST_P(ExactFormula, SimulationEqualsTableToThePicosecond) {
           ++skipped;
           continue;
         }
-        SCOPED_TRACE("n=" + std::to_string(n) + " M=" + std::to_string(M) + " B=" + std::to_string(B) +
-                     " tau=" + std::to_string(c.tau) + " t_c=" + std::to_string(c.t_c) + " tau_msg=" + std::to_string(c.tau_msg));
+        SCOPED_TRACE("n=" + std::to_string(n) + " M=" + std::to_string(M) + " B=" + std::to_string(B) + " tau=" +
+                     std::to_string(c.tau) + " t_c=" + std::to_string(c.t_c) + " tau_msg=" + std::to_string(c.tau_msg));
         const RunOutcome o = run_point(rp, *info, true);
         ASSERT_TRUE(o.error.empty()) << o.error;
         EXPECT_TRUE(o.verified) << o.verify_message;
         EXPECT_TRUE(o.relation_holds) << relation_name(pred.relation) << " tol " << pred.tolerance << ": sim "
                                       << o.stats.time.count() << " pred " << pred.time.count();
-        const double ratio = pred.time.count() == 0 ? 1.0
-                                                    : static_cast<double>(o.stats.time.count()) /
-                                                          static_cast<double>(pred.time.count());
+        const double ratio = pred.time.count() == 0
+                                 ? 1.0
+                                 : static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count());
         const std::string at = "n=" + std::to_string(n) + " M=" + std::to_string(M) + " B=" + std::to_string(B);
         if (pred.relation == Relation::approx) {
           auto& w = worst[pred.tolerance];
@@ -119,17 +121,18 @@ TEST_P(ExactFormula, SimulationEqualsTableToThePicosecond) {
   std::vector<Deviation> measured;
   for (const auto& [tol, w] : worst) measured.push_back({Relation::approx, tol, three_digits(w.first), w.second});
   if (!lowest_at.empty()) measured.push_back({Relation::upper_bound, 0, three_digits(lowest), lowest_at});
-  const std::vector<Deviation>& documented = kind == PortKind::all ? info->all_port.deviations : info->one_port.deviations;
+  const std::vector<Deviation>& documented =
+      kind == PortKind::all ? info->all_port.deviations : info->one_port.deviations;
   EXPECT_EQ(describe(documented), describe(measured))
       << "the deviations registered for " << info->name << " (" << (kind == PortKind::all ? "all_port" : "one_port")
-      << ") differ from what the grid measures; register these:\n" << describe(measured);
+      << ") differ from what the grid measures; register these:\n"
+      << describe(measured);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Tr530Tables, ExactFormula,
-    ::testing::ValuesIn(cubesim::test::every_algorithm_case(
-        {"broadcast.sbt", "broadcast.gc", "broadcast.nesbt", "reduce.sbt"})),
-    case_name);
+INSTANTIATE_TEST_SUITE_P(Tr530Tables, ExactFormula,
+                         ::testing::ValuesIn(cubesim::test::every_algorithm_case({"broadcast.sbt", "broadcast.gc",
+                                                                                  "broadcast.nesbt", "reduce.sbt"})),
+                         case_name);
 
 TEST(ExactFormula, TimingOnlyModeGivesTheSameTimes) {
   const Registry reg = make_registry();

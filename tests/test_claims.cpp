@@ -11,8 +11,8 @@
 #include <set>
 
 #include "algorithms/embedding/trees.hpp"
-#include "helpers.hpp"
 #include "app/runner.hpp"
+#include "helpers.hpp"
 
 using namespace cubesim;
 
@@ -121,7 +121,7 @@ TEST(Claims, Tr530S416NesbtAllPortFastestExceptForShortMessages) {
       const auto nesbt = sim.best("broadcast.nesbt", m, n, M).first;
       const Time nrsbt = sim.time("broadcast.nrsbt", m, n, M, (M + n - 1) / n);  // B_opt = M/n
       const auto sbt = sim.best("broadcast.sbt", m, n, M).first;
-      const Time gc = sim.time("broadcast.gc", m, n, M, (M + n - 1) / n);          // B_opt = M/n
+      const Time gc = sim.time("broadcast.gc", m, n, M, (M + n - 1) / n);  // B_opt = M/n
       const auto sbnt = sim.best("broadcast.sbnt", m, n, M).first;
       const double Md = static_cast<double>(M);
       if (Md <= tau_tc) {
@@ -149,7 +149,8 @@ std::int64_t ceil_to(double x) { return static_cast<std::int64_t>(std::ceil(x - 
 /// The SBnT's largest subtree of the root over the even share (N-1)/n.
 double sbnt_imbalance(int n) {
   std::vector<std::int64_t> size(static_cast<std::size_t>(n));
-  for (trees::Address i = 1; i < (trees::Address{1} << n); ++i) ++size[static_cast<std::size_t>(trees::sbnt_base(i, n))];
+  for (trees::Address i = 1; i < (trees::Address{1} << n); ++i)
+    ++size[static_cast<std::size_t>(trees::sbnt_base(i, n))];
   return static_cast<double>(*std::max_element(size.begin(), size.end())) * n /
          static_cast<double>((std::int64_t{1} << n) - 1);
 }
@@ -163,14 +164,16 @@ TEST(Claims, Tr530OptimalWithinTwoOfTheLowerBounds) {
   struct Claim {
     const char* algo;
     PortModel ports;
-    std::function<double(double N, double n, double M)> packet;  // the B_m the claim needs
-    std::function<double(double N, double n, double M)> elements;      // the bound's t_c term
+    std::function<double(double N, double n, double M)> packet;    // the B_m the claim needs
+    std::function<double(double N, double n, double M)> elements;  // the bound's t_c term
   };
   // The packet sizes and lower-bound element counts the claims name, as functions of N, n, M.
   using Term = std::function<double(double, double, double)>;
   const Term half_nm = [](double N, double, double M) { return N * M / 2; };
   const Term all_but_one = [](double N, double, double M) { return (N - 1) * M; };
-  const Term balanced_packet = [](double N, double n, double M) { return std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5); };
+  const Term balanced_packet = [](double N, double n, double M) {
+    return std::sqrt(2 / M_PI) * N * M / std::pow(n, 1.5);
+  };
   const Term balanced_share = [](double N, double n, double M) { return (N - 1) * M / n; };
   const std::vector<Claim> claims = {
       // §4.2.4: SBT-b(1,N) for B_m >= NM/2; lower bound max((N-1) M t_c, n tau).
@@ -274,8 +277,10 @@ TEST(Claims, Tr530S424AllPortGceaAsGoodForSmallPacketsAndSbtInferior) {
       // SBT-b(n,N) against nRSBT-b(n,N), each at its table B_opt (capped by B_m = 2^16).
       Machine big = ipsc(test::kAll);
       const double N = std::ldexp(1.0, n);
-      const auto b_sbt = std::min<std::int64_t>(ceil_to(N * static_cast<double>(M) / std::sqrt(2 * M_PI * (n - 1))), big.packet_elements);
-      const auto b_nr = std::min<std::int64_t>(ceil_to(std::sqrt(2 / M_PI) * N * static_cast<double>(M) / std::pow(n, 1.5)), big.packet_elements);
+      const auto b_sbt = std::min<std::int64_t>(ceil_to(N * static_cast<double>(M) / std::sqrt(2 * M_PI * (n - 1))),
+                                                big.packet_elements);
+      const auto b_nr = std::min<std::int64_t>(
+          ceil_to(std::sqrt(2 / M_PI) * N * static_cast<double>(M) / std::pow(n, 1.5)), big.packet_elements);
       if (n > 2) {
         EXPECT_GT(sim.time("allgather.sbt", big, n, M, b_sbt), sim.time("allgather.nrsbt", big, n, M, b_nr))
             << "SBT-b(n,N) inferior, n=" << n << " M=" << M;
@@ -294,7 +299,10 @@ TEST(Claims, Tr530S424AllPortGceaAsGoodForSmallPacketsAndSbtInferior) {
 // configs/tr530/bopt-nesbt.json sweeps one of these for plotting.
 TEST(Claims, Tr530OptimumPacketSizesMatchSimulatedSweeps) {
   const Sim sim;
-  struct Row { const char* algo; PortModel ports; };
+  struct Row {
+    const char* algo;
+    PortModel ports;
+  };
   for (const Row& r : {Row{"broadcast.gc", test::kOne}, Row{"broadcast.nesbt", test::kOne},
                        Row{"broadcast.sbt", test::kAll}, Row{"broadcast.nesbt", test::kAll}}) {
     for (int n : {3, 6}) {
@@ -313,11 +321,11 @@ TEST(Claims, Tr530OptimumPacketSizesMatchSimulatedSweeps) {
           near = std::min(near, sim.time(r.algo, m, n, M, (L + count - 1) / count));
         }
         EXPECT_LE(ratio(near, best), 1.005) << r.algo << " n=" << n << " M=" << M;
-        std::printf("[ B_opt ] %-16s %-3s n=%d M=%-5lld table B_opt %7.1f (%5.1f packets)  simulated best B %5lld "
-                    "(%5.1f packets) %.4f ms  next to B_opt %.4f ms\n",
-                    r.algo, r.ports.name().c_str(), n, static_cast<long long>(M), b_opt, p,
-                    static_cast<long long>(best_b), static_cast<double>(L) / static_cast<double>(best_b),
-                    best.seconds() * 1e3, near.seconds() * 1e3);
+        std::printf(
+            "[ B_opt ] %-16s %-3s n=%d M=%-5lld table B_opt %7.1f (%5.1f packets)  simulated best B %5lld "
+            "(%5.1f packets) %.4f ms  next to B_opt %.4f ms\n",
+            r.algo, r.ports.name().c_str(), n, static_cast<long long>(M), b_opt, p, static_cast<long long>(best_b),
+            static_cast<double>(L) / static_cast<double>(best_b), best.seconds() * 1e3, near.seconds() * 1e3);
       }
     }
   }

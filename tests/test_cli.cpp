@@ -5,16 +5,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/cli_helpers.hpp"
 
-using cubesim::test::run_cli;
-using cubesim::test::Result;
-using cubesim::test::write_temp;
 using cubesim::test::read_all;
+using cubesim::test::Result;
+using cubesim::test::run_cli;
+using cubesim::test::write_temp;
 
 TEST(Cli, QuickstartRunsExactAndVerified) {
   Result r = run_cli("run configs/quickstart.json --json");
@@ -103,7 +102,8 @@ TEST(Cli, OutChangesAllAtOnceAndClearsWhatKilledRunsLeft) {
 }
 
 TEST(Cli, BadInputIsOneLineAndExitTwo) {
-  const std::string bad = write_temp("cubesim_bad.json",
+  const std::string bad = write_temp(
+      "cubesim_bad.json",
       R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.sbt", "params": {"M": 10, "root": 9}})");
   const std::filesystem::path dir = cubesim::test::scratch_path("out_bad");
   std::filesystem::remove_all(dir);
@@ -142,6 +142,7 @@ TEST(Cli, ValidatePredictAndList) {
   for (const char* n : {"ipsc-os1", "ipsc-os2", "ipsc-nx", "caltech-mark2", "mesh1d", "mesh2d", "mesh3d"})
     EXPECT_NE(m.out.find(n), std::string::npos) << n;
   Result a = run_cli("list algorithms");
-  for (const char* n : {"broadcast.sbt", "broadcast.gc", "allgather.cra", "allgather.gcea", "allgather.sbt", "scatter.sbt", "alltoall.sbt"})
+  for (const char* n : {"broadcast.sbt", "broadcast.gc", "allgather.cra", "allgather.gcea", "allgather.sbt",
+                        "scatter.sbt", "alltoall.sbt"})
     EXPECT_NE(a.out.find(n), std::string::npos) << n;
 }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "machines/machine_loader.hpp"
 #include "app/config.hpp"
+#include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
 
 using namespace cubesim;
@@ -18,8 +18,8 @@ const Registry& reg() {
 std::string base(const std::string& extra_top = "", const std::string& params = R"("M": 100)",
                  const std::string& topology = R"({"kind": "hypercube", "dim": 3})",
                  const std::string& algorithm = "broadcast.sbt") {
-  return R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": )" + topology +
-         R"(, "algorithm": ")" + algorithm + R"(", "params": {)" + params + "}" + extra_top + "}";
+  return R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": )" + topology + R"(, "algorithm": ")" +
+         algorithm + R"(", "params": {)" + params + "}" + extra_top + "}";
 }
 
 /// The error's "where" for a config text, or "" if it parsed.
@@ -75,8 +75,14 @@ TEST(Config, EachKindOfBadInputNamesItsPointer) {
   EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "mesh", "shape": [4, 0]})")), "/topology/shape");
   EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "mesh", "shape": [4, 4]})")), "/topology/kind");  // mismatch
   EXPECT_EQ(where(base("", R"("M": 1)", R"({"kind": "hypercube", "dim": 3})", "broadcast.nope")), "/algorithm");
-  EXPECT_EQ(where(R"({"schema": "cubesim.config/1", "machine": "ipsc-9000", "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.sbt", "params": {"M": 1}})"), "/machine");
-  EXPECT_EQ(where(R"({"schema": "cubesim.config/1", "machine": {"tau": "1ms"}, "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.sbt", "params": {"M": 1}})"), "/machine");
+  EXPECT_EQ(
+      where(
+          R"({"schema": "cubesim.config/1", "machine": "ipsc-9000", "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.sbt", "params": {"M": 1}})"),
+      "/machine");
+  EXPECT_EQ(
+      where(
+          R"({"schema": "cubesim.config/1", "machine": {"tau": "1ms"}, "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.sbt", "params": {"M": 1}})"),
+      "/machine");
   EXPECT_EQ(where(base(R"(, "sweep": {"topology.dim": [2, 40]})")), "/sweep/topology.dim/1");
   EXPECT_EQ(where(base(R"(, "sweep": {"topology.dim": []})")), "/sweep/topology.dim");
   EXPECT_EQ(where(base(R"(, "sweep": {"name": ["a"]})")), "/sweep/name");
@@ -85,7 +91,8 @@ TEST(Config, EachKindOfBadInputNamesItsPointer) {
 }
 
 TEST(Config, SweepsAreCrossProductsInOrder) {
-  Experiment ex = parse_experiment(base(R"(, "sweep": {"params.M": [1, 2, 3], "topology.dim": [1, 2]})"), "t.json", reg());
+  Experiment ex =
+      parse_experiment(base(R"(, "sweep": {"params.M": [1, 2, 3], "topology.dim": [1, 2]})"), "t.json", reg());
   ASSERT_EQ(ex.runs.size(), 6u);
   EXPECT_EQ(ex.runs[0].setup.params.M, 1);
   EXPECT_EQ(ex.runs[0].setup.topology.dim(), 1);
@@ -112,8 +119,9 @@ TEST(Config, InlineMachinesAndOverrides) {
 
 TEST(Config, MeshPresetsBringTheirTopology) {
   // mesh2d's default topology is an 8x8 mesh, which the cube algorithms refuse, at the preset.
-  EXPECT_EQ(where(R"({"schema": "cubesim.config/1", "machine": "mesh2d", "algorithm": "allgather.sbt", "params": {"M": 3}})"),
-            "/topology/kind");
+  EXPECT_EQ(
+      where(R"({"schema": "cubesim.config/1", "machine": "mesh2d", "algorithm": "allgather.sbt", "params": {"M": 3}})"),
+      "/topology/kind");
 }
 
 TEST(Config, EveryPresetLoadsWithASourceForEveryParameter) {

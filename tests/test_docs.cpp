@@ -3,11 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "algorithms/registry.hpp"
 #include "tests/cli_helpers.hpp"

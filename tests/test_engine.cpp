@@ -45,7 +45,8 @@ TEST(Engine, OnePortReceiverServesSendersFirstComeFirstServed) {
 
 TEST(Engine, AllPortReceiverTakesBothAtOnce) {
   Log log;
-  RunStats s = run(simple_machine({PortKind::all, 0}), Topology::hypercube(2), [&](Node& n) { return two_senders(n, &log); });
+  RunStats s =
+      run(simple_machine({PortKind::all, 0}), Topology::hypercube(2), [&](Node& n) { return two_senders(n, &log); });
   EXPECT_EQ(log.times[0], (std::vector<Time>{Time::ps(1100), Time::ps(1100)}));
   EXPECT_EQ(s.time, Time::ps(1100));
 }
@@ -95,7 +96,8 @@ TEST(Engine, MessagesAreSplitIntoPacketsWithARemainder) {
   for (auto [S, B, packets] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
            {10, 4, 3}, {8, 4, 2}, {1, 4, 1}, {0, 4, 1}, {257, 256, 2}, {10, 1, 10}}) {
     const std::int64_t size = S;  // clang 14 cannot capture a structured binding
-    RunStats s = run(simple_machine(), Topology::hypercube(1), [size](Node& n) { return exchange(n, size); }, B);
+    RunStats s = run(
+        simple_machine(), Topology::hypercube(1), [size](Node& n) { return exchange(n, size); }, B);
     EXPECT_EQ(s.time, Time::ps(1000 * packets + 10 * S)) << S << "/" << B;
     EXPECT_EQ(s.packets, 2 * packets);
     EXPECT_EQ(s.critical_path.startups, packets);
@@ -106,7 +108,8 @@ TEST(Engine, MessagesAreSplitIntoPacketsWithARemainder) {
 TEST(Engine, TauMsgIsPaidOncePerMessagePerHop) {
   Machine m = simple_machine();
   m.tau_msg = Time::ps(500);
-  RunStats s = run(m, Topology::hypercube(1), [](Node& n) { return exchange(n, 10); }, 4);
+  RunStats s = run(
+      m, Topology::hypercube(1), [](Node& n) { return exchange(n, 10); }, 4);
   EXPECT_EQ(s.time, Time::ps(3 * 1000 + 100 + 500));
   EXPECT_EQ(s.critical_path.msg_startups, 1);
 }
@@ -130,7 +133,8 @@ TEST(Engine, RoutedSendsStoreAndForwardAlongTheEcubePath) {
   EXPECT_EQ(s.element_hops, 30);
   EXPECT_EQ(s.messages, 1);
   // three packets (4, 4, 2) pipelined through three hops: flow shop
-  RunStats p = run(simple_machine(), t, [&](Node& n) { return routed(n, 0, 7, 10, &log); }, 4);
+  RunStats p = run(
+      simple_machine(), t, [&](Node& n) { return routed(n, 0, 7, 10, &log); }, 4);
   EXPECT_EQ(p.time, Time::ps((1040 + 1040 + 1020) + 2 * 1040));
   EXPECT_EQ(p.critical_path.startups, 5);
   EXPECT_EQ(p.critical_path.element_transfers, 10 + 2 * 4);
@@ -274,15 +278,18 @@ TEST(Engine, AnEventBudgetStopsALivelockNamingWhatEachNodeWaitsFor) {
       if (flops == 0) {
         EXPECT_NE(w.find("(1001 awaited operations by t=0 s)"), std::string::npos) << w;
       }
-      EXPECT_NE(w.find("2 of 2 processes still run: node 0 waits for recv from node 1 (port 0) tag 0; node 1 waits for no receive"),
-                std::string::npos) << w;
+      EXPECT_NE(w.find("2 of 2 processes still run: node 0 waits for recv from node 1 (port 0) tag 0; node 1 waits for "
+                       "no receive"),
+                std::string::npos)
+          << w;
     }
   }
 }
 
 TEST(Engine, ARunWithinItsBudgetIsUnchangedByIt) {
   // An exchange of 10 packets: a budget it stays within changes nothing; one event less stops it.
-  const RunStats free = run(simple_machine(), Topology::hypercube(1), [](Node& n) { return exchange(n, 10); }, 1);
+  const RunStats free = run(
+      simple_machine(), Topology::hypercube(1), [](Node& n) { return exchange(n, 10); }, 1);
   Engine e(simple_machine(), Topology::hypercube(1), budget(free.events + free.resumes));
   const RunStats bounded = e.run([](Node& n) { return exchange(n, 10); });
   EXPECT_EQ(bounded.time, free.time);

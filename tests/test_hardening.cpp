@@ -28,10 +28,10 @@ Result run_and_signal(const std::string& args, const char* signal) {
   static int calls = 0;
   const std::string err = scratch_path("signal-" + std::to_string(++calls) + ".err");
   std::filesystem::remove(err);
-  const std::string script = std::string(CUBESIM_BINARY) + " -v " + args + " >/dev/null 2>" + err +
-                             " & pid=$!; until grep -q 'point 1:' " + err +
-                             " 2>/dev/null; do if ! kill -0 $pid 2>/dev/null; then break; fi; sleep 0.01; done; kill -" +
-                             signal + " $pid; wait $pid; echo $?";
+  const std::string script =
+      std::string(CUBESIM_BINARY) + " -v " + args + " >/dev/null 2>" + err + " & pid=$!; until grep -q 'point 1:' " +
+      err + " 2>/dev/null; do if ! kill -0 $pid 2>/dev/null; then break; fi; sleep 0.01; done; kill -" + signal +
+      " $pid; wait $pid; echo $?";
   Result r = run_command("bash " + write_temp("signal.sh", script + "\n"));
   r.code = std::stoi(r.out);
   r.err = read_all(err);
@@ -114,7 +114,8 @@ TEST(Budgets, AMemoryBudgetRefusesUpFrontWhatCannotFit) {
     "algorithm": "broadcast.sbt", "topology": {"kind": "hypercube", "dim": 20}, "params": {"M": 1}, "mode": "timing"})");
   const Result r = run_cli("run " + cfg + " --max-memory 1G");
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("/topology: hypercube n=20 (1048576 nodes) needs at least 1.5 GiB of memory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/topology: hypercube n=20 (1048576 nodes) needs at least 1.5 GiB of memory"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("under the memory budget of 1.0 GiB (--max-memory)"), std::string::npos) << r.err;
 }
 

@@ -47,8 +47,8 @@ void expect_layer(const std::string& dir, const std::set<std::string>& allowed) 
   const auto incs = includes_under(dir);
   ASSERT_FALSE(incs.empty()) << "no includes found under " << dir << ": is the working directory the project root?";
   for (const Include& i : incs)
-    EXPECT_TRUE(allowed.count(top(i.target)) == 1)
-        << i.file << ":" << i.line << " includes \"" << i.target << "\": " << dir << "/ may include only what lies below it";
+    EXPECT_TRUE(allowed.count(top(i.target)) == 1) << i.file << ":" << i.line << " includes \"" << i.target
+                                                   << "\": " << dir << "/ may include only what lies below it";
 }
 
 TEST(Layers, SimIncludesNothingOutsideSim) { expect_layer("sim", {"sim"}); }
@@ -62,7 +62,8 @@ TEST(Layers, AlgorithmsSeeOnlyThePublicNodeApi) {
   const std::vector<std::string> forbidden = {"sim/engine.hpp", "sim/observer.hpp", "sim/kernel/", "sim/simgrid/"};
   for (const Include& i : includes_under("algorithms"))
     for (const std::string& f : forbidden)
-      EXPECT_NE(i.target.rfind(f, 0), 0u) << i.file << ":" << i.line << " includes \"" << i.target << "\", an engine internal";
+      EXPECT_NE(i.target.rfind(f, 0), 0u)
+          << i.file << ":" << i.line << " includes \"" << i.target << "\", an engine internal";
 }
 
 TEST(Layers, TheCheckCatchesAWrongInclude) {

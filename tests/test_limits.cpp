@@ -19,8 +19,10 @@ std::vector<Params> corners(const AlgorithmInfo& info, int n, std::int64_t bm) {
   std::vector<Params> v;
   const std::int64_t N = std::int64_t{1} << n;
   if (multiplies(info)) {
-    const std::int64_t pqr[][4] = {{1 << 17, 1 << 17, 1 << 16, 1}, {1 << 20, 1 << 20, 1 << 10, 1},
-                                   {1 << 10, 1 << 20, 1 << 20, 1}, {1 << 10, 1 << 10, 1 << 10, 1 << 20}};
+    const std::int64_t pqr[][4] = {{1 << 17, 1 << 17, 1 << 16, 1},
+                                   {1 << 20, 1 << 20, 1 << 10, 1},
+                                   {1 << 10, 1 << 20, 1 << 20, 1},
+                                   {1 << 10, 1 << 10, 1 << 10, 1 << 20}};
     for (const auto& c : pqr)
       for (const std::int64_t n1 : {std::int64_t{0}, std::int64_t{1} << (n / 2)}) {
         Params p;

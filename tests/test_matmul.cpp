@@ -39,7 +39,9 @@ TEST_P(MatmulGrid, RelationHoldsAndExactRowsToThePicosecond) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find(GetParam().algorithm);
   ASSERT_NE(info, nullptr);
-  struct Shape { std::int64_t P, Q, R; };
+  struct Shape {
+    std::int64_t P, Q, R;
+  };
   const std::vector<Shape> shapes = {{1, 1, 1}, {13, 11, 9}, {32, 32, 32}, {7, 40, 20}, {64, 16, 48}, {96, 96, 96}};
   test::Departures worst;
   int runs = 0;
@@ -54,19 +56,21 @@ TEST_P(MatmulGrid, RelationHoldsAndExactRowsToThePicosecond) {
           RunPoint rp;
           cubesim::Setup& s = rp.setup;
           const bool coprime = (n + B + sh.P) % 2 == 1;
-          s.machine = coprime ? grid_machine(GetParam().ports, 1'000'003, 3'001, 7) : grid_machine(GetParam().ports, 1000, 10, 3);
+          s.machine = coprime ? grid_machine(GetParam().ports, 1'000'003, 3'001, 7)
+                              : grid_machine(GetParam().ports, 1000, 10, 3);
           s.topology = Topology::hypercube(n);
           s.params.P = sh.P, s.params.Q = sh.Q, s.params.R = sh.R, s.params.B = B;
           s.params.N1 = std::int64_t{1} << n1;
-          s.params.k = (n + static_cast<int>(sh.P)) % (n + 1);  // the hybrid's SBT steps, 0..n
-          s.params.K = 1 + (n + B) % 3;                           // successive products (outer, Cannon)
-          s.params.variant = (n + sh.Q) % 2;                      // Cannon's alignment: CRA or the cube's
+          s.params.k = (n + static_cast<int>(sh.P)) % (n + 1);            // the hybrid's SBT steps, 0..n
+          s.params.K = 1 + (n + B) % 3;                                   // successive products (outer, Cannon)
+          s.params.variant = (n + sh.Q) % 2;                              // Cannon's alignment: CRA or the cube's
           if (n1 == n && info->name.rfind("matmul2d", 0) != 0) continue;  // 1-D: one grid
           if (info->check(s).has_value()) continue;
           const Prediction pred = info->predict(s);
           if (s.topology.size() * std::max<std::int64_t>(pred.startups, 1) > 300'000) continue;  // keep it quick
-          const std::string at = "n=" + std::to_string(n) + " P=" + std::to_string(sh.P) + " Q=" + std::to_string(sh.Q) +
-                                 " R=" + std::to_string(sh.R) + " B=" + std::to_string(B) + " N1=" + std::to_string(s.params.N1);
+          const std::string at = "n=" + std::to_string(n) + " P=" + std::to_string(sh.P) +
+                                 " Q=" + std::to_string(sh.Q) + " R=" + std::to_string(sh.R) +
+                                 " B=" + std::to_string(B) + " N1=" + std::to_string(s.params.N1);
           SCOPED_TRACE(at);
           const RunOutcome o = run_point(rp, *info, true);
           ASSERT_TRUE(o.error.empty()) << o.error;
@@ -116,7 +120,8 @@ const ojson* value_at(const RunOutcome& o, const std::string& key) {
 }
 /// Communication: the simulated time less the arithmetic on the critical path.
 double comm_s(const RunOutcome& o) {
-  return o.stats.time.seconds() - static_cast<double>(o.stats.critical_path.flops) * o.point->setup.machine.t_a.seconds();
+  return o.stats.time.seconds() -
+         static_cast<double>(o.stats.critical_path.flops) * o.point->setup.machine.t_a.seconds();
 }
 double arith_s(const RunOutcome& o) { return o.stats.time.seconds() - comm_s(o); }
 
@@ -132,7 +137,8 @@ RunOutcome run_one(const std::string& algorithm, Setup s) {
   return o;
 }
 
-Setup cube(int n, std::int64_t P, std::int64_t Q, std::int64_t R, PortModel ports = test::kOne, std::int64_t bm = 1 << 20) {
+Setup cube(int n, std::int64_t P, std::int64_t Q, std::int64_t R, PortModel ports = test::kOne,
+           std::int64_t bm = 1 << 20) {
   Setup s;
   s.machine = test::simple_machine(ports, bm);
   s.topology = Topology::hypercube(n);
@@ -152,12 +158,14 @@ TEST(MatmulReproduction, Tr530Fig9SbtAgainstGcea) {
     const RunOutcome& o = *at["ipsc-nx"]["matmul1d.a1.sbt"][n];
     EXPECT_LT(comm_s(o), 0.10 * o.stats.time.seconds()) << "n=" << n;
   }
-  EXPECT_GT(comm_s(*at["ipsc-os2"]["matmul1d.a1.sbt"][4]), 0.10 * at["ipsc-os2"]["matmul1d.a1.sbt"][4]->stats.time.seconds());
+  EXPECT_GT(comm_s(*at["ipsc-os2"]["matmul1d.a1.sbt"][4]),
+            0.10 * at["ipsc-os2"]["matmul1d.a1.sbt"][4]->stats.time.seconds());
   // "The total time of the GCEA is minimal for a 4-cube": under the first two systems, not NX.
   for (const char* m : {"ipsc-os1", "ipsc-os2"})
     for (int n = 1; n <= 5; ++n)
       if (n != 4) {
-        EXPECT_LT(at[m]["matmul1d.a1.gcea"][4]->stats.time, at[m]["matmul1d.a1.gcea"][n]->stats.time) << m << " n=" << n;
+        EXPECT_LT(at[m]["matmul1d.a1.gcea"][4]->stats.time, at[m]["matmul1d.a1.gcea"][n]->stats.time)
+            << m << " n=" << n;
       }
   EXPECT_LT(at["ipsc-nx"]["matmul1d.a1.gcea"][5]->stats.time, at["ipsc-nx"]["matmul1d.a1.gcea"][4]->stats.time);
   // Not reproduced: "the communication time exceeds the arithmetic time for n >= 4" holds at
@@ -205,7 +213,8 @@ TEST(MatmulReproduction, Tr530Table12OptimalN1IndependentOfQ) {
         const RunOutcome o = run_one("matmul2d.a1", s);
         if (o.stats.time.seconds() < lowest) lowest = o.stats.time.seconds(), argmin = N1;
       }
-      EXPECT_EQ(argmin, best) << "P=" << P << " Q=" << Q << " R=" << R << ": √(PN/R) = " << std::sqrt(double(P) * 64 / R);
+      EXPECT_EQ(argmin, best) << "P=" << P << " Q=" << Q << " R=" << R
+                              << ": √(PN/R) = " << std::sqrt(double(P) * 64 / R);
     }
 }
 
@@ -233,7 +242,8 @@ TEST(MatmulReproduction, Tr530Table6A3StartupsReadQR) {
   const RunOutcome o = run_one("matmul1d.a3", s);
   auto sbt = [&](std::int64_t M) { return sbt_doubling_terms(M, 4, 16).startups; };
   // The transposes: C in blocks of ⌈P/N⌉ x ⌈Q/N⌉ = 4 x 16, A in blocks of 4 x 4.
-  const std::int64_t tx = standard_exchange_terms(4 * 16, 4, 16).startups + standard_exchange_terms(4 * 4, 4, 16).startups;
+  const std::int64_t tx =
+      standard_exchange_terms(4 * 16, 4, 16).startups + standard_exchange_terms(4 * 4, 4, 16).startups;
   EXPECT_EQ(o.stats.critical_path.startups, tx + sbt(256 * 4)) << "QR";
   EXPECT_NE(o.stats.critical_path.startups, tx + sbt(64 * 4)) << "PR";
 }
@@ -243,7 +253,8 @@ TEST(MatmulReproduction, Tr530Table6A3StartupsReadQR) {
 TEST(MatmulReproduction, Tr530A4AgainstA1AndTheDiagonal) {
   const int n = 4;
   const std::int64_t N = 16;
-  for (auto [P, Q, R] : {std::tuple{64, 256, 16}, std::tuple{16, 256, 64}, std::tuple{256, 64, 64}, std::tuple{32, 512, 16}}) {
+  for (auto [P, Q, R] :
+       {std::tuple{64, 256, 16}, std::tuple{16, 256, 64}, std::tuple{256, 64, 64}, std::tuple{32, 512, 16}}) {
     const RunOutcome a1 = run_one("matmul1d.a1.sbt", cube(n, P, Q, R));
     const RunOutcome a4 = run_one("matmul1d.a4", cube(n, P, Q, R));
     const bool claim = (N - 1) * P * (Q / N) > ((N - 1) * P + n / 2 * Q) * (R / N);
@@ -314,14 +325,15 @@ Map run_map(const std::string& path) {
 // The 1-D maps (Figs 11, 12: N = 16, one-port, B_m = inf): A1 < A4 < A3 on the diagonal
 // P = Q = R, and a larger tau/t_c gives A1 more of the cube ("gradually taken over by the A1").
 TEST(MatmulReproduction, Tr530Figs11And12OneDimensionalMaps) {
-  const Map f11 = run_map("configs/tr530/maps/fig11-map-1d.json"), f12 = run_map("configs/tr530/maps/fig12-map-1d.json");
+  const Map f11 = run_map("configs/tr530/maps/fig11-map-1d.json"),
+            f12 = run_map("configs/tr530/maps/fig12-map-1d.json");
   for (const auto& [k, c] : f11.at) {
     if (std::get<0>(k) != std::get<1>(k) || std::get<1>(k) != std::get<2>(k)) continue;
     EXPECT_LT(c.best.at("a1.sbt"), c.best.at("a4"));
     EXPECT_LT(c.best.at("a4"), c.best.at("a3"));
   }
   EXPECT_GT(f12.volume.at("a1.sbt"), f11.volume.at("a1.sbt") + 0.2);  // measured 49 % -> 77 %
-  EXPECT_LT(f12.volume.at("a3"), f11.volume.at("a3") / 4);             // 18 % -> 0.8 %
+  EXPECT_LT(f12.volume.at("a3"), f11.volume.at("a3") / 4);            // 18 % -> 0.8 %
   std::cout << "[ maps ] Fig. 11 volumes: A1 " << f11.volume.at("a1.sbt") << ", A3 " << f11.volume.at("a3") << ", A4 "
             << f11.volume.at("a4") << "; Fig. 12: A1 " << f12.volume.at("a1.sbt") << "\n";
 }
@@ -365,8 +377,9 @@ TEST(MatmulReproduction, Tr530Figs20And25TwoDimensionalMaps) {
     }
   }
   EXPECT_GT(f25.volume.at("a1"), f20.volume.at("a1"));
-  std::cout << "[ maps ] Fig. 20 volumes: A1 " << f20.volume.at("a1") << ", A2 " << a2 / static_cast<double>(f20.at.size())
-            << ", A4 " << a4 / static_cast<double>(f20.at.size()) << "; Fig. 25: A1 " << f25.volume.at("a1") << "\n";
+  std::cout << "[ maps ] Fig. 20 volumes: A1 " << f20.volume.at("a1") << ", A2 "
+            << a2 / static_cast<double>(f20.at.size()) << ", A4 " << a4 / static_cast<double>(f20.at.size())
+            << "; Fig. 25: A1 " << f25.volume.at("a1") << "\n";
 }
 
 // Fig. 26 (n-port, N = 1024): its sweep is 6,875 runs (23 minutes with --jobs 2 on 2 cores), so the map is
@@ -412,7 +425,8 @@ TEST(MatmulReproduction, Tr530Fig26NPortMapOnAThousandNodes) {
   EXPECT_GT(wins["a1"], 100);  // 115 of 125 (92 %) against Fig. 25's 84.8 % on 16 nodes
   static const Registry reg = make_registry();
   Experiment ex = load_experiment("configs/tr530/maps/fig26-map-2d-nport.json", reg);
-  for (const std::tuple<int, int, int>& at : {std::tuple<int, int, int>{1, 1, 1}, std::tuple<int, int, int>{1, 16, 2}}) {
+  for (const std::tuple<int, int, int>& at :
+       {std::tuple<int, int, int>{1, 1, 1}, std::tuple<int, int, int>{1, 16, 2}}) {
     const auto [p, q, r] = at;
     std::string best;
     std::int64_t best_n1 = 0;
@@ -447,7 +461,8 @@ TEST(MatmulReproduction, Tr530S521OuterProductPipelinesKProducts) {
   for (std::int64_t K : {2, 4, 8}) EXPECT_LT(ratio[K], 1.0) << "K=" << K;
   EXPECT_LT(ratio[8], ratio[2]);
   EXPECT_NEAR(ratio[8], 145.0 / 192.0, 0.06);
-  std::cout << "[ outer/Cannon ] K=1 " << ratio[1] << ", K=2 " << ratio[2] << ", K=4 " << ratio[4] << ", K=8 " << ratio[8] << "\n";
+  std::cout << "[ outer/Cannon ] K=1 " << ratio[1] << ", K=2 " << ratio[2] << ", K=4 " << ratio[4] << ", K=8 "
+            << ratio[8] << "\n";
 }
 
 // Every selection-map config parses, competes over the algorithm (and the grid in 2-D), and its
@@ -462,7 +477,8 @@ TEST(MatmulReproduction, EverySelectionMapConfigRuns) {
                         "configs/tr530/maps/fig25-map-2d-nport.json", "configs/tr530/maps/fig26-map-2d-nport.json"}) {
     const Experiment ex = load_experiment(f, reg);
     const bool two_d = std::string(f).find("2d") != std::string::npos;
-    const std::vector<std::string> want = two_d ? std::vector<std::string>{"algorithm", "params.N1"} : std::vector<std::string>{"algorithm"};
+    const std::vector<std::string> want =
+        two_d ? std::vector<std::string>{"algorithm", "params.N1"} : std::vector<std::string>{"algorithm"};
     EXPECT_EQ(ex.compare, want) << f;
     EXPECT_GE(ex.runs.size(), 125u * 3) << f;
     for (std::size_t i : {std::size_t{0}, std::size_t{1}, ex.runs.size() - 1}) {
@@ -484,7 +500,8 @@ TEST(MatmulReproduction, Tr530S521CannonCubeAlignment) {
     s.params.variant = 1;
     const RunOutcome cube_al = run_one("matmul2d.cannon", s);
     const std::int64_t h = n / 2, L = std::int64_t{1} << h;
-    EXPECT_EQ(cube_al.stats.critical_path.startups - cra.stats.critical_path.startups, (2 * h - 1) - L / 2) << "n=" << n;
+    EXPECT_EQ(cube_al.stats.critical_path.startups - cra.stats.critical_path.startups, (2 * h - 1) - L / 2)
+        << "n=" << n;
     EXPECT_EQ(cube_al.stats.time, cube_al.prediction.time) << "n=" << n;
     if (L >= 16) {
       EXPECT_LT(cube_al.stats.time, cra.stats.time) << "n=" << n;
@@ -542,10 +559,13 @@ TEST(Matmul, TwoDimensionalAlgorithmsOnSixtyFiveThousandNodes) {
 // SimGrid backend, not in the models.
 TEST(Matmul, SimGridAgrees) {
   const Registry reg = make_registry();
-  struct Costs { std::int64_t tau, t_c, t_a; };
+  struct Costs {
+    std::int64_t tau, t_c, t_a;
+  };
   // the test machine (tau 1 ns: below SimGrid's default time precision of 1 ns); the iPSC NX;
   // co-prime awkward values; the Mark II's (no start-up)
-  const std::vector<Costs> costs = {{1'000, 10, 3}, {1'500'000'000, 4'000'000, 33'333'333}, {1'000'003, 3'001, 7}, {0, 70'000'000, 5'000'000}};
+  const std::vector<Costs> costs = {
+      {1'000, 10, 3}, {1'500'000'000, 4'000'000, 33'333'333}, {1'000'003, 3'001, 7}, {0, 70'000'000, 5'000'000}};
   int checked = 0, exact = 0, tied = 0, tied_apart = 0, algorithms = 0;
   double worst = 0, worst_tied = 0;
   std::set<std::string> one_port_exact;
@@ -581,7 +601,8 @@ TEST(Matmul, SimGridAgrees) {
             }
             continue;
           }
-          EXPECT_LE(d, kSimGridAgreement) << "cycle " << o.stats.time.seconds() << " s, SimGrid " << o.simgrid->stats.time_s;
+          EXPECT_LE(d, kSimGridAgreement)
+              << "cycle " << o.stats.time.seconds() << " s, SimGrid " << o.simgrid->stats.time_s;
           worst = std::max(worst, d);
           ++exact;
           if (ports.kind == PortKind::one) one_port_exact.insert(info->name);
@@ -597,16 +618,18 @@ TEST(Matmul, SimGridAgrees) {
   EXPECT_EQ(one_port_exact.size(), static_cast<std::size_t>(algorithms - 2)) << "one-port algorithms judged";
   EXPECT_EQ(one_port_exact.count("matmul2d.cannon") + one_port_exact.count("matmul2d.dekel"), 0u);
   EXPECT_LE(tied_apart, 2) << "runs with ties whose times differ (measured 2 of 26)";
-  std::printf("[ simgrid ] %d runs: %d without ties agree (worst |relative difference| %.2e); %d with ties, of which %d "
-              "differ (worst %.3g)\n",
-              checked, exact, worst, tied, tied_apart, worst_tied);
+  std::printf(
+      "[ simgrid ] %d runs: %d without ties agree (worst |relative difference| %.2e); %d with ties, of which %d "
+      "differ (worst %.3g)\n",
+      checked, exact, worst, tied, tied_apart, worst_tied);
 }
 
 // A sweep may vary the algorithm: each run names its own, the fastest at each point and the
 // margin; an unknown name is a bad input at its place in the sweep.
 TEST(Matmul, SweepingTheAlgorithmNamesTheWinner) {
   const Registry reg = make_registry();
-  const std::string text = R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 3},
+  const std::string text =
+      R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 3},
     "algorithm": "matmul1d.a1.sbt", "params": {"P": 64, "Q": 64, "R": 64, "k": 1, "N1": 4},
     "sweep": {"params.P": [8, 512], "algorithm": ["matmul1d.a1.sbt", "matmul1d.a1.hybrid", "matmul1d.a4", "matmul2d.a1"]}})";
   const Experiment ex = parse_experiment(text, "cmp.json", reg);
@@ -623,13 +646,16 @@ TEST(Matmul, SweepingTheAlgorithmNamesTheWinner) {
     }
     for (std::size_t i = 4 * g; i < 4 * g + 4; ++i) {
       EXPECT_EQ(rep["runs"][i]["winner"], ex.runs[best].info->name);
-      EXPECT_NEAR(rep["runs"][i]["behind"].get<double>(), out[i].stats.time.seconds() / out[best].stats.time.seconds() - 1, 1e-12);
+      EXPECT_NEAR(rep["runs"][i]["behind"].get<double>(),
+                  out[i].stats.time.seconds() / out[best].stats.time.seconds() - 1, 1e-12);
     }
   }
-  EXPECT_NE(report_csv(ex, out, ReportOptions{true, EngineKind::cycle}).find(",winner,margin,behind"), std::string::npos);
+  EXPECT_NE(report_csv(ex, out, ReportOptions{true, EngineKind::cycle}).find(",winner,margin,behind"),
+            std::string::npos);
   try {
     parse_experiment(R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "algorithm": "matmul1d.a1.sbt",
-      "params": {"P": 4, "Q": 4, "R": 4}, "sweep": {"algorithm": ["matmul1d.a1.sbt", "matmul9d"]}})", "bad.json", reg);
+      "params": {"P": 4, "Q": 4, "R": 4}, "sweep": {"algorithm": ["matmul1d.a1.sbt", "matmul9d"]}})",
+                     "bad.json", reg);
     ADD_FAILURE() << "an unknown algorithm in a sweep must be refused";
   } catch (const InputError& e) {
     EXPECT_EQ(e.where(), "/sweep/algorithm/1");
@@ -640,7 +666,8 @@ TEST(Matmul, SweepingTheAlgorithmNamesTheWinner) {
 // the fastest N1 is Table 12's √(PN/R), printed beside it; bad "compare" keys are refused.
 TEST(Matmul, ComparingTheGridShapeFindsTable12sOptimalN1) {
   const Registry reg = make_registry();
-  const std::string text = R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 5},
+  const std::string text =
+      R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 5},
     "algorithm": "matmul2d.a1", "params": {"P": 256, "Q": 32, "R": 128}, "mode": "timing",
     "sweep": {"params.P": [256, 512, 1024], "params.N1": [1, 2, 4, 8, 16, 32]}, "compare": ["params.N1"]})";
   Experiment ex = parse_experiment(text, "n1.json", reg);
@@ -661,8 +688,11 @@ TEST(Matmul, ComparingTheGridShapeFindsTable12sOptimalN1) {
   EXPECT_NE(txt.find("fastest at params.P=512: matmul2d.a1 params.N1=16"), std::string::npos) << txt;
   EXPECT_NE(txt.find("the table's optimum N1 = 16"), std::string::npos) << txt;
   EXPECT_NE(report_csv(ex, out, opt).find(",winner,margin,behind,best"), std::string::npos);
-  for (const auto& [cmp, where] : std::vector<std::pair<std::string, std::string>>{
-           {R"(["params.Q"])", "/compare/0"}, {R"(["params.N1", 3])", "/compare/1"}, {"[]", "/compare"}, {R"("algorithm")", "/compare"}}) {
+  for (const auto& [cmp, where] :
+       std::vector<std::pair<std::string, std::string>>{{R"(["params.Q"])", "/compare/0"},
+                                                        {R"(["params.N1", 3])", "/compare/1"},
+                                                        {"[]", "/compare"},
+                                                        {R"("algorithm")", "/compare"}}) {
     std::string bad = text;
     bad.replace(bad.find(R"(["params.N1"]})"), std::string(R"(["params.N1"]})").size(), cmp + "}");
     try {

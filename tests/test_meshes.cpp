@@ -75,7 +75,8 @@ TEST_P(MeshCollectiveGrid, RelationHoldsAndExactRowsToThePicosecond) {
           RunPoint rp;
           cubesim::Setup& s = rp.setup;
           s.machine = test::simple_machine(GetParam().ports, 256);
-          if ((M + B + axis) % 2 == 1) s.machine.tau = Time::ps(1'000'003), s.machine.t_c = Time::ps(3'001), s.machine.t_a = Time::ps(7);
+          if ((M + B + axis) % 2 == 1)
+            s.machine.tau = Time::ps(1'000'003), s.machine.t_c = Time::ps(3'001), s.machine.t_a = Time::ps(7);
           s.machine.tau_msg = Time::ps(M % 3 == 0 ? 50'000 : 0);
           s.topology = w.topology;
           s.params.grid = w.grid;
@@ -86,7 +87,8 @@ TEST_P(MeshCollectiveGrid, RelationHoldsAndExactRowsToThePicosecond) {
           if (rooted) s.params.root = (M + axis) % extents[static_cast<std::size_t>(axis)];
           ASSERT_FALSE(info->check(s).has_value()) << info->check(s)->message;
           const Prediction pred = info->predict(s);
-          const std::string at = w.label + " axis " + std::to_string(axis) + " M=" + std::to_string(M) + " B=" + std::to_string(B);
+          const std::string at =
+              w.label + " axis " + std::to_string(axis) + " M=" + std::to_string(M) + " B=" + std::to_string(B);
           SCOPED_TRACE(at);
           const RunOutcome o = run_point(rp, *info, true);
           ASSERT_TRUE(o.error.empty()) << o.error;
@@ -94,7 +96,8 @@ TEST_P(MeshCollectiveGrid, RelationHoldsAndExactRowsToThePicosecond) {
           if (pred.relation == Relation::exact) {
             ++exact;
           } else if (pred.time.count() > 0) {
-            worst_bound = std::max(worst_bound, static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count()));
+            worst_bound = std::max(worst_bound,
+                                   static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count()));
           }
           ++runs;
           if (HasFailure()) return;
@@ -128,12 +131,18 @@ TEST(MeshCollective, BadGridsAreClearErrors) {
   EXPECT_EQ(error({2, 2, 2, 2}, 0), "/params/grid: grid [2, 2, 2, 2] must have 1 to 3 extents");
   EXPECT_EQ(error({4, 4}, 2), "/params/axis: axis 2 is not an axis of the grid [4, 4]");
   s.topology = Topology::mesh({4, 4}, true);
-  EXPECT_EQ(error({16}, 0), "/params/grid: grid [16] on the torus 4x4 (16 nodes): a virtual grid needs more axes than the 2-D target (or leave it out: the topology's shape)");
+  EXPECT_EQ(error({16}, 0),
+            "/params/grid: grid [16] on the torus 4x4 (16 nodes): a virtual grid needs more axes than the 2-D target "
+            "(or leave it out: the topology's shape)");
   EXPECT_EQ(error({}, 1), "");
   // Gao Lemma 4's emulations: a 3-D grid on a 2-D torus by Construction B, on a ring by identity.
   EXPECT_EQ(error({2, 2, 4}, 2), "");
-  EXPECT_EQ(error({8, 1, 2}, 2), "/params/grid: grid [8, 1, 2] on the torus 4x4 (16 nodes): Gao's Construction B needs x | a, y | b and (a/x)(b/y) = z");
-  EXPECT_EQ(error({2, 2, 2}, 0), "/params/grid: grid [2, 2, 2] on the torus 4x4 (16 nodes): a grid has 1 to 3 extents multiplying to the nodes, 16");
+  EXPECT_EQ(error({8, 1, 2}, 2),
+            "/params/grid: grid [8, 1, 2] on the torus 4x4 (16 nodes): Gao's Construction B needs x | a, y | b and "
+            "(a/x)(b/y) = z");
+  EXPECT_EQ(error({2, 2, 2}, 0),
+            "/params/grid: grid [2, 2, 2] on the torus 4x4 (16 nodes): a grid has 1 to 3 extents multiplying to the "
+            "nodes, 16");
   s.topology = Topology::mesh({16}, false);
   EXPECT_EQ(error({2, 8}, 1), "");
 }
@@ -180,34 +189,39 @@ TEST_P(MeshMatmulGrid, ProductVerifiedAndRelationHolds) {
     for (const std::vector<std::int64_t>& shape : std::vector<std::vector<std::int64_t>>{
              {1}, {3}, {8}, {1, 4}, {2, 2}, {3, 3}, {2, 4}, {4, 4}, {3, 6}, {2, 2, 2}, {3, 3, 3}, {2, 4, 2}})
       where.push_back({Topology::mesh(shape, wrap), {}, Topology::mesh(shape, wrap).describe()});
-  for (int n : {0, 1, 2, 3, 4, 5, 6, 9}) where.push_back({Topology::hypercube(n), {}, Topology::hypercube(n).describe()});
+  for (int n : {0, 1, 2, 3, 4, 5, 6, 9})
+    where.push_back({Topology::hypercube(n), {}, Topology::hypercube(n).describe()});
   for (const Where& w : where)
-    for (const auto& [M, Q, R] : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {5, 5, 5}, {12, 12, 12}, {24, 24, 24}, {7, 13, 5}, {20, 9, 14}})
+    for (const auto& [M, Q, R] : std::vector<std::array<std::int64_t, 3>>{
+             {1, 1, 1}, {5, 5, 5}, {12, 12, 12}, {24, 24, 24}, {7, 13, 5}, {20, 9, 14}})
       for (std::int64_t B : {1, 7, 256})
-      for (int variant : {0, 1}) {  // gao3d's subcube collectives on cubes (variant 1)
-        if (variant == 1 && (!takes(*info, "variant") || w.topology.kind() != Topology::Kind::hypercube)) continue;
-        RunPoint rp;
-        cubesim::Setup& s = rp.setup;
-        s.machine = test::simple_machine(GetParam().ports, 256);
-        if ((M + B) % 2 == 1) s.machine.tau = Time::ps(1'000'003), s.machine.t_c = Time::ps(3'001), s.machine.t_a = Time::ps(7);
-        s.topology = w.topology;
-        s.params.P = M, s.params.Q = Q, s.params.R = R;
-        s.params.B = B;
-        s.params.variant = variant;
-        if (info->check(s).has_value()) continue;
-        const Prediction pred = info->predict(s);
-        const std::string at = w.label + (variant ? " variant 1" : "") + " P=" + std::to_string(M) + " Q=" + std::to_string(Q) + " R=" + std::to_string(R) + " B=" + std::to_string(B);
-        SCOPED_TRACE(at);
-        const RunOutcome o = run_point(rp, *info, true);
-        ASSERT_TRUE(o.error.empty()) << o.error;
-        test::expect_as_predicted(o, pred);
-        const double ratio = static_cast<double>(o.stats.time.count()) / static_cast<double>(std::max<std::int64_t>(pred.time.count(), 1));
-        if (ratio < lo) lo = ratio, lo_at = at;
-        if (ratio > hi) hi = ratio, hi_at = at;
-        exact += o.stats.time == pred.time;
-        ++runs;
-        if (HasFailure()) return;
-      }
+        for (int variant : {0, 1}) {  // gao3d's subcube collectives on cubes (variant 1)
+          if (variant == 1 && (!takes(*info, "variant") || w.topology.kind() != Topology::Kind::hypercube)) continue;
+          RunPoint rp;
+          cubesim::Setup& s = rp.setup;
+          s.machine = test::simple_machine(GetParam().ports, 256);
+          if ((M + B) % 2 == 1)
+            s.machine.tau = Time::ps(1'000'003), s.machine.t_c = Time::ps(3'001), s.machine.t_a = Time::ps(7);
+          s.topology = w.topology;
+          s.params.P = M, s.params.Q = Q, s.params.R = R;
+          s.params.B = B;
+          s.params.variant = variant;
+          if (info->check(s).has_value()) continue;
+          const Prediction pred = info->predict(s);
+          const std::string at = w.label + (variant ? " variant 1" : "") + " P=" + std::to_string(M) +
+                                 " Q=" + std::to_string(Q) + " R=" + std::to_string(R) + " B=" + std::to_string(B);
+          SCOPED_TRACE(at);
+          const RunOutcome o = run_point(rp, *info, true);
+          ASSERT_TRUE(o.error.empty()) << o.error;
+          test::expect_as_predicted(o, pred);
+          const double ratio = static_cast<double>(o.stats.time.count()) /
+                               static_cast<double>(std::max<std::int64_t>(pred.time.count(), 1));
+          if (ratio < lo) lo = ratio, lo_at = at;
+          if (ratio > hi) hi = ratio, hi_at = at;
+          exact += o.stats.time == pred.time;
+          ++runs;
+          if (HasFailure()) return;
+        }
   EXPECT_GT(runs, 40);
   std::cout << "[ relation ] " << info->name << " " << GetParam().ports.name() << ": " << runs << " runs, " << exact
             << " equal; sim/pred from " << lo << " (" << lo_at << ") to " << hi << " (" << hi_at << ")\n";
@@ -233,16 +247,19 @@ TEST(MeshSimGrid, ToriAndCubeGridsAgreeExactly) {
     if (!on_grid(*info)) continue;
     const bool rooted = takes(*info, "root");
     for (const PortModel& ports : {test::kOne, test::kAll})
-      for (const Topology& t : {Topology::mesh({6}, true), Topology::mesh({4, 4}, true), Topology::mesh({2, 3, 2}, true),
-                                Topology::mesh({4, 2}, false), Topology::hypercube(4)}) {
+      for (const Topology& t :
+           {Topology::mesh({6}, true), Topology::mesh({4, 4}, true), Topology::mesh({2, 3, 2}, true),
+            Topology::mesh({4, 2}, false), Topology::hypercube(4)}) {
         RunPoint rp;
         cubesim::Setup& s = rp.setup;
         s.machine = test::simple_machine(ports, 16);
         s.machine.tau = Time::ps(1'000'003), s.machine.t_c = Time::ps(3'001), s.machine.t_a = Time::ps(7);
         s.topology = t;
         s.params.B = 16;
-        if (test::multiplies(*info)) s.params.P = 24, s.params.Q = 20, s.params.R = 28;
-        else s.params.M = 37;
+        if (test::multiplies(*info))
+          s.params.P = 24, s.params.Q = 20, s.params.R = 28;
+        else
+          s.params.M = 37;
         if (rooted) s.params.root = 1;
         if (info->check(s).has_value()) continue;
         const bool routed = (t.kind() == Topology::Kind::mesh && t.shape()[0] > 2 && !rooted) ||
@@ -254,7 +271,8 @@ TEST(MeshSimGrid, ToriAndCubeGridsAgreeExactly) {
         ASSERT_TRUE(o.simgrid->error.empty()) << o.simgrid->error;
         EXPECT_TRUE(o.verified && o.simgrid->verified);
         const double diff = std::fabs(relative_difference(o.simgrid->stats.time_s, o.stats.time));
-        EXPECT_LE(diff, kSimGridAgreement) << "cycle " << o.stats.time.seconds() << " s, SimGrid " << o.simgrid->stats.time_s;
+        EXPECT_LE(diff, kSimGridAgreement)
+            << "cycle " << o.stats.time.seconds() << " s, SimGrid " << o.simgrid->stats.time_s;
         worst = std::max(worst, diff);
         ++checked;
       }

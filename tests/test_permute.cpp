@@ -76,7 +76,8 @@ TEST(Permute, Figure8EightDimensionsInThreeParallelSwappings) {
   EXPECT_EQ(tr572::dimension_swappings(std::vector<int>{7, 6, 5, 4, 3, 2, 1, 0}, 1).size(), 1U);
   EXPECT_EQ(tr572::dimension_swappings(std::vector<int>{1, 2, 3, 4, 5, 6, 7, 0}, 0).size(), 3U);
   // A k-shuffle (rotation) is a dimension permutation (§7).
-  EXPECT_EQ(realized(tr572::dimension_swappings(std::vector<int>{3, 4, 5, 6, 7, 0, 1, 2}, 0), 8), (std::vector<int>{3, 4, 5, 6, 7, 0, 1, 2}));
+  EXPECT_EQ(realized(tr572::dimension_swappings(std::vector<int>{3, 4, 5, 6, 7, 0, 1, 2}, 0), 8),
+            (std::vector<int>{3, 4, 5, 6, 7, 0, 1, 2}));
 }
 
 namespace {

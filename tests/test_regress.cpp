@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "app/regress.hpp"
@@ -37,7 +36,8 @@ TEST(Regress, ProjectSuitePasses) {
 TEST(Regress, GoldenChangeFailsAndUpdateRewritesIt) {
   const std::string dir = temp_dir("regress");
   write(dir, "c.json", kConfig);
-  write(dir, "suite.json", R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json", "expect": "exact"}]})");
+  write(dir, "suite.json",
+        R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json", "expect": "exact"}]})");
   // No golden values yet: the relation alone decides.
   Result r = run_cli("regress " + dir);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
@@ -55,8 +55,9 @@ TEST(Regress, GoldenChangeFailsAndUpdateRewritesIt) {
   r = run_cli("regress " + dir + " --out " + dir + "/out");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("FAIL  c.json"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("run 2 (params.M=300): golden simulated_ps " + std::to_string(was + 1) + " -> " + std::to_string(was)),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("run 2 (params.M=300): golden simulated_ps " + std::to_string(was + 1) + " -> " + std::to_string(was)),
+      std::string::npos)
       << r.out;
   const json summary = json::parse(read_all(dir + "/out/regress.json"));
   EXPECT_EQ(summary["failed"], 1);
@@ -64,7 +65,8 @@ TEST(Regress, GoldenChangeFailsAndUpdateRewritesIt) {
   // --update shows the change and repairs the golden file.
   r = run_cli("regress " + dir + " --update");
   EXPECT_EQ(r.code, 0);
-  EXPECT_NE(r.out.find("simulated_ps " + std::to_string(was + 1) + " -> " + std::to_string(was)), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("simulated_ps " + std::to_string(was + 1) + " -> " + std::to_string(was)), std::string::npos)
+      << r.out;
   EXPECT_EQ(run_cli("regress " + dir).code, 0);
 }
 
@@ -86,26 +88,32 @@ TEST(Regress, ExpectationsAreCheckedRunByRun) {
   std::string cfg = kConfig;
   cfg.replace(cfg.find("broadcast.sbt"), 13, "broadcast.off");
   write(dir, "c.json", cfg);
-  for (const auto& [expect, pass] : std::vector<std::pair<std::string, bool>>{
-           {"\"exact\"", false}, {"\"upper_bound\"", false}, {"\"as_predicted\"", false},
-           {"{\"approx\": 0.01}", true}, {"{\"approx\": 0}", false}}) {
-    write(dir, "suite.json", R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json", "expect": )" + expect + "}]}");
+  for (const auto& [expect, pass] : std::vector<std::pair<std::string, bool>>{{"\"exact\"", false},
+                                                                              {"\"upper_bound\"", false},
+                                                                              {"\"as_predicted\"", false},
+                                                                              {"{\"approx\": 0.01}", true},
+                                                                              {"{\"approx\": 0}", false}}) {
+    write(dir, "suite.json",
+          R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json", "expect": )" + expect + "}]}");
     const cubesim::RegressSummary sum = cubesim::run_regress(dir, reg, {});
     ASSERT_EQ(sum.experiments.size(), 1u);
     EXPECT_EQ(sum.experiments[0].pass, pass) << expect << ": " << sum.experiments[0].reason;
     if (!pass) {
-      EXPECT_NE(sum.experiments[0].reason.find("run 1 (params.M=1): simulated "), std::string::npos) << sum.experiments[0].reason;
+      EXPECT_NE(sum.experiments[0].reason.find("run 1 (params.M=1): simulated "), std::string::npos)
+          << sum.experiments[0].reason;
       EXPECT_NE(sum.experiments[0].reason.find("does not hold"), std::string::npos);
     }
     EXPECT_LT(sum.experiments[0].max_ratio, 1.0001);
     EXPECT_GT(sum.experiments[0].max_ratio, 1.0);
   }
   // The approved golden file from another config: a count mismatch, with what to do.
-  write(dir, "suite.json", R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json", "expect": {"approx": 0.01}}]})");
+  write(dir, "suite.json",
+        R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json", "expect": {"approx": 0.01}}]})");
   write(dir, "golden.json", R"({"schema": "cubesim.golden/1", "experiments": {"c.json": [{}]}})");
   const cubesim::RegressSummary sum = cubesim::run_regress(dir, reg, {});
   EXPECT_FALSE(sum.pass());
-  EXPECT_NE(sum.experiments[0].reason.find("golden: 1 runs recorded, the config has 2 (run with --update)"), std::string::npos);
+  EXPECT_NE(sum.experiments[0].reason.find("golden: 1 runs recorded, the config has 2 (run with --update)"),
+            std::string::npos);
 }
 
 TEST(Regress, BadSuitesAreExitTwo) {
@@ -117,8 +125,10 @@ TEST(Regress, BadSuitesAreExitTwo) {
   const std::vector<Case> cases = {
       {R"({"schema": "cubesim.suite/1", "experiments": []})", "/experiments: experiments must be a non-empty list"},
       {R"({"schema": "cubesim.suite/2", "experiments": [{"config": "c.json"}]})", "/schema"},
-      {R"({"schema": "cubesim.suite/1", "experiments": [{"config": "nope.json"}]})", "/experiments/0/config: no such config"},
-      {R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json", "expect": "close"}]})", "/experiments/0/expect"},
+      {R"({"schema": "cubesim.suite/1", "experiments": [{"config": "nope.json"}]})",
+       "/experiments/0/config: no such config"},
+      {R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json", "expect": "close"}]})",
+       "/experiments/0/expect"},
       {R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json", "colour": 1}]})", "/experiments/0/colour"},
       {R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json"}, {"config": "c.json"}]})", "listed twice"},
       {R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json"}]} trailing)", "invalid JSON"},
@@ -132,7 +142,8 @@ TEST(Regress, BadSuitesAreExitTwo) {
   }
   // A bad config inside a good suite: the config's file and pointer.
   write(dir, "bad.json", R"({"schema": "cubesim.config/1", "machine": "ipsc-nx", "algorithm": "broadcast.sbt"})");
-  const std::string s = write(dir, "suite.json", R"({"schema": "cubesim.suite/1", "experiments": [{"config": "bad.json"}]})");
+  const std::string s =
+      write(dir, "suite.json", R"({"schema": "cubesim.suite/1", "experiments": [{"config": "bad.json"}]})");
   Result r = run_cli("regress " + s);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("bad.json: /topology"), std::string::npos) << r.err;

@@ -83,21 +83,25 @@ TEST(Reproduction, Tr530Fig3NesbtSpeedUpOverSbtGrowsTowardsLogN) {
     // The shape: growing with n, below log N = n, and n P / (P + n) once the trees are disjoint
     // from the source's half (n >= 2; on a 1-cube both are the same single path).
     EXPECT_GT(speedup, previous);
-    if (n == 1) EXPECT_DOUBLE_EQ(speedup, 1.0);
+    if (n == 1)
+      EXPECT_DOUBLE_EQ(speedup, 1.0);
     else {
       EXPECT_LT(speedup, n);
       EXPECT_NEAR(speedup, static_cast<double>(n * P) / static_cast<double>(P + n), 1e-12);
     }
     previous = speedup;
     char line[160];
-    std::snprintf(line, sizeof line, "%d,%d,%.9f,%.9f,%.6f,%d\n", n, 1 << n, sbt.seconds(), nesbt.seconds(), speedup, n);
+    std::snprintf(line, sizeof line, "%d,%d,%.9f,%.9f,%.6f,%d\n", n, 1 << n, sbt.seconds(), nesbt.seconds(), speedup,
+                  n);
     csv += line;
   }
   std::ifstream f("configs/tr530/fig3.csv");
   std::stringstream have;
   have << f.rdbuf();
-  if (std::getenv("CUBESIM_UPDATE_FIG3") != nullptr) std::ofstream("configs/tr530/fig3.csv") << csv;
-  else EXPECT_EQ(have.str(), csv) << "regenerate with CUBESIM_UPDATE_FIG3=1 ./build/cubesim_tests --gtest_filter='*Fig3*'";
+  if (std::getenv("CUBESIM_UPDATE_FIG3") != nullptr)
+    std::ofstream("configs/tr530/fig3.csv") << csv;
+  else
+    EXPECT_EQ(have.str(), csv) << "regenerate with CUBESIM_UPDATE_FIG3=1 ./build/cubesim_tests --gtest_filter='*Fig3*'";
 }
 
 // TR-530 §5.1, Fig. 10: the hybrid of k SBT steps and 2^(n-k) - 1 GCEA steps on a 5-cube of the

@@ -10,19 +10,18 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 #include <simgrid/s4u.hpp>
 
-#include "helpers.hpp"
 #include "app/runner.hpp"
+#include "helpers.hpp"
 #include "sim/simgrid/isolate.hpp"
 #include "sim/simgrid/platform.hpp"
 #include "tests/cli_helpers.hpp"
 
 using namespace cubesim;
-using cubesim::test::run_cli;
 using cubesim::test::Result;
+using cubesim::test::run_cli;
 using cubesim::test::write_temp;
 
 namespace {
@@ -44,8 +43,10 @@ Both run_both(const Machine& m, const Topology& t, std::int64_t B, const Engine:
     std::snprintf(buf, sizeof buf, "%.17g", g.run(f).time_s);
     return std::string(buf);
   });
-  if (r.ok) b.simgrid_s = std::stod(r.output);
-  else b.error = r.error;
+  if (r.ok)
+    b.simgrid_s = std::stod(r.output);
+  else
+    b.error = r.error;
   return b;
 }
 
@@ -89,7 +90,9 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find(GetParam().algorithm);
   ASSERT_NE(info, nullptr);
-  struct Costs { std::int64_t tau, t_c, tau_msg; };
+  struct Costs {
+    std::int64_t tau, t_c, tau_msg;
+  };
   // iPSC NX; co-prime awkward values; iPSC OS1 (a per-message start-up); Mark II (no start-up).
   const std::vector<Costs> costs = {{1'500'000'000, 4'000'000, 0},
                                     {1'000'003, 3'001, 0},
@@ -115,9 +118,8 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
         s.params.k = (n * 5 + M + B) % (n + 1);
         cubesim::test::fill_grid_params(s.params, n, n * 31 + M + B);
         if (info->check(s).has_value()) continue;
-        SCOPED_TRACE("n=" + std::to_string(n) + " M=" + std::to_string(M) + " B=" + std::to_string(B) +
-                     " tau=" + std::to_string(c.tau) + " t_c=" + std::to_string(c.t_c) +
-                     " tau_msg=" + std::to_string(c.tau_msg));
+        SCOPED_TRACE("n=" + std::to_string(n) + " M=" + std::to_string(M) + " B=" + std::to_string(B) + " tau=" +
+                     std::to_string(c.tau) + " t_c=" + std::to_string(c.t_c) + " tau_msg=" + std::to_string(c.tau_msg));
         const RunOutcome o = run_point(rp, *info, true, EngineKind::both);
         ASSERT_TRUE(o.error.empty()) << o.error;
         ASSERT_TRUE(o.simgrid.has_value());
@@ -128,8 +130,8 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
         EXPECT_EQ(o.stats.packets, o.simgrid->stats.packets);
         ASSERT_EQ(o.stats.routed_messages, 0) << "the exact family sends to neighbours only";
         const double d = relative_difference(o.simgrid->stats.time_s, o.stats.time);
-        EXPECT_LE(std::fabs(d), kSimGridAgreement) << "cycle " << o.stats.time.count() << " ps, SimGrid "
-                                                   << o.simgrid->stats.time_s << " s";
+        EXPECT_LE(std::fabs(d), kSimGridAgreement)
+            << "cycle " << o.stats.time.count() << " ps, SimGrid " << o.simgrid->stats.time_s << " s";
         worst = std::max(worst, std::fabs(d));
         ++runs;
         (o.stats.queued_transmissions == 0 ? contention_free : queued)++;
@@ -150,10 +152,10 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
 }
 
 // Every registered algorithm is in the grid by construction (helpers.hpp).
-INSTANTIATE_TEST_SUITE_P(
-    ExactFamily, EnginesAgree,
-    ::testing::ValuesIn(cubesim::test::every_algorithm_case({"broadcast.sbt", "allgather.sbt", "alltoall.sbt"})),
-    case_name);
+INSTANTIATE_TEST_SUITE_P(ExactFamily, EnginesAgree,
+                         ::testing::ValuesIn(cubesim::test::every_algorithm_case({"broadcast.sbt", "allgather.sbt",
+                                                                                  "alltoall.sbt"})),
+                         case_name);
 
 TEST(EnginesAgree, AtFourThousandNodes) {
   const Registry reg = make_registry();
@@ -280,7 +282,7 @@ TEST(SimGridBackend, RefusesWhatItCannotModel) {
   Machine m = nx_like();
   EXPECT_FALSE(sgplat::unsupported(m, Topology::hypercube(16)));
   EXPECT_FALSE(sgplat::unsupported(m, Topology::mesh({32, 32}, false)));
-  EXPECT_TRUE(sgplat::unsupported(m, Topology::mesh({64, 32}, false)));  // 2048 > 1024: N x N routes
+  EXPECT_TRUE(sgplat::unsupported(m, Topology::mesh({64, 32}, false)));    // 2048 > 1024: N x N routes
   EXPECT_FALSE(sgplat::unsupported(m, Topology::mesh({256, 256}, true)));  // a torus: a cluster
   m.t_c = Time{};
   EXPECT_TRUE(sgplat::unsupported(m, Topology::hypercube(3)));
@@ -313,8 +315,9 @@ Timed time_platform(const std::string& xml_path, NodeId near, NodeId far, std::u
         std::vector<simgrid::s4u::Link*> links;
         double lat = 0;
         e.host_by_name(sgplat::host_name(a))->route_to(e.host_by_name(sgplat::host_name(b)), links, &lat);
-        out.max_route_error = std::max(out.max_route_error, std::fabs(lat / tau - t.distance(a, b)) +
-                                                                std::fabs(static_cast<double>(links.size()) - t.distance(a, b)));
+        out.max_route_error =
+            std::max(out.max_route_error, std::fabs(lat / tau - t.distance(a, b)) +
+                                              std::fabs(static_cast<double>(links.size()) - t.distance(a, b)));
       }
     auto* h0 = e.host_by_name("node-0");
     simgrid::s4u::Actor::create("probe", h0, [&] {
@@ -413,7 +416,8 @@ TEST(SimGridCli, SimGridAloneAndReproducible) {
 
 TEST(SimGridCli, BadInputIsOneLineAndExitTwo) {
   auto one_line = [](const Result& r) { return std::count(r.err.begin(), r.err.end(), '\n') == 1; };
-  Result r = run_cli("run configs/quickstart.json --engine simgrid --trace cubesim --out " + cubesim::test::scratch_path("never"));
+  Result r = run_cli("run configs/quickstart.json --engine simgrid --trace cubesim --out " +
+                     cubesim::test::scratch_path("never"));
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(one_line(r)) << r.err;
   EXPECT_NE(r.err.find("--trace"), std::string::npos) << r.err;
@@ -454,7 +458,8 @@ TEST(SimGridScale, SixtyFiveThousandNodesAgreeWithTheCycleEngine) {
   EXPECT_EQ(run["simgrid"]["agrees"], true) << run["simgrid"].dump();
   EXPECT_EQ(run["simgrid"]["verified"], true);
   EXPECT_EQ(run["simgrid"]["verification"], "sizes");
-  EXPECT_EQ(run["simulated"]["time_ps"], 160'000'000'000);  // n (ceil(M/B) tau + M t_c) = 16 x 10 ms (TR-530 Table 1 SBT-b(1,1))
+  EXPECT_EQ(run["simulated"]["time_ps"],
+            160'000'000'000);  // n (ceil(M/B) tau + M t_c) = 16 x 10 ms (TR-530 Table 1 SBT-b(1,1))
   std::printf("[ 2^16 ] SimGrid %.2f s wall (%.2f s platform), %.0f MB; cycle %.3f s\n",
               run["simgrid"]["wall_s"].get<double>(), run["simgrid"]["platform_s"].get<double>(),
               run["simgrid"]["max_rss_bytes"].get<double>() / 1e6, run["simulated"]["wall_s"].get<double>());

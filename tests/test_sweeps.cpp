@@ -47,8 +47,8 @@ TEST(Sweeps, ShardsMergeIntoTheSerialReport) {
       std::string dirs;
       for (int i = 1; i <= k; ++i) {
         const std::string d = temp_dir("shard_" + std::to_string(i) + "_of_" + std::to_string(k));
-        const Result r = run_cli(std::string("run ") + c + " --reproducible --jobs 1 --shard " + std::to_string(i) + "/" +
-                                 std::to_string(k) + " --out " + d);
+        const Result r = run_cli(std::string("run ") + c + " --reproducible --jobs 1 --shard " + std::to_string(i) +
+                                 "/" + std::to_string(k) + " --out " + d);
         ASSERT_EQ(r.code, 0) << r.err;
         ASSERT_TRUE(std::filesystem::exists(d + "/shard.json"));
         dirs = " " + d + dirs;  // the order of the shards does not matter

@@ -3,9 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <regex>
-
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "tests/cli_helpers.hpp"
 
@@ -60,7 +59,8 @@ TEST(TraceCli, IpscTraceReplaysOnMarkIIAndMesh) {
   EXPECT_EQ(mark2["machine"]["name"], "caltech-mark2");
   EXPECT_EQ(mark2["runs"][0]["predicted"], nullptr);  // recorded at B=256, replayed at B=2
   EXPECT_EQ(mesh["runs"][0]["topology"], "mesh 4x4 (16 nodes)");
-  EXPECT_GT(mesh["runs"][0]["simulated"]["packet_hops"].get<long>(), mesh["runs"][0]["simulated"]["packets"].get<long>());
+  EXPECT_GT(mesh["runs"][0]["simulated"]["packet_hops"].get<long>(),
+            mesh["runs"][0]["simulated"]["packets"].get<long>());
   EXPECT_EQ(mesh["runs"][0]["simulated"]["messages"], ipsc["runs"][0]["simulated"]["messages"]);
 }
 
@@ -79,7 +79,8 @@ TEST(TraceCli, ImportsAHandWrittenSimgridTrace) {
   EXPECT_EQ(run["simulated"]["packet_hops"], 4 + 4 + 1 + 1);
   // One file shared by all ranks works too.
   std::string shared;
-  for (int r = 0; r < 4; ++r) shared += read_all("traces/samples/simgrid-handwritten/ranks/rank-" + std::to_string(r) + ".txt");
+  for (int r = 0; r < 4; ++r)
+    shared += read_all("traces/samples/simgrid-handwritten/ranks/rank-" + std::to_string(r) + ".txt");
   const std::string one = write_temp("cubesim_shared_ti.txt", shared);
   EXPECT_EQ(replay_json(one + " --machine ipsc-nx")["runs"][0]["simulated"]["time_ps"], 46953332990LL);
 }
@@ -97,8 +98,9 @@ double smpi_time(const std::string& out) {
 // alone on its link, so SimGrid's time is cubesim's plus 16 bytes * t_c / element_bytes per hop.
 TEST(TraceCli, SimgridExportReplaysInSmpirun) {
   const std::string dir = temp_dir("sgexport");
-  const std::string machine = write_temp("cubesim_big_machine.json",
-                                         R"({"name": "slow", "tau": "0.1s", "t_c": "1ms", "t_a": "1ms", "packet_elements": 100})");
+  const std::string machine =
+      write_temp("cubesim_big_machine.json",
+                 R"({"name": "slow", "tau": "0.1s", "t_c": "1ms", "t_a": "1ms", "packet_elements": 100})");
   const std::string cfg = write_temp("cubesim_sg.json", R"({"schema": "cubesim.config/1", "name": "sg",
     "machine": {"name": "slow", "tau": "0.1s", "t_c": "1ms", "t_a": "1ms", "packet_elements": 100},
     "topology": {"kind": "hypercube", "dim": 3}, "algorithm": "broadcast.gc", "params": {"M": 100}})");
@@ -107,7 +109,8 @@ TEST(TraceCli, SimgridExportReplaysInSmpirun) {
   const json rep = json::parse(r.out);
   const double ours = rep["runs"][0]["simulated"]["time_s"].get<double>();
   const std::string sg = dir + "/traces/sg.simgrid";
-  for (const char* f : {"index.txt", "platform.xml", "hostfile.txt", "replay.sh", "ranks/rank-0.txt", "ranks/rank-7.txt"})
+  for (const char* f :
+       {"index.txt", "platform.xml", "hostfile.txt", "replay.sh", "ranks/rank-0.txt", "ranks/rank-7.txt"})
     EXPECT_TRUE(std::filesystem::exists(sg + "/" + f)) << f;
   EXPECT_EQ(read_all(sg + "/ranks/rank-0.txt"), "0 init\n0 send 1 0 400\n0 finalize\n");
   Result s = cubesim::test::run_command("sh " + sg + "/replay.sh");
@@ -164,7 +167,8 @@ TEST(TraceCli, ChromeTraceHasSlicesTracksAndFlows) {
 
 TEST(TraceCli, BadInputIsOneLineAndExitTwo) {
   const std::string dir = temp_dir("tracebad");
-  const std::string badtrace = write_temp("cubesim_bad.trace", read_all("traces/samples/quickstart.trace") + "3 0 send 99 1 0\n");
+  const std::string badtrace =
+      write_temp("cubesim_bad.trace", read_all("traces/samples/quickstart.trace") + "3 0 send 99 1 0\n");
   const std::string collective = write_temp("cubesim_coll.txt", "0 init\n0 bcast 100\n");
   struct Case {
     std::string args, expect;

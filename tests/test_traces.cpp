@@ -3,20 +3,18 @@
 // machines and topologies must run; strands and requests replay faithfully.
 #include <gtest/gtest.h>
 
-#include "machines/machine_loader.hpp"
 #include "app/config.hpp"
-#include "sim/input_error.hpp"
-#include "app/runner.hpp"
-#include "tests/helpers.hpp"
 #include "app/replay.hpp"
+#include "app/runner.hpp"
+#include "machines/machine_loader.hpp"
+#include "sim/input_error.hpp"
+#include "tests/helpers.hpp"
 #include "traces/ti_trace.hpp"
 
 namespace cubesim {
 namespace {
 
-Machine preset(const std::string& name) {
-  return machine_from_json(*preset_json(name), name, "", true);
-}
+Machine preset(const std::string& name) { return machine_from_json(*preset_json(name), name, "", true); }
 
 struct Recorded {
   RunOutcome outcome;
@@ -67,13 +65,14 @@ TEST(Traces, EveryAlgorithmReplaysIdenticallyOnItsMachineAndRunsElsewhere) {
           s.params.M = M;
           s.params.P = 32;
           s.params.Q = M == 1 ? 32 : 64;
-          s.params.R = 24;  // the matrix multiplications
+          s.params.R = 24;                                             // the matrix multiplications
           if (cubesim::test::multiplies(*info) && M != 300) continue;  // M is not theirs: one run each
           s.params.root = n > 1 ? 1 : 0;
           s.params.B = s.machine.packet_elements;
           cubesim::test::fill_grid_params(s.params, n, M);
           if (info->check(s)) continue;
-          SCOPED_TRACE(info->name + " ports " + s.machine.ports.name() + " n=" + std::to_string(n) + " M=" + std::to_string(M));
+          SCOPED_TRACE(info->name + " ports " + s.machine.ports.name() + " n=" + std::to_string(n) +
+                       " M=" + std::to_string(M));
           Recorded r = record(*info, s);
           ASSERT_TRUE(r.outcome.error.empty()) << r.outcome.error;
           ASSERT_TRUE(r.outcome.verified) << r.outcome.verify_message;
@@ -204,7 +203,8 @@ TEST(Traces, ReplayChecksReceivedSizes) {
 }
 
 TEST(Traces, BadTraceTextNamesFileAndLine) {
-  const std::string h = std::string(trace::kSchema) + " {\"topology\":{\"kind\":\"hypercube\",\"dim\":1},\"packet_elements\":8}\n";
+  const std::string h =
+      std::string(trace::kSchema) + " {\"topology\":{\"kind\":\"hypercube\",\"dim\":1},\"packet_elements\":8}\n";
   struct Case {
     std::string text, where, what;
   };

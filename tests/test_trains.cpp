@@ -42,7 +42,8 @@ std::vector<std::pair<std::string, Setup>> variants(const Setup& s) {
     v.emplace_back("B=" + std::to_string(t.params.B), t);
   }
   Setup ports = s;
-  ports.machine.ports = s.machine.ports.kind == PortKind::all ? PortModel{PortKind::one, 1} : PortModel{PortKind::all, 0};
+  ports.machine.ports =
+      s.machine.ports.kind == PortKind::all ? PortModel{PortKind::one, 1} : PortModel{PortKind::all, 0};
   v.emplace_back("ports " + ports.machine.ports.name(), ports);
   Setup simple = s;
   const Machine m = test::simple_machine(s.machine.ports, s.machine.packet_elements);
@@ -89,7 +90,8 @@ TEST(PacketTrains, EveryRegisteredAlgorithmGivesTheSameReportWithAndWithoutTrain
       }
     }
   }
-  for (const AlgorithmInfo* info : reg.all()) EXPECT_TRUE(covered.count(info->name)) << info->name << " has no regress config";
+  for (const AlgorithmInfo* info : reg.all())
+    EXPECT_TRUE(covered.count(info->name)) << info->name << " has no regress config";
   std::int64_t all_trains = 0, all_breaks = 0;
   for (const auto& [name, n] : trains) all_trains += n;
   for (const auto& [name, n] : breaks) all_breaks += n;

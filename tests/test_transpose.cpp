@@ -40,9 +40,11 @@ TEST_P(TransposeGrid, RelationHoldsAndExactRowsToThePicosecond) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find(GetParam().algorithm);
   ASSERT_NE(info, nullptr);
-  struct Costs { std::int64_t tau, tc, tau_msg, tcopy; };
+  struct Costs {
+    std::int64_t tau, tc, tau_msg, tcopy;
+  };
   const std::vector<Costs> costs = {{5'000'000'000, 4'000'000, 0, 36'132'813},  // iPSC, TR-572 §2, §8.1
-                                    {1'000'003, 3'001, 0, 7'919},                // co-prime
+                                    {1'000'003, 3'001, 0, 7'919},               // co-prime
                                     {6'000'000'000, 4'000'000, 2'000'000'000, 0}};
   const std::vector<std::pair<int, int>> pq = {{1, 1}, {2, 3}, {4, 4}, {5, 7}, {8, 8}, {6, 12}, {12, 6}, {10, 11}};
   test::Departures worst;
@@ -78,15 +80,17 @@ TEST_P(TransposeGrid, RelationHoldsAndExactRowsToThePicosecond) {
           EXPECT_TRUE(o.verified) << o.verify_message;
           EXPECT_TRUE(o.relation_holds) << relation_name(pred.relation) << ": sim " << o.stats.time.count() << " pred "
                                         << pred.time.count();
-          const double ratio = pred.time.count() == 0 ? 1.0 : static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count());
+          const double ratio = pred.time.count() == 0
+                                   ? 1.0
+                                   : static_cast<double>(o.stats.time.count()) / static_cast<double>(pred.time.count());
           worst.add(pred, ratio, at);
           ++runs;
           if (pred.relation == Relation::exact) {
             EXPECT_EQ(o.stats.time, pred.time) << pred.source;
             EXPECT_TRUE(o.terms_match) << "startups " << o.stats.critical_path.startups << " vs " << pred.startups
                                        << ", elements " << o.stats.critical_path.element_transfers << " vs "
-                                       << pred.element_transfers << ", copies " << o.stats.critical_path.copies << " vs "
-                                       << pred.copies;
+                                       << pred.element_transfers << ", copies " << o.stats.critical_path.copies
+                                       << " vs " << pred.copies;
           }
           if (HasFailure()) return;
         }
@@ -142,8 +146,8 @@ TEST(Transpose, EveryAlgorithmVerifiesOnATenCubeAndTimingModeGivesTheSameTimes) 
 }
 
 TEST(Transpose, SimGridAgreesOnTheNeighbourOnlyAlgorithms) {
-  for (const char* a : {"transpose.exchange", "transpose.sbnt", "transpose.spt", "transpose.dpt", "transpose.mpt", "transpose.spt_steps", "convert.cyclic",
-                        "transpose.gray_naive", "transpose.gray_combined"}) {
+  for (const char* a : {"transpose.exchange", "transpose.sbnt", "transpose.spt", "transpose.dpt", "transpose.mpt",
+                        "transpose.spt_steps", "convert.cyclic", "transpose.gray_naive", "transpose.gray_combined"}) {
     for (int n : {2, 4}) {
       cubesim::Setup s = setup("ipsc-nx", n, 16, 64);
       s.machine.ports = std::string(a) == "transpose.exchange" || std::string(a).find("steps") != std::string::npos ||
@@ -156,7 +160,8 @@ TEST(Transpose, SimGridAgreesOnTheNeighbourOnlyAlgorithms) {
       EXPECT_TRUE(o.verified && o.simgrid->verified) << a;
       EXPECT_EQ(o.stats.routed_messages, 0) << a;
       EXPECT_LE(std::fabs(relative_difference(o.simgrid->stats.time_s, o.stats.time)), kSimGridAgreement)
-          << a << " n=" << n << ": cycle " << o.stats.time.seconds() << " s, SimGrid " << o.simgrid->stats.time_s << " s";
+          << a << " n=" << n << ": cycle " << o.stats.time.seconds() << " s, SimGrid " << o.simgrid->stats.time_s
+          << " s";
     }
   }
 }
@@ -198,17 +203,19 @@ TEST(Transpose, ExchangeMatchesTheClosedFormsOfSection81AndTheCopyCoefficientOfS
       if (D_over_B(s) <= static_cast<double>(s.topology.size())) {  // where the printed form applies as printed
         EXPECT_NEAR(o.stats.time.seconds(), closed_form_81_as_printed(s), 1e-9) << "printed, n=" << n << " P=" << P;
       }
-      EXPECT_NEAR(o.stats.time.seconds(), closed_form_81(s, false), 1e-9) << "unbuffered n=" << n << " P=" << P
-                                                                            << " sim " << o.stats.time.seconds();
+      EXPECT_NEAR(o.stats.time.seconds(), closed_form_81(s, false), 1e-9)
+          << "unbuffered n=" << n << " P=" << P << " sim " << o.stats.time.seconds();
       s.params.B_copy = 64;  // the iPSC's
       o = run("transpose.exchange", s);
-      EXPECT_NEAR(o.stats.time.seconds(), closed_form_81(s, true), 1e-9) << "buffered n=" << n << " P=" << P << " sim "
-                                                                          << o.stats.time.seconds();
+      EXPECT_NEAR(o.stats.time.seconds(), closed_form_81(s, true), 1e-9)
+          << "buffered n=" << n << " P=" << P << " sim " << o.stats.time.seconds();
       // §9 prints (PQ/2N) t_copy per buffered step; the schedule copies in and out: §8.1's PQ/N.
       const double D = static_cast<double>(P * 256 / s.topology.size());
       const double kb = std::max(0.0, n - std::log2(std::ceil(D / 64.0)));
       if (kb > 0) {
-        EXPECT_GT(std::fabs(o.stats.time.seconds() - (closed_form_81(s, true) - D / 2 * kb * s.machine.t_copy.seconds())), 1e-6);
+        EXPECT_GT(
+            std::fabs(o.stats.time.seconds() - (closed_form_81(s, true) - D / 2 * kb * s.machine.t_copy.seconds())),
+            1e-6);
       }
     }
   }
@@ -233,7 +240,8 @@ TEST(Transpose, RouterIsFiveToAHundredTimesSlowerThanTheBufferedExchange) {
   for (int n = 1; n <= 6; ++n)
     for (std::int64_t P : {64, 512}) {
       const cubesim::Setup s = setup("ipsc-os2", n, P, 64);
-      const double r = run("transpose.router", s).stats.time.seconds() / run("transpose.exchange", s).stats.time.seconds();
+      const double r =
+          run("transpose.router", s).stats.time.seconds() / run("transpose.exchange", s).stats.time.seconds();
       lo = std::min(lo, r);
       hi = std::max(hi, r);
     }
@@ -432,8 +440,8 @@ TEST(Transpose, Figure19AllPortBreakEvenIsNotWhereSection9PutsIt) {
       ratio[n] = run("transpose.mpt", s).stats.time.seconds() / run("transpose.sbnt", s).stats.time.seconds();
     }
     const double r = static_cast<double>(P * P) / 100;
-    std::cout << "[ Fig. 19 ] r = " << r << ", c r / log2² r for c = 1/2..1: " << r / (2 * std::log2(r) * std::log2(r)) << ".."
-              << r / (std::log2(r) * std::log2(r)) << "; MPT / SBnT at n = 2, 4, 6, 8:";
+    std::cout << "[ Fig. 19 ] r = " << r << ", c r / log2² r for c = 1/2..1: " << r / (2 * std::log2(r) * std::log2(r))
+              << ".." << r / (std::log2(r) * std::log2(r)) << "; MPT / SBnT at n = 2, 4, 6, 8:";
     for (auto [n, x] : ratio) std::cout << " " << x;
     std::cout << "\n";
     EXPECT_LT(ratio[6], 1.0);
@@ -446,8 +454,8 @@ TEST(Transpose, EveryTwoDimensionalTransposeRespectsTheorem3) {
   const Registry reg = make_registry();
   int checked = 0;
   for (const AlgorithmInfo* info : reg.all()) {
-    static const std::set<std::string> two_d = {"transpose.spt",       "transpose.dpt",       "transpose.mpt",
-                                                "transpose.spt_steps", "transpose.router_2d", "transpose.gray_naive",
+    static const std::set<std::string> two_d = {"transpose.spt",          "transpose.dpt",       "transpose.mpt",
+                                                "transpose.spt_steps",    "transpose.router_2d", "transpose.gray_naive",
                                                 "transpose.gray_combined"};
     if (!two_d.count(info->name)) continue;
     for (PortModel ports : {PortModel{PortKind::one}, PortModel{PortKind::all}})
@@ -495,8 +503,8 @@ TEST(Transpose, MptAgainstTheorem2) {
         auto [it, fresh] = range.try_emplace(th.case_number, ratio, ratio);
         it->second.first = std::min(it->second.first, ratio);
         it->second.second = std::max(it->second.second, ratio);
-        SCOPED_TRACE("n=" + std::to_string(n) + " D=" + std::to_string(D) + " t_c=" + std::to_string(tc) + " ps, case " +
-                     std::to_string(th.case_number));
+        SCOPED_TRACE("n=" + std::to_string(n) + " D=" + std::to_string(D) + " t_c=" + std::to_string(tc) +
+                     " ps, case " + std::to_string(th.case_number));
         // Cases 1 and 4 are the schedule's optimum over real k: integer k and whole elements can
         // only lose. Every case within 12 % (the ceilings at small D).
         if (th.case_number == 1 || th.case_number == 4) {
@@ -506,7 +514,8 @@ TEST(Transpose, MptAgainstTheorem2) {
         EXPECT_LT(ratio, 1.12);
       }
   ASSERT_EQ(range.size(), 4U) << "the grid must reach all four cases";
-  for (auto [c, r] : range) std::cout << "[ Thm 2 ] case " << c << ": sim / Theorem 2 in [" << r.first << ", " << r.second << "]\n";
+  for (auto [c, r] : range)
+    std::cout << "[ Thm 2 ] case " << c << ": sim / Theorem 2 in [" << r.first << ", " << r.second << "]\n";
   // The middle cases are not the optimum: a class's best integer k beats them (n = 6).
   EXPECT_LT(range[3].first, 1.0);
 }
@@ -541,7 +550,8 @@ TEST(Router, OneMessagePaysTheStartUpOnceAndCrossesADimensionACycle) {
 }
 
 Task<> all_to_one(Node& self) {
-  if (self.id() != 0) co_await self.send_to(0, Buffer::sized(1));
+  if (self.id() != 0)
+    co_await self.send_to(0, Buffer::sized(1));
   else
     for (NodeId s = 1; s < self.size(); ++s) co_await self.recv_from(s);
 }

@@ -10,8 +10,8 @@
 
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/embedding/trees.hpp"
-#include "helpers.hpp"
 #include "app/runner.hpp"
+#include "helpers.hpp"
 
 using namespace cubesim;
 using trees::Address;

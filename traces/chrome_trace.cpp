@@ -9,7 +9,8 @@ namespace {
 std::string us(Time t) {
   char buf[40];
   const std::int64_t ps = t.count();
-  std::snprintf(buf, sizeof buf, "%lld.%06lld", static_cast<long long>(ps / 1000000), static_cast<long long>(ps % 1000000));
+  std::snprintf(buf, sizeof buf, "%lld.%06lld", static_cast<long long>(ps / 1000000),
+                static_cast<long long>(ps % 1000000));
   return buf;
 }
 }  // namespace
@@ -26,8 +27,8 @@ void ChromeRecorder::slice(NodeId pid, int tid, const char* name, Time start, Ti
   if (!room()) return;
   ++kept_;
   tracks_.emplace(pid, tid);
-  events_ += ",\n{\"ph\":\"X\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"name\":\"" + name +
-             "\",\"ts\":" + us(start) + ",\"dur\":" + us(end - start) + ",\"args\":{" + args + "}}";
+  events_ += ",\n{\"ph\":\"X\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"name\":\"" +
+             name + "\",\"ts\":" + us(start) + ",\"dur\":" + us(end - start) + ",\"args\":{" + args + "}}";
 }
 
 void ChromeRecorder::on_message(std::uint64_t id, NodeId src, NodeId dst, int tag, std::int64_t elements, Time) {
@@ -54,7 +55,8 @@ void ChromeRecorder::on_transmission(const Transmission& t) {
     ++kept_;
     m.flow_started = true;
     events_ += ",\n{\"ph\":\"s\",\"id\":" + std::to_string(t.message) + ",\"pid\":" + std::to_string(t.from) +
-               ",\"tid\":" + std::to_string(tid) + ",\"name\":\"message\",\"cat\":\"message\",\"ts\":" + us(t.start) + "}";
+               ",\"tid\":" + std::to_string(tid) + ",\"name\":\"message\",\"cat\":\"message\",\"ts\":" + us(t.start) +
+               "}";
   }
   if (t.to == m.dst) {
     m.last_pid = t.from;
@@ -70,8 +72,8 @@ void ChromeRecorder::on_delivered(std::uint64_t id, NodeId, Time) {
   if (m.flow_started && m.last_pid >= 0 && room()) {
     ++kept_;
     events_ += ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":" + std::to_string(id) + ",\"pid\":" + std::to_string(m.last_pid) +
-               ",\"tid\":" + std::to_string(m.last_tid) + ",\"name\":\"message\",\"cat\":\"message\",\"ts\":" +
-               us(m.last_start) + "}";
+               ",\"tid\":" + std::to_string(m.last_tid) +
+               ",\"name\":\"message\",\"cat\":\"message\",\"ts\":" + us(m.last_start) + "}";
   }
   messages_.erase(it);
 }
@@ -86,20 +88,21 @@ void ChromeRecorder::on_activity(NodeId node, ActivityKind kind, std::int64_t am
 std::string ChromeRecorder::json(const std::string& meta_json) const {
   std::string out = "{\"displayTimeUnit\":\"ns\",\"otherData\":" + meta_json + ",\"traceEvents\":[\n";
   // Metadata first: names and order of the tracks.
-  out += "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"trace_info\",\"args\":{\"kept_events\":" + std::to_string(kept_) +
-         ",\"dropped_events\":" + std::to_string(dropped_) + "}}";
+  out +=
+      "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"trace_info\",\"args\":{\"kept_events\":" + std::to_string(kept_) +
+      ",\"dropped_events\":" + std::to_string(dropped_) + "}}";
   NodeId last = -1;
   for (const auto& [pid, tid] : tracks_) {
     if (pid != last) {
-      out += ",\n{\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"name\":\"process_name\",\"args\":{\"name\":\"node " +
-             std::to_string(pid) + "\"}}";
+      out += ",\n{\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+             ",\"name\":\"process_name\",\"args\":{\"name\":\"node " + std::to_string(pid) + "\"}}";
       out += ",\n{\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
              ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":" + std::to_string(pid) + "}}";
       last = pid;
     }
-    std::string tname = tid == 0 ? "cpu"
-                                 : "port " + std::to_string(tid - 1) + " -> node " +
-                                       std::to_string(topology_.neighbor(pid, tid - 1));
+    std::string tname =
+        tid == 0 ? "cpu"
+                 : "port " + std::to_string(tid - 1) + " -> node " + std::to_string(topology_.neighbor(pid, tid - 1));
     out += ",\n{\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
            ",\"name\":\"thread_name\",\"args\":{\"name\":\"" + tname + "\"}}";
     out += ",\n{\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +

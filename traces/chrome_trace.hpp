@@ -21,8 +21,8 @@ namespace cubesim::trace {
 
 struct ChromeOptions {
   NodeId first_node = 0;
-  NodeId last_node = -1;             ///< -1: every node
-  std::int64_t max_events = 2000000; ///< about 250 MB of JSON
+  NodeId last_node = -1;              ///< -1: every node
+  std::int64_t max_events = 2000000;  ///< about 250 MB of JSON
 };
 
 class ChromeRecorder : public EngineObserver {

@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "sim/input_error.hpp"
-#include "sim/resources.hpp"
 #include "sim/number_format.hpp"
+#include "sim/resources.hpp"
 #include "sim/simgrid/platform.hpp"
 
 namespace cubesim::trace {
@@ -46,13 +46,17 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m) {
         out += R + "isend " + std::to_string(o.peer) + " " + std::to_string(o.tag) + " " + bytes(o.amount) + "\n";
         return {r, o.peer, o.tag};
       }
-      out += R + "irecv " + std::to_string(o.peer) + " " + std::to_string(o.tag) + " " + bytes(std::max<std::int64_t>(o.amount, 0)) + "\n";
+      out += R + "irecv " + std::to_string(o.peer) + " " + std::to_string(o.tag) + " " +
+             bytes(std::max<std::int64_t>(o.amount, 0)) + "\n";
       return {o.peer, r, o.tag};
     };
     auto timed = [&](const TraceOp& o) {
-      if (o.code == OpCode::compute) out += R + "compute " + std::to_string(o.amount) + "\n";
-      else if (o.code == OpCode::copy) out += R + "sleep " + exact_decimal((m.t_copy * o.amount).seconds()) + "\n";
-      else out += R + "sleep " + exact_decimal(Time::ps(o.amount).seconds()) + "\n";
+      if (o.code == OpCode::compute)
+        out += R + "compute " + std::to_string(o.amount) + "\n";
+      else if (o.code == OpCode::copy)
+        out += R + "sleep " + exact_decimal((m.t_copy * o.amount).seconds()) + "\n";
+      else
+        out += R + "sleep " + exact_decimal(Time::ps(o.amount).seconds()) + "\n";
     };
     auto is_comm = [](const TraceOp& o) { return o.code == OpCode::send || o.code == OpCode::recv; };
     const auto& strands = t.nodes[static_cast<std::size_t>(r)].strands;
@@ -63,11 +67,13 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m) {
             if (st.ops.size() == 1) {
               const TraceOp& o = st.ops.front();
               if (o.code == OpCode::send)
-                out += R + "send " + std::to_string(o.peer) + " " + std::to_string(o.tag) + " " + bytes(o.amount) + "\n";
+                out +=
+                    R + "send " + std::to_string(o.peer) + " " + std::to_string(o.tag) + " " + bytes(o.amount) + "\n";
               else if (o.code == OpCode::recv)
                 out += R + "recv " + std::to_string(o.peer) + " " + std::to_string(o.tag) + " " +
                        bytes(std::max<std::int64_t>(o.amount, 0)) + "\n";
-              else timed(o);
+              else
+                timed(o);
             } else {
               // Operations awaited together: start the communications, do the local work (it
               // overlaps them), then wait for them.
@@ -86,8 +92,10 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m) {
             break;
           case StepKind::start: {
             const TraceOp& o = st.ops.front();
-            if (is_comm(o)) open[st.id] = iop(o);
-            else timed(o);  // a started local operation: SimGrid TI has none; done in place
+            if (is_comm(o))
+              open[st.id] = iop(o);
+            else
+              timed(o);  // a started local operation: SimGrid TI has none; done in place
             break;
           }
           case StepKind::wait: {
@@ -99,7 +107,8 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m) {
             }
             break;
           }
-          case StepKind::fork: break;  // refused above
+          case StepKind::fork:
+            break;  // refused above
         }
       }
     }
@@ -114,11 +123,12 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m) {
   std::string hosts;
   for (NodeId r = 0; r < n; ++r) hosts += sgplat::host_name(r) + "\n";
   e.files.push_back({e.hostfile, hosts});
-  e.command = "smpirun -np " + std::to_string(n) + " -platform " + e.platform + " -hostfile " + e.hostfile + " -replay " +
-              e.index + " " + simgrid_exact_flags();
+  e.command = "smpirun -np " + std::to_string(n) + " -platform " + e.platform + " -hostfile " + e.hostfile +
+              " -replay " + e.index + " " + simgrid_exact_flags();
   e.files.push_back({"replay.sh",
-                  "#!/bin/sh\n# Replays this trace with SimGrid's own smpireplaymain (SimGrid 3.32).\ncd \"$(dirname \"$0\")\" && " +
-                      e.command + " \"$@\"\n"});
+                     "#!/bin/sh\n# Replays this trace with SimGrid's own smpireplaymain (SimGrid 3.32).\ncd "
+                     "\"$(dirname \"$0\")\" && " +
+                         e.command + " \"$@\"\n"});
   return e;
 }
 
@@ -163,10 +173,12 @@ void read_actions(const std::string& path, const std::string& text, std::map<Nod
     ++line;
     auto w = words(ln);
     if (w.empty() || w[0][0] == '#') continue;
-    if (!is_int(w[0]) || w.size() < 2) throw InputError(path, "line " + std::to_string(line), "expected \"<rank> <action> ...\"");
+    if (!is_int(w[0]) || w.size() < 2)
+      throw InputError(path, "line " + std::to_string(line), "expected \"<rank> <action> ...\"");
     if (w[0].size() > 9 || std::stoll(w[0]) >= kMaxRanks)
-      throw InputError(path, "line " + std::to_string(line),
-                       "rank " + w[0] + " is beyond the largest machine cubesim models (" + std::to_string(kMaxRanks) + " nodes)");
+      throw InputError(
+          path, "line " + std::to_string(line),
+          "rank " + w[0] + " is beyond the largest machine cubesim models (" + std::to_string(kMaxRanks) + " nodes)");
     const auto rank = static_cast<NodeId>(std::stoll(w[0]));
     by_rank[rank].push_back(Action{path, line, std::move(w)});
   }
@@ -212,12 +224,16 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
   }
   if (by_rank.empty()) throw InputError(path, "", "no actions: not a SimGrid time-independent trace");
   const NodeId ranks = by_rank.rbegin()->first + 1;
-  if (const std::string why = memory_refusal(run_memory_floor(ranks, 0) + ranks * static_cast<std::int64_t>(sizeof(NodeTrace)),
-                                             "replaying " + std::to_string(ranks) + " ranks");
+  if (const std::string why =
+          memory_refusal(run_memory_floor(ranks, 0) + ranks * static_cast<std::int64_t>(sizeof(NodeTrace)),
+                         "replaying " + std::to_string(ranks) + " ranks");
       !why.empty())
     throw InputError(path, "", why);
   for (NodeId r = 0; r < ranks; ++r)
-    if (by_rank.count(r) == 0) throw InputError(path, "", "rank " + std::to_string(r) + " has no actions (ranks 0.." + std::to_string(ranks - 1) + " expected)");
+    if (by_rank.count(r) == 0)
+      throw InputError(
+          path, "",
+          "rank " + std::to_string(r) + " has no actions (ranks 0.." + std::to_string(ranks - 1) + " expected)");
 
   Trace t;
   t.nodes.resize(static_cast<std::size_t>(ranks));
@@ -232,7 +248,9 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
     std::map<std::tuple<NodeId, NodeId, int>, std::deque<std::int64_t>> open;  // (src, dst, tag) -> ids
     std::vector<std::int64_t> order;
     for (const Action& a : actions) {
-      const auto fail = [&](const std::string& msg) { throw InputError(a.file, "line " + std::to_string(a.line), msg); };
+      const auto fail = [&](const std::string& msg) {
+        throw InputError(a.file, "line " + std::to_string(a.line), msg);
+      };
       const std::string& act = a.tok[1];
       auto number = [&](std::size_t i, const char* what) -> double {
         if (a.tok.size() <= i) fail(act + ": missing " + what);
@@ -292,10 +310,12 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
       } else if (act == "wait") {
         if (a.tok.size() != 5) fail("wait: expected <src> <dst> <tag>");
         const double tagd = number(4, "tag");
-        if (tagd != std::floor(tagd) || tagd > kMaxTag) fail("wait: tag " + a.tok[4] + " is not an MPI tag (0..2147483647)");
+        if (tagd != std::floor(tagd) || tagd > kMaxTag)
+          fail("wait: tag " + a.tok[4] + " is not an MPI tag (0..2147483647)");
         const auto key = std::make_tuple(peer(2), peer(3), static_cast<int>(tagd));
         auto it = open.find(key);
-        if (it == open.end() || it->second.empty()) fail("wait: no request " + a.tok[2] + " -> " + a.tok[3] + " tag " + a.tok[4] + " is open");
+        if (it == open.end() || it->second.empty())
+          fail("wait: no request " + a.tok[2] + " -> " + a.tok[3] + " tag " + a.tok[4] + " is open");
         Step st;
         st.kind = StepKind::wait;
         st.id = it->second.front();

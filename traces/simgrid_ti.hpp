@@ -29,10 +29,10 @@ struct TextFile {
 };
 
 struct SimgridExport {
-  std::string index;     ///< the index file's name inside the folder
-  std::string platform;  ///< platform.xml
-  std::string hostfile;  ///< hostfile.txt
-  std::string command;   ///< the smpirun command line, to run inside the folder
+  std::string index;            ///< the index file's name inside the folder
+  std::string platform;         ///< platform.xml
+  std::string hostfile;         ///< hostfile.txt
+  std::string command;          ///< the smpirun command line, to run inside the folder
   std::vector<TextFile> files;  ///< every file, the rank files under ranks/ first; the caller writes them
 };
 

@@ -111,16 +111,30 @@ void Recorder::on_wait(NodeId node, int strand, std::int64_t id) {
   steps(node, strand).push_back(std::move(st));
 }
 
-void ObserverFan::on_await(NodeId n, int s, std::span<detail::OpState* const> ops) { for (auto* o : list_) o->on_await(n, s, ops); }
-void ObserverFan::on_recv_matched(detail::OpState& op, std::int64_t e) { for (auto* o : list_) o->on_recv_matched(op, e); }
-void ObserverFan::on_fork(NodeId n, int p, int f, int c) { for (auto* o : list_) o->on_fork(n, p, f, c); }
-void ObserverFan::on_start(NodeId n, int s, std::int64_t id, detail::OpState& op) { for (auto* o : list_) o->on_start(n, s, id, op); }
-void ObserverFan::on_wait(NodeId n, int s, std::int64_t id) { for (auto* o : list_) o->on_wait(n, s, id); }
+void ObserverFan::on_await(NodeId n, int s, std::span<detail::OpState* const> ops) {
+  for (auto* o : list_) o->on_await(n, s, ops);
+}
+void ObserverFan::on_recv_matched(detail::OpState& op, std::int64_t e) {
+  for (auto* o : list_) o->on_recv_matched(op, e);
+}
+void ObserverFan::on_fork(NodeId n, int p, int f, int c) {
+  for (auto* o : list_) o->on_fork(n, p, f, c);
+}
+void ObserverFan::on_start(NodeId n, int s, std::int64_t id, detail::OpState& op) {
+  for (auto* o : list_) o->on_start(n, s, id, op);
+}
+void ObserverFan::on_wait(NodeId n, int s, std::int64_t id) {
+  for (auto* o : list_) o->on_wait(n, s, id);
+}
 void ObserverFan::on_message(std::uint64_t id, NodeId src, NodeId dst, int tag, std::int64_t e, Time t) {
   for (auto* o : list_) o->on_message(id, src, dst, tag, e, t);
 }
-void ObserverFan::on_transmission(const Transmission& t) { for (auto* o : list_) o->on_transmission(t); }
-void ObserverFan::on_delivered(std::uint64_t id, NodeId dst, Time t) { for (auto* o : list_) o->on_delivered(id, dst, t); }
+void ObserverFan::on_transmission(const Transmission& t) {
+  for (auto* o : list_) o->on_transmission(t);
+}
+void ObserverFan::on_delivered(std::uint64_t id, NodeId dst, Time t) {
+  for (auto* o : list_) o->on_delivered(id, dst, t);
+}
 void ObserverFan::on_activity(NodeId n, ActivityKind k, std::int64_t a, Time s, Time e) {
   for (auto* o : list_) o->on_activity(n, k, a, s, e);
 }
@@ -131,11 +145,16 @@ namespace {
 
 const char* op_name(OpCode c) {
   switch (c) {
-    case OpCode::send: return "send";
-    case OpCode::recv: return "recv";
-    case OpCode::compute: return "compute";
-    case OpCode::copy: return "copy";
-    case OpCode::delay: return "delay";
+    case OpCode::send:
+      return "send";
+    case OpCode::recv:
+      return "recv";
+    case OpCode::compute:
+      return "compute";
+    case OpCode::copy:
+      return "copy";
+    case OpCode::delay:
+      return "delay";
   }
   return "?";
 }
@@ -210,7 +229,8 @@ struct LineParser {
     if (ec != std::errc{} || p != s.data() + s.size())
       fail(std::string(what) + " must be an integer, got \"" + std::string(s) + "\"");
     if (v < lo || v > hi)
-      fail(std::string(what) + " " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+      fail(std::string(what) + " " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
+           std::to_string(hi));
     return v;
   }
 
@@ -234,7 +254,8 @@ struct LineParser {
       o.code = OpCode::delay;
       o.amount = integer("picoseconds", 0, std::int64_t{1} << 62);
     } else {
-      fail("unknown operation \"" + std::string(name) + "\" (known: send, recv, compute, copy, delay, fork, start, wait)");
+      fail("unknown operation \"" + std::string(name) +
+           "\" (known: send, recv, compute, copy, delay, fork, start, wait)");
     }
     return o;
   }
@@ -269,7 +290,8 @@ Trace read_text(const std::string& text, const std::string& file) {
     ++line;
     if (!have_header) {
       if (ln.rfind(kSchema, 0) != 0)
-        throw InputError(file, "line 1", std::string("not a cubesim trace: the first line must start with \"") + kSchema + "\"");
+        throw InputError(file, "line 1",
+                         std::string("not a cubesim trace: the first line must start with \"") + kSchema + "\"");
       const std::string where = "line 1";
       ojson h = parse_json(ln.substr(std::string(kSchema).size()), file, line, std::string(kSchema).size() + 1);
       if (!h.is_object()) throw InputError(file, where, "the header must be a JSON object");
@@ -289,8 +311,9 @@ Trace read_text(const std::string& text, const std::string& file) {
         throw InputError(file, where + ": /nodes", "nodes does not match the topology (" + t.topology.describe() + ")");
       // A header of a few bytes can claim 2^24 nodes: what replaying them takes is checked
       // before anything is allocated for them.
-      if (const std::string why = memory_refusal(run_memory_floor(nodes, 0) + nodes * static_cast<std::int64_t>(sizeof(NodeTrace)),
-                                                 "replaying this trace on the " + t.topology.describe());
+      if (const std::string why =
+              memory_refusal(run_memory_floor(nodes, 0) + nodes * static_cast<std::int64_t>(sizeof(NodeTrace)),
+                             "replaying this trace on the " + t.topology.describe());
           !why.empty())
         throw InputError(file, where + ": /topology", why);
       t.header = std::move(h);
@@ -307,7 +330,8 @@ Trace read_text(const std::string& text, const std::string& file) {
     // parent's lines before its children's). A strand number alone allocates nothing.
     if (strand == 0 && strands.empty()) strands.resize(1);
     if (static_cast<std::size_t>(strand) >= strands.size())
-      p.fail("strand " + std::to_string(strand) + " of node " + std::to_string(node) + " was not declared by a fork above");
+      p.fail("strand " + std::to_string(strand) + " of node " + std::to_string(node) +
+             " was not declared by a fork above");
     Step st;
     if (p.pos >= p.tok.size()) p.fail("missing a step after node and strand");
     const std::string_view kw = p.tok[p.pos];
@@ -338,7 +362,8 @@ Trace read_text(const std::string& text, const std::string& file) {
       for (;;) {
         st.ops.push_back(p.op(nodes));
         if (p.pos == p.tok.size()) break;
-        if (p.tok[p.pos] != "&") p.fail("expected \"&\" between operations awaited together, got \"" + std::string(p.tok[p.pos]) + "\"");
+        if (p.tok[p.pos] != "&")
+          p.fail("expected \"&\" between operations awaited together, got \"" + std::string(p.tok[p.pos]) + "\"");
         ++p.pos;
       }
     }
@@ -355,11 +380,16 @@ namespace {
 
 Op make_op(Node& self, const TraceOp& o) {
   switch (o.code) {
-    case OpCode::send: return self.send_to(o.peer, Buffer::sized(o.amount), o.tag);
-    case OpCode::recv: return self.recv_from(o.peer, o.tag);
-    case OpCode::compute: return self.compute(o.amount);
-    case OpCode::copy: return self.copy(o.amount);
-    case OpCode::delay: return self.delay(Time::ps(o.amount));
+    case OpCode::send:
+      return self.send_to(o.peer, Buffer::sized(o.amount), o.tag);
+    case OpCode::recv:
+      return self.recv_from(o.peer, o.tag);
+    case OpCode::compute:
+      return self.compute(o.amount);
+    case OpCode::copy:
+      return self.copy(o.amount);
+    case OpCode::delay:
+      return self.delay(Time::ps(o.amount));
   }
   throw std::logic_error("unknown trace operation");
 }

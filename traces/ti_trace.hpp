@@ -17,10 +17,9 @@
 /// Lines starting with '#' and blank lines are ignored.
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/engine.hpp"
 #include "sim/observer.hpp"
@@ -57,7 +56,7 @@ struct NodeTrace {
 };
 
 struct Trace {
-  ojson header;          ///< schema, algorithm, params, machine, topology, packet_elements, ...
+  ojson header;  ///< schema, algorithm, params, machine, topology, packet_elements, ...
   Topology topology = Topology::hypercube(0);
   std::int64_t packet_elements = 1;
   bool packet_explicit = false;  ///< the algorithm's B was given (else the machine's B_m)
@@ -93,7 +92,9 @@ class Recorder : public EngineObserver {
 /// Forwards every hook to several observers (a native trace and a timeline at once).
 class ObserverFan : public EngineObserver {
  public:
-  void add(EngineObserver* o) { if (o != nullptr) list_.push_back(o); }
+  void add(EngineObserver* o) {
+    if (o != nullptr) list_.push_back(o);
+  }
   [[nodiscard]] bool empty() const { return list_.empty(); }
   void on_await(NodeId n, int s, std::span<detail::OpState* const> ops) override;
   void on_recv_matched(detail::OpState& op, std::int64_t e) override;

@@ -86,7 +86,8 @@ Task<> allgather_gcea_one_port(Node& self, Params p) {
 }
 
 Task<> allgather_sbt_one_port(Node& self, Params p) {
-  self.set_result(co_await routing::allgather_doubling(self, p.M, own_block(self, p.M), routing::SubCube::whole(self.topology().dim())));
+  self.set_result(co_await routing::allgather_doubling(self, p.M, own_block(self, p.M),
+                                                       routing::SubCube::whole(self.topology().dim())));
 }
 
 /// The n-bit value rotated left by k (dimension d becomes (d + k) mod n).
@@ -132,12 +133,9 @@ Task<> allgather_cra_all_port(Node& self, Params p) {
   const int n = self.topology().dim();
   Buffer all = gathered(self, p.M);
   all.write(x * p.M, own_block(self, p.M));
-  auto at = [&](int k, std::int64_t q) {
-    return static_cast<NodeId>(rotl(gray::encode(((q % N) + N) % N), k, n));
-  };
+  auto at = [&](int k, std::int64_t q) { return static_cast<NodeId>(rotl(gray::encode(((q % N) + N) % N), k, n)); };
   std::vector<std::int64_t> pos(static_cast<std::size_t>(n));
-  for (int k = 0; k < n; ++k)
-    pos[k] = gray::decode(trees::rotate_right(x, n, k));
+  for (int k = 0; k < n; ++k) pos[k] = gray::decode(trees::rotate_right(x, n, k));
   for (std::int64_t s = 1; s < N; ++s) {
     std::vector<Op> ops;
     std::vector<int> parts;
@@ -146,7 +144,8 @@ Task<> allgather_cra_all_port(Node& self, Params p) {
       const std::int64_t q = pos[k];
       const int out = self.topology().port_to(x, at(k, q + 1));
       const int in = self.topology().port_to(x, at(k, q - 1));
-      ops.push_back(self.send(out, all.slice(at(k, q - s + 1) * p.M + part_offset(p.M, n, k), part_size(p.M, n, k)), k));
+      ops.push_back(
+          self.send(out, all.slice(at(k, q - s + 1) * p.M + part_offset(p.M, n, k), part_size(p.M, n, k)), k));
       ops.push_back(self.recv(in, k));
       parts.push_back(k);
     }
@@ -181,11 +180,13 @@ Task<> allgather_sbt(Node& self, Params p) {
 }
 Task<> allgather_sbnt(Node& self, Params p) {
   const bool all_port = self.machine().ports.kind == PortKind::all;
-  return allgather_trees(self, p, routing::Family::sbnt, all_port ? routing::Schedule::depth : routing::Schedule::cyclic);
+  return allgather_trees(self, p, routing::Family::sbnt,
+                         all_port ? routing::Schedule::depth : routing::Schedule::cyclic);
 }
 Task<> allgather_nrsbt(Node& self, Params p) {
   const bool all_port = self.machine().ports.kind == PortKind::all;
-  return allgather_trees(self, p, routing::Family::nrsbt, all_port ? routing::Schedule::depth : routing::Schedule::cyclic);
+  return allgather_trees(self, p, routing::Family::nrsbt,
+                         all_port ? routing::Schedule::depth : routing::Schedule::cyclic);
 }
 
 Prediction predict_ring_one_port(const Setup& s, const char* row) {
@@ -201,7 +202,9 @@ Prediction predict_ring_one_port(const Setup& s, const char* row) {
   return pr;
 }
 
-Prediction predict_allgather_sbt_one_port(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 2, SBT-b(1,N)"); }
+Prediction predict_allgather_sbt_one_port(const Setup& s) {
+  return predict_sbt_doubling(s, "TR-530 Table 2, SBT-b(1,N)");
+}
 
 /// The hybrid of §5.1 (Fig. 10): k steps of the SBT exchange (dimensions 0..k-1), after which
 /// every node holds the 2^k blocks of its k-subcube, then the GCEA on the remaining n-k dimensions
@@ -214,7 +217,8 @@ Task<> allgather_hybrid(Node& self, Params p) {
   Buffer all = gathered(self, p.M);
   const NodeId sub = NodeId{1} << k, low = x & ~(sub - 1);
   // SBT-b(1, 2^k) inside the k-subcube: its blocks, in order, are those of nodes low .. low + 2^k - 1.
-  all.write(low * p.M, co_await routing::allgather_doubling(self, p.M, own_block(self, p.M), routing::SubCube::range(0, k)));
+  all.write(low * p.M,
+            co_await routing::allgather_doubling(self, p.M, own_block(self, p.M), routing::SubCube::range(0, k)));
   // GCEA(1, 2^(n-k)) on the quotient cube: step s exchanges, across dimension k + (the rightmost
   // 0-bit of s-1), the super-block received in step s-1 (the k-subcube of x XOR (G(s-1) << k)).
   for (std::int64_t s = 1; s < (std::int64_t{1} << (n - k)); ++s) {
@@ -327,9 +331,12 @@ Prediction predict_allgather_trees(const Setup& s, routing::Family f) {
   const bool nrsbt = f == routing::Family::nrsbt;
   if (n > 0 && !(all_port && nrsbt && M % n == 0)) {
     pr.relation = Relation::approx;
-    if (!nrsbt) pr.tolerance = all_port ? 0.35 : 0.40;
-    else if (!all_port) pr.tolerance = M % n == 0 ? 0.30 : 0.50;
-    else pr.tolerance = M < n ? 2.5 : 0.45;
+    if (!nrsbt)
+      pr.tolerance = all_port ? 0.35 : 0.40;
+    else if (!all_port)
+      pr.tolerance = M % n == 0 ? 0.30 : 0.50;
+    else
+      pr.tolerance = M < n ? 2.5 : 0.45;
   }
   pr.time = prediction_time(s.machine, pr);
   return pr;
@@ -353,9 +360,10 @@ const Registration kRegistration{[](Registry& r) {
          .predict = predict_allgather_cra,
          .verify = verify_allgather,
          .one_port = {.row = "T2 CRA(1,N)", .relation = "exact"},
-         .all_port = {.row = "none (§4.2.1: \"not edge-disjoint, load non-uniform\"); derived: busiest port's parts per step",
-                      .relation = "upper bound",
-                      .deviations = {{Relation::upper_bound, 0, 0.167, "n=7 M=1 B=1"}}}});
+         .all_port = {
+             .row = "none (§4.2.1: \"not edge-disjoint, load non-uniform\"); derived: busiest port's parts per step",
+             .relation = "upper bound",
+             .deviations = {{Relation::upper_bound, 0, 0.167, "n=7 M=1 B=1"}}}});
   r.add({.name = "allgather.gcea",
          .summary = "all-to-all broadcast: Gray Code Exchange Algorithm (n rotated sequences all-port)",
          .source = "TR-530 §4.2.1, Table 2 GCEA(1,N) and GCEA(n,N)",

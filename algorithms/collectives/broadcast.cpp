@@ -89,8 +89,10 @@ Task<Buffer> pipelined_tree(Node& self, bool root, Buffer part, std::int64_t len
   for (std::int64_t k = 0; k < packets; ++k) {
     // (No co_await inside ?: — GCC 12 miscompiles it, destroying the temporary twice.)
     Buffer chunk;
-    if (root) chunk = part.slice(k * B, std::min(B, len - k * B));
-    else chunk = co_await self.recv(parent_dim, tag);
+    if (root)
+      chunk = part.slice(k * B, std::min(B, len - k * B));
+    else
+      chunk = co_await self.recv(parent_dim, tag);
     if (!child_dims.empty()) {
       std::vector<Op> sends;
       sends.reserve(child_dims.size());
@@ -155,8 +157,10 @@ Task<> broadcast_gc_one_port(Node& self, Params p) {
   Buffer all = pos == 0 ? root_message(self, p.M) : Buffer{};
   for (std::int64_t k = 0; k < packets; ++k) {
     Buffer chunk;
-    if (pos == 0) chunk = all.slice(k * B, std::min(B, p.M - k * B));
-    else chunk = co_await self.recv(in_port);
+    if (pos == 0)
+      chunk = all.slice(k * B, std::min(B, p.M - k * B));
+    else
+      chunk = co_await self.recv(in_port);
     if (out_port >= 0) co_await self.send(out_port, chunk);
     if (pos != 0) all.append(chunk);
   }
@@ -213,7 +217,9 @@ Task<> broadcast_nesbt_one_port(Node& self, Params p) {
   std::vector<Buffer> got(static_cast<std::size_t>(P));
   Buffer all = x == 0 ? root_message(self, p.M) : Buffer{};
   if (n > 0) {
-    struct Edge { int tree, offset, dim; };
+    struct Edge {
+      int tree, offset, dim;
+    };
     std::vector<Edge> in, out;  // this node's incoming edge and outgoing edges in each tree
     for (int i = 0; i < n; ++i) {
       if (x != 0) {
@@ -485,7 +491,8 @@ Verdict verify_broadcast(const Setup& s, const std::vector<Buffer>& results) {
 const Registration kRegistration{[](Registry& r) {
   auto check = [](const Setup& s) { return check_cube_collective(s, true); };
   r.add({.name = "broadcast.sbt",
-         .summary = "one-to-all broadcast on a spanning binomial tree (one-port: subtree by subtree; all-port: pipelined packets)",
+         .summary = "one-to-all broadcast on a spanning binomial tree (one-port: subtree by subtree; all-port: "
+                    "pipelined packets)",
          .source = "TR-530 §4.1.2, Table 1 SBT-b(1,1) and SBT-b(n,1)",
          .params = {"root", "M", "B"},
          .required = {"M"},
@@ -505,7 +512,8 @@ const Registration kRegistration{[](Registry& r) {
          .predict = predict_broadcast_nesbt,
          .verify = verify_broadcast,
          .one_port = {.row = "T1 nESBT-b(1,1), dimension t mod n in cycle t",
-                      .relation = "exact when B divides M (n >= 2); approx <= 10 % with a remainder packet; bound on a 1-cube",
+                      .relation =
+                          "exact when B divides M (n >= 2); approx <= 10 % with a remainder packet; bound on a 1-cube",
                       .deviations = {{Relation::approx, 0.1, 0.0757, "n=6 M=257 B=256"},
                                      {Relation::upper_bound, 0, 0.5, "n=1 M=1 B=1"}}},
          .all_port = {.row = "T1 nESBT-b(n,1), n pipelined edge-disjoint trees",

@@ -66,11 +66,14 @@ Task<> scatter_sbt_one_port(Node& self, Params p) {
   self.set_result(data.slice(0, M));
 }
 
-Prediction predict_scatter_sbt_one_port(const Setup& s) { return predict_sbt_doubling(s, "TR-530 Table 3, SBT-p(1,1)"); }
+Prediction predict_scatter_sbt_one_port(const Setup& s) {
+  return predict_sbt_doubling(s, "TR-530 Table 3, SBT-p(1,1)");
+}
 
 /// The root's N blocks of M elements, by destination node.
 Buffer scatter_input(const Node& self, std::int64_t M) {
-  return Buffer::make(self.size() * M, self.data_mode(), [&](std::int64_t k) { return scatter_value(k / M, M, k % M); });
+  return Buffer::make(self.size() * M, self.data_mode(),
+                      [&](std::int64_t k) { return scatter_value(k / M, M, k % M); });
 }
 
 /// Reverse-breadth-first scatter on a tree family (TR-572 §3.1, tree_routing.hpp).
@@ -137,8 +140,8 @@ Task<Buffer> standard_exchange(Node& self, Buffer slots, int dims, std::int64_t 
 Task<> alltoall_sbt(Node& self, Params p) {
   const NodeId N = self.size(), x = self.id();
   const std::int64_t M = p.M;
-  Buffer slots = Buffer::make(N * M, self.data_mode(),
-                              [&](std::int64_t j) { return alltoall_value(x, j / M, N, M, j % M); });
+  Buffer slots =
+      Buffer::make(N * M, self.data_mode(), [&](std::int64_t j) { return alltoall_value(x, j / M, N, M, j % M); });
   self.set_result(co_await standard_exchange(self, std::move(slots), self.topology().dim(), M));
 }
 
@@ -223,9 +226,9 @@ Task<> sometoall_sbt(Node& self, Params p) {
   // bit d is set.
   for (int d = n - 1; d >= l; --d) {
     const NodeId bit = NodeId{1} << d;
-    const bool holder = (x & ((bit << 1) - 1) & ~(S - 1)) == 0;  // bits l..d zero
+    const bool holder = (x & ((bit << 1) - 1) & ~(S - 1)) == 0;               // bits l..d zero
     const bool receiver = (x & bit) != 0 && (x & (bit - 1) & ~(S - 1)) == 0;  // bit d set, l..d-1 zero
-    const std::int64_t half = (std::int64_t{1} << d) * M;  // destinations across d: 2^d blocks
+    const std::int64_t half = (std::int64_t{1} << d) * M;                     // destinations across d: 2^d blocks
     if (holder) {
       co_await self.send(d, mine.slice(half, half));
       mine = mine.slice(0, half);
@@ -276,7 +279,8 @@ Task<> alltosome_sbt(Node& self, Params p) {
   const std::int64_t M = p.M;
   // Slot v: first this node's block for destination v; after the exchange, the block from source
   // (x's high bits, v) for destination (x's low bits).
-  Buffer slots = Buffer::make(S * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
+  Buffer slots =
+      Buffer::make(S * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
   slots = co_await standard_exchange(self, std::move(slots), l, M);
   // Accumulation: the node holds the blocks from sources whose high bits run over the
   // dimensions already accumulated, ordered by source; across d = l .. n-1 the upper half sends.
@@ -330,7 +334,8 @@ const Registration kRegistration{[](Registry& r) {
   auto rooted = [](const Setup& s) { return check_cube_collective(s, true); };
   auto all = [](const Setup& s) { return check_cube_collective(s, false); };
   r.add({.name = "scatter.sbt",
-         .summary = "one-to-all personalized on the SBT: all data for a subtree at once (one-port), deepest level first (all-port)",
+         .summary = "one-to-all personalized on the SBT: all data for a subtree at once (one-port), deepest level "
+                    "first (all-port)",
          .source = "TR-530 §4.3, Table 3 SBT-p(1,1) and SBT-p(n,1); TR-572 §3.1",
          .params = {"root", "M", "B"},
          .required = {"M"},

@@ -80,15 +80,13 @@ Task<> allreduce_sbt(Node& self, Params p) {
 
 Task<> reduce_scatter_sbt(Node& self, Params p) {
   const NodeId x = self.id(), N = self.size();
-  Buffer all = Buffer::make(N * p.M, self.data_mode(),
-                            [&](std::int64_t k) { return static_cast<Element>(x + k + 1); });
-  self.set_result(co_await routing::reduce_halving(self, p.M, std::move(all), routing::SubCube::whole(self.topology().dim())));
+  Buffer all = Buffer::make(N * p.M, self.data_mode(), [&](std::int64_t k) { return static_cast<Element>(x + k + 1); });
+  self.set_result(
+      co_await routing::reduce_halving(self, p.M, std::move(all), routing::SubCube::whole(self.topology().dim())));
 }
 
 /// sum over x of v_x = sum_x (x + c) = N(N-1)/2 + N c.
-Element sum_over_nodes(NodeId N, std::int64_t c) {
-  return static_cast<Element>(N * (N - 1) / 2 + N * c);
-}
+Element sum_over_nodes(NodeId N, std::int64_t c) { return static_cast<Element>(N * (N - 1) / 2 + N * c); }
 
 Prediction predict_whole_vector_steps(const Setup& s, const char* source) {
   const std::int64_t n = s.topology.dim(), M = s.params.M, B = s.params.B;
@@ -103,7 +101,8 @@ Prediction predict_whole_vector_steps(const Setup& s, const char* source) {
 }
 
 Prediction predict_reduce_scatter_sbt(const Setup& s) {
-  Prediction pr = predict_sbt_doubling(s, "TR-530 §5.1 A4 all-to-all reduction: Table 2 SBT-b(1,N) reversed, plus (N-1)M additions");
+  Prediction pr = predict_sbt_doubling(
+      s, "TR-530 §5.1 A4 all-to-all reduction: Table 2 SBT-b(1,N) reversed, plus (N-1)M additions");
   pr.flops = (s.topology.size() - 1) * s.params.M;
   pr.time = prediction_time(s.machine, pr);
   return pr;

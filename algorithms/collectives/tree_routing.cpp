@@ -72,7 +72,8 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
     for_each_edge(f, n, j, [&](std::uint32_t q, int k, std::uint32_t par) {
       const auto at = static_cast<std::size_t>(j * N + q);
       p->pdim[at] = static_cast<std::int8_t>(k);
-      const int s = edge_step(f, sched, n, j, q, k, par == 0 ? -1 : p->step[j * N + par], par == 0 ? n - 1 : p->pdim[j * N + par]);
+      const int s = edge_step(f, sched, n, j, q, k, par == 0 ? -1 : p->step[j * N + par],
+                              par == 0 ? n - 1 : p->pdim[j * N + par]);
       p->step[at] = s;
       max_step = std::max(max_step, s);
     });
@@ -82,8 +83,7 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
   for (int j = 0; j < t; ++j)
     for (std::int64_t q = 1; q < N; ++q) {
       const auto at = static_cast<std::size_t>(j * N + q);
-      p->edges[p->step[at] * n + p->pdim[at]].push_back(
-          {static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(j)});
+      p->edges[p->step[at] * n + p->pdim[at]].push_back({static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(j)});
     }
   if (with_subtrees) {
     p->subtree.resize(static_cast<std::size_t>(t * N));
@@ -177,7 +177,8 @@ Terms lockstep_alltoall(Family f, Schedule sched, int n, std::int64_t M, std::in
       const auto q = static_cast<std::uint32_t>(qi);
       const std::uint32_t par = q ^ (std::uint32_t{1} << dim[q]);
       if (par != 0) size[par] += size[q];
-      const auto at = static_cast<std::size_t>(step[q]) * static_cast<std::size_t>(n) + static_cast<std::size_t>(dim[q]);
+      const auto at =
+          static_cast<std::size_t>(step[q]) * static_cast<std::size_t>(n) + static_cast<std::size_t>(dim[q]);
       if (load.size() <= at) load.resize((static_cast<std::size_t>(step[q]) + 1) * static_cast<std::size_t>(n), 0);
       load[at] += static_cast<std::int64_t>(size[q]) * part;
     }
@@ -226,8 +227,13 @@ std::shared_ptr<const Plan> plan(Family f, Schedule s, int n, bool with_subtrees
 Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer message, std::shared_ptr<const Plan> pl) {
   const Plan& P = *pl;
   const std::int64_t r = self.id() ^ root;
-  Buffer all = r == 0 ? std::move(message) : Buffer::make(M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
-  struct Ev { int step, dim; bool send; int tree; };
+  Buffer all =
+      r == 0 ? std::move(message) : Buffer::make(M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
+  struct Ev {
+    int step, dim;
+    bool send;
+    int tree;
+  };
   std::vector<Ev> evs;
   for (int j = 0; j < P.trees; ++j) {
     if (P.part_size(M, j) == 0) continue;  // M < trees: an empty part is not sent at all
@@ -348,9 +354,7 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<co
       }
     seg.back() = off;
   }
-  auto item = [&](int j, std::int64_t q, std::int64_t rank) {
-    return seg[j * N + q] + rank * P.part_size(M, j);
-  };
+  auto item = [&](int j, std::int64_t q, std::int64_t rank) { return seg[j * N + q] + rank * P.part_size(M, j); };
   Buffer hold = Buffer::make(seg.back(), self.data_mode(), [](std::int64_t) { return Element{-1}; });
   for (int j = 0; j < P.trees; ++j) {  // own blocks: subtree of 0 is every node, rank w
     for (std::int64_t w = 0; w < N; ++w)
@@ -386,8 +390,7 @@ Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer 
   // This node's segment of each tree: the parts for its subtree, ascending.
   std::vector<std::int64_t> seg(static_cast<std::size_t>(P.trees + 1));
   for (int j = 0; j < P.trees; ++j)
-    seg[j + 1] =
-        seg[j] + static_cast<std::int64_t>(P.below(j, q).size()) * P.part_size(M, j);
+    seg[j + 1] = seg[j] + static_cast<std::int64_t>(P.below(j, q).size()) * P.part_size(M, j);
   auto item = [&](int j, std::int64_t rank) { return seg[j] + rank * P.part_size(M, j); };
   Buffer hold = Buffer::make(seg.back(), self.data_mode(), [](std::int64_t) { return Element{-1}; });
   if (q == 0)
@@ -406,7 +409,10 @@ Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer 
         for (int j2 = 0; j2 < P.trees && !any; ++j2)
           if (P.parent_dim(j2, q) == d && P.part_size(M, j2) > 0)
             for (std::uint32_t w : P.below(j2, q))
-              if (std::popcount(w) == L) { any = true; break; }
+              if (std::popcount(w) == L) {
+                any = true;
+                break;
+              }
         if (!any) continue;
         in_dims.push_back(d);
         st.recvs.emplace_back(st.ops.size(), d);
@@ -516,7 +522,8 @@ Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, SubCube
   co_return slots;
 }
 
-Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data, Buffer* out) {
+Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
+                      Buffer* out) {
   const std::int64_t B = self.packet_elements();
   const std::int64_t packets = std::max<std::int64_t>(1, ceil_div(size, B));
   NodeId at = src;

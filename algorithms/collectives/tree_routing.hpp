@@ -38,9 +38,12 @@ enum class Schedule { cyclic, phased, depth };
 /// "SBT", "nRSBT", "SBnT": the family's name in TR-530's table rows.
 constexpr const char* family_name(Family f) {
   switch (f) {
-    case Family::sbt: return "SBT";
-    case Family::nrsbt: return "nRSBT";
-    case Family::sbnt: return "SBnT";
+    case Family::sbt:
+      return "SBT";
+    case Family::nrsbt:
+      return "nRSBT";
+    case Family::sbnt:
+      return "SBnT";
   }
   return "?";
 }
@@ -74,7 +77,7 @@ struct SubCube {
 };
 
 struct Entry {
-  std::uint32_t q;    ///< the tree node (relative address) the edge leads into
+  std::uint32_t q;  ///< the tree node (relative address) the edge leads into
   std::uint32_t tree;
 };
 
@@ -82,9 +85,9 @@ struct Entry {
 struct Plan {
   int n = 0, trees = 1, steps = 0;
   std::int64_t N = 1;
-  std::vector<std::int8_t> pdim;   ///< [tree * N + q]: the dimension to q's parent (-1 at 0)
-  std::vector<std::int32_t> step;  ///< [tree * N + q]: the step of the edge into q
-  std::vector<std::vector<Entry>> edges;  ///< [step * n + dim]: edges used then, by tree, then q
+  std::vector<std::int8_t> pdim;                    ///< [tree * N + q]: the dimension to q's parent (-1 at 0)
+  std::vector<std::int32_t> step;                   ///< [tree * N + q]: the step of the edge into q
+  std::vector<std::vector<Entry>> edges;            ///< [step * n + dim]: edges used then, by tree, then q
   std::vector<std::vector<std::uint32_t>> subtree;  ///< [tree * N + q]: q's subtree, ascending
 
   [[nodiscard]] int parent_dim(int tree, std::int64_t q) const { return pdim[tree * N + q]; }
@@ -142,7 +145,8 @@ void add_into(Buffer& acc, const Buffer& other, std::int64_t offset = 0);
 /// packets of at most B back to back), a relay (forwards each packet as it arrives) or the
 /// destination (`*out` gets what arrived). Packets carry `tag` (the path's id; nonzero where
 /// other traffic on the same ports uses tag 0). A node not on the path does nothing.
-Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data, Buffer* out);
+Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
+                      Buffer* out);
 
 /// The terms of a schedule run in lockstep, for the rows TR-530 does not give: start-ups,
 /// element transfers and messages summed over the steps (or messages) named below.
@@ -156,6 +160,5 @@ Terms lockstep_alltoall(Family f, Schedule schedule, int n, std::int64_t M, std:
 /// messages (one per level and child) one after the other; every block leaves the root once.
 /// O(N) bytes of memory (no plan).
 Terms root_messages_rbfs(Family f, int n, std::int64_t M, std::int64_t B);
-
 
 }  // namespace cubesim::routing

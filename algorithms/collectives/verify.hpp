@@ -23,8 +23,8 @@ Verdict verify_each(const Setup& s, const std::vector<Buffer>& results, SizeFn s
     for (std::int64_t i = 0; i < want; ++i) {
       const Element e = value(node, i);
       if (v[i] != e)
-        return {false, "node " + std::to_string(x) + " element " + std::to_string(i) + " is " +
-                           std::to_string(v[i]) + ", expected " + std::to_string(e)};
+        return {false, "node " + std::to_string(x) + " element " + std::to_string(i) + " is " + std::to_string(v[i]) +
+                           ", expected " + std::to_string(e)};
     }
   }
   return {};

@@ -15,7 +15,9 @@ namespace cubesim::gray {
 
 /// G(i), the i-th code of the sequence.
 template <std::integral T>
-constexpr T encode(T i) { return i ^ (i >> 1); }
+constexpr T encode(T i) {
+  return i ^ (i >> 1);
+}
 
 /// The inverse Gray code IG: the position of code g in the sequence.
 template <std::integral T>

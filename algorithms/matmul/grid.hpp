@@ -62,7 +62,8 @@ inline RowTerms block_step(const Setup& s, std::int64_t X, std::int64_t Y, bool 
   const std::int64_t B = s.params.B;
   const RowTerms cx{ceil_div(X, B), X, 1}, dy{ceil_div(Y, B), Y, 1};
   RowTerms t;
-  if (s.machine.ports.kind == PortKind::all && c_moves && d_moves) return terms_time(s, dy) > terms_time(s, cx) ? dy : cx;
+  if (s.machine.ports.kind == PortKind::all && c_moves && d_moves)
+    return terms_time(s, dy) > terms_time(s, cx) ? dy : cx;
   if (c_moves) t += cx;
   if (d_moves) t += dy;
   return t;
@@ -72,7 +73,8 @@ inline RowTerms block_step(const Setup& s, std::int64_t X, std::int64_t Y, bool 
 inline std::optional<SetupError> check_grid(const Setup& s) {
   const std::int64_t N = s.topology.size();
   if (s.params.N1 != 0 && (log2_exact(s.params.N1) < 0 || s.params.N1 > N))
-    return SetupError{"/params/N1", "N1 = " + std::to_string(s.params.N1) + " processor rows: must be a power of two dividing N = " + std::to_string(N)};
+    return SetupError{"/params/N1", "N1 = " + std::to_string(s.params.N1) +
+                                        " processor rows: must be a power of two dividing N = " + std::to_string(N)};
   const Grid g(s.params, s.topology);
   if (s.params.N2 != 0 && s.params.N2 != g.N2)
     return SetupError{"/params/N2", "N2 = " + std::to_string(s.params.N2) + " must be N/N1 = " + std::to_string(g.N2)};

@@ -6,9 +6,12 @@ namespace cubesim::matmul {
 
 Element value(Which m, std::int64_t i, std::int64_t j) {
   switch (m) {
-    case Which::C: return static_cast<Element>((i * 3 + j * 5) % 7 - 3);
-    case Which::D: return static_cast<Element>((i * 5 + j * 2 + 1) % 5 - 2);
-    case Which::E: return static_cast<Element>((i + 2 * j) % 3);
+    case Which::C:
+      return static_cast<Element>((i * 3 + j * 5) % 7 - 3);
+    case Which::D:
+      return static_cast<Element>((i * 5 + j * 2 + 1) % 5 - 2);
+    case Which::E:
+      return static_cast<Element>((i + 2 * j) % 3);
   }
   return 0;
 }
@@ -61,8 +64,9 @@ Verdict verify_product(const Setup& s, const std::vector<Buffer>& results, const
     const Rect r = where(static_cast<NodeId>(x));
     const Buffer& b = results[x];
     if (b.size() != r.size())
-      return {false, "node " + std::to_string(x) + " ends with " + std::to_string(b.size()) + " elements of A, expected " +
-                         std::to_string(r.size()) + " (a " + std::to_string(r.rows) + " x " + std::to_string(r.cols) + " block)"};
+      return {false, "node " + std::to_string(x) + " ends with " + std::to_string(b.size()) +
+                         " elements of A, expected " + std::to_string(r.size()) + " (a " + std::to_string(r.rows) +
+                         " x " + std::to_string(r.cols) + " block)"};
     if (!s.data_mode) continue;
     if (!b.has_data()) return {false, "node " + std::to_string(x) + " ends with no data in data mode"};
     auto v = b.values();
@@ -77,14 +81,15 @@ Verdict verify_product(const Setup& s, const std::vector<Buffer>& results, const
   return {};
 }
 
-Verdict verify_products(const Setup& s, const std::vector<Buffer>& results, std::int64_t K, const std::function<Rect(NodeId)>& where) {
+Verdict verify_products(const Setup& s, const std::vector<Buffer>& results, std::int64_t K,
+                        const std::function<Rect(NodeId)>& where) {
   for (std::int64_t k = 0; k < K; ++k) {
     std::vector<Buffer> one;
     for (std::size_t x = 0; x < results.size(); ++x) {
       const std::int64_t M = where(static_cast<NodeId>(x)).size();
       if (results[x].size() != K * M)
-        return {false, "node " + std::to_string(x) + " ends with " + std::to_string(results[x].size()) + " elements, expected K = " +
-                           std::to_string(K) + " blocks of " + std::to_string(M)};
+        return {false, "node " + std::to_string(x) + " ends with " + std::to_string(results[x].size()) +
+                           " elements, expected K = " + std::to_string(K) + " blocks of " + std::to_string(M)};
       one.push_back(results[x].slice(k * M, M));
     }
     if (Verdict v = verify_product(s, one, where); !v.ok) {
@@ -99,14 +104,17 @@ std::optional<SetupError> check(const Setup& s, std::int64_t peak_per_node, bool
   if (!any_topology && s.topology.kind() != Topology::Kind::hypercube)
     return SetupError{"/topology/kind", "this algorithm runs on a hypercube, not a " + s.topology.kind_name()};
   for (auto [key, v] : {std::pair{"P", s.params.P}, std::pair{"Q", s.params.Q}, std::pair{"R", s.params.R}})
-    if (v < 1) return SetupError{std::string("/params/") + key, std::string(key) + " must be at least 1 (matrix sizes: C is P x Q, D is Q x R)"};
+    if (v < 1)
+      return SetupError{std::string("/params/") + key,
+                        std::string(key) + " must be at least 1 (matrix sizes: C is P x Q, D is Q x R)"};
   if (s.params.B < 1 || s.params.B > s.machine.packet_elements)
     return SetupError{"/params/B", "B = " + std::to_string(s.params.B) + " must be between 1 and the machine's B_m = " +
                                        std::to_string(s.machine.packet_elements)};
   constexpr std::int64_t kDataLimit = std::int64_t{1} << 27;
   if (s.data_mode && (peak_per_node > kDataLimit / s.topology.size()))
     return SetupError{"/params", "the nodes would hold " + std::to_string(peak_per_node) + " elements each, " +
-                                     std::to_string(s.topology.size()) + " nodes: more than 2^27 elements in data mode (use \"mode\": \"timing\")"};
+                                     std::to_string(s.topology.size()) +
+                                     " nodes: more than 2^27 elements in data mode (use \"mode\": \"timing\")"};
   return std::nullopt;
 }
 
@@ -116,19 +124,23 @@ bool all_port(const Node& self, const routing::SubCube& sub) {
 
 Task<Buffer> gather(Node& self, std::int64_t M, Buffer own, routing::SubCube sub) {
   if (all_port(self, sub))
-    co_return co_await routing::allgather(self, M, std::move(own), routing::plan(routing::Family::nrsbt, routing::Schedule::depth, sub.n()), sub);
+    co_return co_await routing::allgather(
+        self, M, std::move(own), routing::plan(routing::Family::nrsbt, routing::Schedule::depth, sub.n()), sub);
   co_return co_await routing::allgather_doubling(self, M, std::move(own), sub);
 }
 
 Task<Buffer> reduce(Node& self, std::int64_t M, Buffer partials, routing::SubCube sub) {
   if (all_port(self, sub))
-    co_return co_await routing::reduce_scatter(self, M, std::move(partials), routing::plan(routing::Family::nrsbt, routing::Schedule::depth, sub.n()), sub);
+    co_return co_await routing::reduce_scatter(
+        self, M, std::move(partials), routing::plan(routing::Family::nrsbt, routing::Schedule::depth, sub.n()), sub);
   co_return co_await routing::reduce_halving(self, M, std::move(partials), sub);
 }
 
 Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer slots, routing::SubCube sub) {
   if (all_port(self, sub))
-    co_return co_await routing::alltoall(self, M, std::move(slots), routing::plan(routing::Family::nrsbt, routing::Schedule::phased, sub.n(), true), sub);
+    co_return co_await routing::alltoall(
+        self, M, std::move(slots), routing::plan(routing::Family::nrsbt, routing::Schedule::phased, sub.n(), true),
+        sub);
   co_return co_await routing::standard_exchange(self, M, std::move(slots), sub);
 }
 

@@ -58,7 +58,8 @@ void multiply_add(Buffer& A, std::int64_t a_off, std::int64_t lda, Operand C, Op
 Verdict verify_product(const Setup& s, const std::vector<Buffer>& results, const std::function<Rect(NodeId)>& where);
 
 /// The same for K successive products of the same matrices, each node's K blocks one after the other.
-Verdict verify_products(const Setup& s, const std::vector<Buffer>& results, std::int64_t K, const std::function<Rect(NodeId)>& where);
+Verdict verify_products(const Setup& s, const std::vector<Buffer>& results, std::int64_t K,
+                        const std::function<Rect(NodeId)>& where);
 
 /// Common checks: a hypercube (unless `any_topology`: the mesh algorithms), P, Q, R >= 1, B within
 /// the machine's B_m, and in data mode no more than 2^27 elements held by all nodes at once

@@ -68,7 +68,8 @@ struct A1 {
   /// Rows [r0, r0 + rows) of the block of C at `off` of `C` (inner index block j).
   void multiply(const Buffer& C, std::int64_t off, std::int64_t j, std::int64_t r0, std::int64_t rows) {
     const std::int64_t k = std::clamp(g.sh.Q - j * g.bQ, std::int64_t{0}, g.bQ);  // D's padding rows are absent
-    matmul::multiply_add(A, r0 * g.bR, g.bR, Operand{&C, off + r0 * g.bQ, g.bQ}, Operand{&D, j * g.bQ * g.bR, g.bR}, rows, k, g.bR);
+    matmul::multiply_add(A, r0 * g.bR, g.bR, Operand{&C, off + r0 * g.bQ, g.bQ}, Operand{&D, j * g.bQ * g.bR, g.bR},
+                         rows, k, g.bR);
   }
   Task<> step(Node& self, const Buffer& C, std::int64_t j, std::int64_t blocks = 1) {
     for (std::int64_t b = 0; b < blocks; ++b) multiply(C, b * g.sh.P * g.bQ, j + b, 0, g.sh.P);
@@ -153,8 +154,12 @@ Task<> a1_gcea(Node& self, Params p) {
 
 /// The whole-cube collectives (matmul::gather, reduce, alltoall).
 routing::SubCube whole(const Node& self) { return routing::SubCube::whole(self.topology().dim()); }
-Task<Buffer> gather(Node& self, std::int64_t M, Buffer own) { return matmul::gather(self, M, std::move(own), whole(self)); }
-Task<Buffer> reduce(Node& self, std::int64_t M, Buffer partials) { return matmul::reduce(self, M, std::move(partials), whole(self)); }
+Task<Buffer> gather(Node& self, std::int64_t M, Buffer own) {
+  return matmul::gather(self, M, std::move(own), whole(self));
+}
+Task<Buffer> reduce(Node& self, std::int64_t M, Buffer partials) {
+  return matmul::reduce(self, M, std::move(partials), whole(self));
+}
 
 Task<> a1_sbt(Node& self, Params p) {
   const Dims g(p, self.topology());
@@ -191,7 +196,9 @@ Task<> a1_hybrid(Node& self, Params p) {
 
 /// All-to-all personalized on the whole cube: `slots` holds N blocks of M by destination;
 /// returns them by source.
-Task<Buffer> transpose(Node& self, std::int64_t M, Buffer slots) { return matmul::alltoall(self, M, std::move(slots), whole(self)); }
+Task<Buffer> transpose(Node& self, std::int64_t M, Buffer slots) {
+  return matmul::alltoall(self, M, std::move(slots), whole(self));
+}
 
 Task<> a3(Node& self, Params p) {
   const Dims g(p, self.topology());
@@ -200,7 +207,8 @@ Task<> a3(Node& self, Params p) {
   // txp C: to node y the rows y bP .. of my block column: C's block column, padded to N bP rows,
   // is already N row blocks of bP x bQ by destination. Back: the blocks of row block x by source,
   // i.e. C_{x*} as N column blocks of bP x bQ.
-  const Buffer Cx = co_await transpose(self, g.bP * g.bQ, matmul::block(data, g.sh, Which::C, {0, g.N * g.bP, x * g.bQ, g.bQ}));
+  const Buffer Cx =
+      co_await transpose(self, g.bP * g.bQ, matmul::block(data, g.sh, Which::C, {0, g.N * g.bP, x * g.bQ, g.bQ}));
   // brd D: all N block columns (Q x bR each).
   const Buffer D = co_await gather(self, g.sh.Q * g.bR, g.col_block(data, Which::D, x));
   // mpy: A_{x*} (bP x N bR) = C_{x*} D, block column v of A from D's block column v.
@@ -226,13 +234,15 @@ Task<> a4(Node& self, Params p) {
   const bool data = self.data_mode();
   // txp D: D's block column padded to N bQ rows is N row blocks (bQ x bR) by destination; back,
   // block v = D(rows x bQ .., columns v bR ..): D's row block x as N blocks of bQ x bR.
-  const Buffer Dx = co_await transpose(self, g.bQ * g.bR, matmul::block(data, g.sh, Which::D, {0, g.N * g.bQ, x * g.bR, g.bR}));
+  const Buffer Dx =
+      co_await transpose(self, g.bQ * g.bR, matmul::block(data, g.sh, Which::D, {0, g.N * g.bQ, x * g.bR, g.bR}));
   // mpy: the partial A^x = C_{*x} D_{x*}, P x N bR as N blocks of P x bR (by destination).
   const Buffer C = g.col_block(data, Which::C, x);
   Buffer part = Buffer::make(g.N * g.sh.P * g.bR, data, [](std::int64_t) { return Element{0}; });
   const std::int64_t k = std::clamp(g.sh.Q - x * g.bQ, std::int64_t{0}, g.bQ);
   for (std::int64_t v = 0; v < g.N; ++v)
-    matmul::multiply_add(part, v * g.sh.P * g.bR, g.bR, Operand{&C, 0, g.bQ}, Operand{&Dx, v * g.bQ * g.bR, g.bR}, g.sh.P, k, g.bR);
+    matmul::multiply_add(part, v * g.sh.P * g.bR, g.bR, Operand{&C, 0, g.bQ}, Operand{&Dx, v * g.bQ * g.bR, g.bR},
+                         g.sh.P, k, g.bR);
   co_await self.compute(g.sh.P * g.N * g.bR * (2 * g.bQ - 1));
   // red A: the all-to-all reduction; then + E.
   const std::int64_t M = g.sh.P * g.bR;
@@ -264,7 +274,8 @@ Prediction predict_a1_sbt(const Setup& s) {
   const Dims g(s.params, s.topology);
   const std::int64_t M = g.sh.P * g.bQ;
   if (!all_port(s))
-    return matmul::from_terms(s, sbt_doubling_terms(M, g.n, s.params.B), g.a1_flops(), "TR-530 Table 6 A1(1), SBT-b(1,N) + Table 7");
+    return matmul::from_terms(s, sbt_doubling_terms(M, g.n, s.params.B), g.a1_flops(),
+                              "TR-530 Table 6 A1(1), SBT-b(1,N) + Table 7");
   Prediction pr = matmul::from_terms(s, balanced_levels_terms(M, g.n, s.params.B), g.a1_flops(),
                                      "TR-530 Table 6 A1(n), nRSBT-b(n,N) + Table 7");
   if (M % g.n != 0) pr.relation = Relation::approx, pr.tolerance = M < g.n ? 2.5 : 0.45;  // allgather.nrsbt's
@@ -276,7 +287,9 @@ Prediction predict_a1_hybrid(const Setup& s) {
   const int k = static_cast<int>(s.params.k);
   RowTerms t = sbt_doubling_terms(g.sh.P * g.bQ, k, s.params.B);
   t += ring_terms((std::int64_t{1} << k) * g.sh.P * g.bQ, g.n - k, s.params.B);
-  Prediction pr = matmul::from_terms(s, t, g.a1_flops(), "TR-530 §5.1 (Fig. 10): SBT-b(1,2^k) + GCEA(1,2^(n-k)) on 2^k blocks, Table 2 rows + Table 7");
+  Prediction pr =
+      matmul::from_terms(s, t, g.a1_flops(),
+                         "TR-530 §5.1 (Fig. 10): SBT-b(1,2^k) + GCEA(1,2^(n-k)) on 2^k blocks, Table 2 rows + Table 7");
   pr.b_opt = static_cast<double>((std::int64_t{1} << k) * g.sh.P * g.bQ);
   return pr;
 }
@@ -295,7 +308,8 @@ Prediction predict_a3(const Setup& s) {
   t += balanced_levels_terms(brd, g.n, B);
   t += nrsbt_alltoall_terms(txa, g.n, B);
   Prediction pr = matmul::from_terms(s, t, flops, "TR-530 Table 6 A3(n), nRSBT-p + nRSBT-b + nRSBT-p + Table 7");
-  if (txc % g.n || brd % g.n || txa % g.n) pr.relation = Relation::approx, pr.tolerance = std::min({txc, brd, txa}) < g.n ? 5.0 : 0.5;
+  if (txc % g.n || brd % g.n || txa % g.n)
+    pr.relation = Relation::approx, pr.tolerance = std::min({txc, brd, txa}) < g.n ? 5.0 : 0.5;
   return pr;
 }
 
@@ -324,7 +338,8 @@ std::optional<SetupError> check_a1(const Setup& s) {
 std::optional<SetupError> check_hybrid(const Setup& s) {
   if (auto e = check_a1(s)) return e;
   if (s.params.k < 0 || s.params.k > s.topology.dim())
-    return SetupError{"/params/k", "k = " + std::to_string(s.params.k) + " SBT steps: must be between 0 and the cube's " +
+    return SetupError{"/params/k", "k = " + std::to_string(s.params.k) +
+                                       " SBT steps: must be between 0 and the cube's " +
                                        std::to_string(s.topology.dim()) + " dimensions"};
   return std::nullopt;
 }
@@ -348,8 +363,10 @@ const Registration kRegistration{[](Registry& r) {
   r.add({.name = "matmul1d.a1.cra",
          .summary = "A <- CD + E by columns: the CRA ring rotates C's block columns, N multiply steps (A1ˡ)",
          .source = "TR-530 §5.1, Tables 5-7 A1ˡ(1) with CRA(1,N)",
-         .params = params, .required = required,
-         .check = check_a1, .process = a1_cra,
+         .params = params,
+         .required = required,
+         .check = check_a1,
+         .process = a1_cra,
          .predict = [](const Setup& s) { return predict_a1_ring(s, "A1ˡ(1), CRA(1,N)"); },
          .verify = verify_1d,
          .one_port = {.row = "T6 A1ˡ(1) + T7", .relation = "exact"},
@@ -357,47 +374,70 @@ const Registration kRegistration{[](Registry& r) {
   r.add({.name = "matmul1d.a1.gcea",
          .summary = "A <- CD + E by columns: the GCEA exchanges C's block columns, N multiply steps (A1ˡ)",
          .source = "TR-530 §5.1, Tables 5-7 A1ˡ(1) GCEA(1,N), A1ˡ(n) GCEA(n,N)",
-         .params = params, .required = required,
-         .check = check_a1, .process = a1_gcea, .predict = predict_a1_gcea, .verify = verify_1d,
+         .params = params,
+         .required = required,
+         .check = check_a1,
+         .process = a1_gcea,
+         .predict = predict_a1_gcea,
+         .verify = verify_1d,
          .one_port = {.row = "T6 A1ˡ(1) + T7", .relation = "exact"},
          .all_port = {.row = "T6 A1ˡ(n), parts of ⌈P/n⌉ rows + T7", .relation = "exact"}});
   r.add({.name = "matmul1d.a1.sbt",
          .summary = "A <- CD + E by columns: recursive doubling gathers C, one multiply (A1)",
          .source = "TR-530 §5.1, Tables 5-7 A1(1) SBT-b(1,N), A1(n) nRSBT-b(n,N)",
-         .params = params, .required = required,
-         .check = check_a1, .process = a1_sbt, .predict = predict_a1_sbt, .verify = verify_1d,
+         .params = params,
+         .required = required,
+         .check = check_a1,
+         .process = a1_sbt,
+         .predict = predict_a1_sbt,
+         .verify = verify_1d,
          .one_port = {.row = "T6 A1(1) + T7", .relation = "exact"},
-         .all_port = {.row = "T6 A1(n) nRSBT-b(n,N) + T7",
-                      .relation = "exact when n divides P⌈Q/N⌉; approx <= 45 %; <= 250 % for P⌈Q/N⌉ < n (allgather.nrsbt's)",
-                      .deviations = {{Relation::approx, 0.45, 0.242, "n=6 P=7 Q=40 R=20 B=1 N1=8"},
-                                     {Relation::approx, 2.5, 1.42, "n=6 P=1 Q=1 R=1 B=1 N1=8"}}}});
+         .all_port = {
+             .row = "T6 A1(n) nRSBT-b(n,N) + T7",
+             .relation = "exact when n divides P⌈Q/N⌉; approx <= 45 %; <= 250 % for P⌈Q/N⌉ < n (allgather.nrsbt's)",
+             .deviations = {{Relation::approx, 0.45, 0.242, "n=6 P=7 Q=40 R=20 B=1 N1=8"},
+                            {Relation::approx, 2.5, 1.42, "n=6 P=1 Q=1 R=1 B=1 N1=8"}}}});
   r.add({.name = "matmul1d.a1.hybrid",
          .summary = "A <- CD + E by columns: k SBT steps, then the GCEA on 2^k-block super-blocks (Fig. 10)",
          .source = "TR-530 §5.1, Fig. 10",
-         .params = {"P", "Q", "R", "B", "k"}, .required = {"P", "Q", "R", "k"},
-         .check = check_hybrid, .process = a1_hybrid, .predict = predict_a1_hybrid, .verify = verify_1d,
+         .params = {"P", "Q", "R", "B", "k"},
+         .required = {"P", "Q", "R", "k"},
+         .check = check_hybrid,
+         .process = a1_hybrid,
+         .predict = predict_a1_hybrid,
+         .verify = verify_1d,
          .one_port = {.row = "§5.1: SBT-b(1,2^k) + GCEA(1,2^(n-k)) + T7", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
-  r.add({.name = "matmul1d.a3",
-         .summary = "A <- CD + E by columns: transpose C, broadcast D, multiply by rows, transpose A (A3)",
-         .source = "TR-530 §5.1, Tables 5-7 A3(1), A3(n)",
-         .params = params, .required = required,
-         .check = check_a3, .process = a3, .predict = predict_a3, .verify = verify_1d,
-         .one_port = {.row = "T6 A3(1) (QR for PR) + T7", .relation = "exact"},
-         .all_port = {.row = "T6 A3(n) nRSBT-p + nRSBT-b + nRSBT-p + T7",
-                      .relation = "exact when n divides the blocks; approx <= 50 %; <= 500 % for blocks below n elements",
-                      .deviations = {{Relation::approx, 0.5, 0.372, "n=3 P=13 Q=11 R=9 B=7 N1=2"},
-                                     {Relation::approx, 5, 3.88, "n=6 P=1 Q=1 R=1 B=1 N1=8"}}}});
-  r.add({.name = "matmul1d.a4",
-         .summary = "A <- CD + E by columns: transpose D, multiply into a P x R partial, all-to-all reduction (A4)",
-         .source = "TR-530 §5.1, Tables 5-7 A4(1), A4(n)",
-         .params = params, .required = required,
-         .check = check_a4, .process = a4, .predict = predict_a4, .verify = verify_1d,
-         .one_port = {.row = "T6 A4(1) + T7", .relation = "exact"},
-         .all_port = {.row = "T6 A4(n) nRSBT-p + nRSBT-b reversed + T7",
-                      .relation = "exact when n divides the blocks; approx <= 50 %; <= 500 % for blocks below n elements",
-                      .deviations = {{Relation::approx, 0.5, 0.295, "n=4 P=7 Q=40 R=20 B=7 N1=4"},
-                                     {Relation::approx, 5, 3.55, "n=6 P=1 Q=1 R=1 B=1 N1=8"}}}});
+  r.add(
+      {.name = "matmul1d.a3",
+       .summary = "A <- CD + E by columns: transpose C, broadcast D, multiply by rows, transpose A (A3)",
+       .source = "TR-530 §5.1, Tables 5-7 A3(1), A3(n)",
+       .params = params,
+       .required = required,
+       .check = check_a3,
+       .process = a3,
+       .predict = predict_a3,
+       .verify = verify_1d,
+       .one_port = {.row = "T6 A3(1) (QR for PR) + T7", .relation = "exact"},
+       .all_port = {.row = "T6 A3(n) nRSBT-p + nRSBT-b + nRSBT-p + T7",
+                    .relation = "exact when n divides the blocks; approx <= 50 %; <= 500 % for blocks below n elements",
+                    .deviations = {{Relation::approx, 0.5, 0.372, "n=3 P=13 Q=11 R=9 B=7 N1=2"},
+                                   {Relation::approx, 5, 3.88, "n=6 P=1 Q=1 R=1 B=1 N1=8"}}}});
+  r.add(
+      {.name = "matmul1d.a4",
+       .summary = "A <- CD + E by columns: transpose D, multiply into a P x R partial, all-to-all reduction (A4)",
+       .source = "TR-530 §5.1, Tables 5-7 A4(1), A4(n)",
+       .params = params,
+       .required = required,
+       .check = check_a4,
+       .process = a4,
+       .predict = predict_a4,
+       .verify = verify_1d,
+       .one_port = {.row = "T6 A4(1) + T7", .relation = "exact"},
+       .all_port = {.row = "T6 A4(n) nRSBT-p + nRSBT-b reversed + T7",
+                    .relation = "exact when n divides the blocks; approx <= 50 %; <= 500 % for blocks below n elements",
+                    .deviations = {{Relation::approx, 0.5, 0.295, "n=4 P=7 Q=40 R=20 B=7 N1=4"},
+                                   {Relation::approx, 5, 3.55, "n=6 P=1 Q=1 R=1 B=1 N1=8"}}}});
 }};
 
 }  // namespace

@@ -38,9 +38,8 @@ using matmul::Operand;
 using matmul::Rect;
 using matmul::Which;
 
-using matmul::Grid;
 using matmul::check_grid;
-
+using matmul::Grid;
 
 /// The all-to-all broadcast inside a subcube into `out` (matmul::gather).
 Task<> gather_into(Node& self, std::int64_t M, Buffer own, routing::SubCube sub, Buffer& out) {
@@ -81,10 +80,13 @@ Prediction predict_a1(const Setup& s) {
     pr.n1_opt = std::sqrt(static_cast<double>(g.sh.P * g.N) / static_cast<double>(g.sh.R));  // Table 12
     return pr;
   }
-  auto terms = [&](std::int64_t M, int d) { return d > 1 ? balanced_levels_terms(M, d, B) : sbt_doubling_terms(M, d, B); };
+  auto terms = [&](std::int64_t M, int d) {
+    return d > 1 ? balanced_levels_terms(M, d, B) : sbt_doubling_terms(M, d, B);
+  };
   const RowTerms row = terms(X, g.n2), col = terms(Y, g.n1);
-  Prediction pr = matmul::from_terms(s, matmul::terms_time(s, row) >= matmul::terms_time(s, col) ? row : col, flops,
-                                     "TR-530 Table 11 A1(n): max(row nRSBT-b(n2,N2), column nRSBT-b(n1,N1)) + Table 10");
+  Prediction pr =
+      matmul::from_terms(s, matmul::terms_time(s, row) >= matmul::terms_time(s, col) ? row : col, flops,
+                         "TR-530 Table 11 A1(n): max(row nRSBT-b(n2,N2), column nRSBT-b(n1,N1)) + Table 10");
   if ((g.n2 > 1 && X % g.n2) || (g.n1 > 1 && Y % g.n1)) pr.relation = Relation::approx, pr.tolerance = 2.5;
   return pr;
 }
@@ -106,18 +108,24 @@ Task<> shift(Node& self, Ring& ring, int dir) {
   const std::int64_t L = ring.nodes, pos = gray::decode(ring.sub.local(x));
   auto at = [&](std::int64_t q) { return ring.sub.member(x, gray::encode(((q % L) + L) % L)); };
   if (L == 1) {  // a ring of one node (N1 = 1 or N2 = 1): the items rotate in place
-    if (dir < 0) std::rotate(ring.items.begin(), ring.items.begin() + 1, ring.items.end());
-    else std::rotate(ring.items.rbegin(), ring.items.rbegin() + 1, ring.items.rend());
+    if (dir < 0)
+      std::rotate(ring.items.begin(), ring.items.begin() + 1, ring.items.end());
+    else
+      std::rotate(ring.items.rbegin(), ring.items.rbegin() + 1, ring.items.rend());
     co_return;
   }
   Buffer out = dir < 0 ? std::move(ring.items.front()) : std::move(ring.items.back());
-  if (dir < 0) ring.items.erase(ring.items.begin());
-  else ring.items.pop_back();
+  if (dir < 0)
+    ring.items.erase(ring.items.begin());
+  else
+    ring.items.pop_back();
   auto snd = self.send(self.topology().port_to(x, at(pos + dir)), std::move(out));
   auto rcv = self.recv(self.topology().port_to(x, at(pos - dir)));
   co_await all_of(snd, rcv);
-  if (dir < 0) ring.items.push_back(rcv.take());
-  else ring.items.insert(ring.items.begin(), rcv.take());
+  if (dir < 0)
+    ring.items.push_back(rcv.take());
+  else
+    ring.items.insert(ring.items.begin(), rcv.take());
 }
 
 /// Shifts the ring of L items by `amount` toward lower positions, the shorter way round.
@@ -156,8 +164,10 @@ Task<> cube_shift(Node& self, Ring* ring, std::int64_t j) {
   }
   std::vector<Task<>> parts;
   auto send_own = [&]() -> Task<> {
-    if (two) co_await self.send(self.topology().port_to(x, first_hop(x, dst)), mine, 1);
-    else co_await self.send(self.topology().port_to(x, dst), mine, 2);
+    if (two)
+      co_await self.send(self.topology().port_to(x, first_hop(x, dst)), mine, 1);
+    else
+      co_await self.send(self.topology().port_to(x, dst), mine, 2);
   };
   auto relay = [&](NodeId s) -> Task<> {
     Buffer b = co_await self.recv(self.topology().port_to(x, s), 1);
@@ -210,8 +220,10 @@ Task<> cannon_one(Node& self, const CannonGrid& cg, Buffer& out) {
   const bool data = self.data_mode();
   const std::int64_t L = cg.L, r = g.row_of(x), c = g.col_of(x);
   Ring C{g.row_cube(), g.N2, {}}, D{g.col_cube(), g.N1, {}};
-  for (std::int64_t i = 0; i < cg.kC; ++i) C.items.push_back(matmul::block(data, g.sh, Which::C, {r * g.bP1, g.bP1, (c * cg.kC + i) * cg.bq, cg.bq}));
-  for (std::int64_t i = 0; i < cg.kD; ++i) D.items.push_back(matmul::block(data, g.sh, Which::D, {(r * cg.kD + i) * cg.bq, cg.bq, c * g.bR2, g.bR2}));
+  for (std::int64_t i = 0; i < cg.kC; ++i)
+    C.items.push_back(matmul::block(data, g.sh, Which::C, {r * g.bP1, g.bP1, (c * cg.kC + i) * cg.bq, cg.bq}));
+  for (std::int64_t i = 0; i < cg.kD; ++i)
+    D.items.push_back(matmul::block(data, g.sh, Which::D, {(r * cg.kD + i) * cg.bq, cg.bq, c * g.bR2, g.bR2}));
   Buffer A = matmul::block(data, g.sh, Which::E, g.a_block(x));
   if (cg.cube && g.N1 > 1 && g.N2 > 1)
     co_await matmul::both(self, cube_align(self, &C, (r * cg.kD) % L), cube_align(self, &D, (c * cg.kC) % L));
@@ -221,7 +233,8 @@ Task<> cannon_one(Node& self, const CannonGrid& cg, Buffer& out) {
     if (t > 0) co_await matmul::both(self, roll(self, &C), roll(self, &D));
     const std::int64_t s = (c * cg.kC + r * cg.kD + t) % L;  // the inner block both first items hold
     const std::int64_t inner = std::clamp(g.sh.Q - s * cg.bq, std::int64_t{0}, cg.bq);
-    matmul::multiply_add(A, 0, g.bR2, Operand{&C.items.front(), 0, cg.bq}, Operand{&D.items.front(), 0, g.bR2}, g.bP1, inner, g.bR2);
+    matmul::multiply_add(A, 0, g.bR2, Operand{&C.items.front(), 0, cg.bq}, Operand{&D.items.front(), 0, g.bR2}, g.bP1,
+                         inner, g.bR2);
     co_await self.compute(2 * g.bP1 * cg.bq * g.bR2);
   }
   out.append(A);
@@ -257,7 +270,8 @@ Prediction predict_cannon(const Setup& s) {
   const bool rC = g.N2 > 1, rD = g.N1 > 1;
   // The cube alignment (variant 1): ⌊a/k⌋ nodes by powers of two (one hop for 2^0, two for
   // 2^j, j >= 1, each of a node's k items at once), then a mod k single items; the worst node.
-  auto cube_align_terms = [&](std::int64_t nodes, std::int64_t stride, std::int64_t k, const RowTerms& item, std::int64_t M) {
+  auto cube_align_terms = [&](std::int64_t nodes, std::int64_t stride, std::int64_t k, const RowTerms& item,
+                              std::int64_t M) {
     const std::int64_t whole = k * M;
     const RowTerms block{ceil_div(whole, B), whole, 1};
     RowTerms worst;
@@ -282,8 +296,9 @@ Prediction predict_cannon(const Setup& s) {
   }
   one += matmul::block_step(s, X, Y, rC, rD).times(L - 1);  // the rolls (none on a one-node ring)
   const RowTerms t = one.times(K);
-  Prediction pr = matmul::from_terms(s, t, K * L * 2 * g.bP1 * cg.bq * g.bR2,
-                                     "TR-530 §5.2.1 Cannon (Fig. 17): ⌊L/2⌋ alignment shifts + (L-1) rolls of C and D + L multiplies, K times");
+  Prediction pr = matmul::from_terms(
+      s, t, K * L * 2 * g.bP1 * cg.bq * g.bR2,
+      "TR-530 §5.2.1 Cannon (Fig. 17): ⌊L/2⌋ alignment shifts + (L-1) rolls of C and D + L multiplies, K times");
   // One port: the rows shift C by different amounts, so nodes leave the alignment at different
   // times; a node already rolling C then holds a receiver's one input slot that a column
   // neighbour still aligning D needs. The count assumes lockstep steps, which the asynchronous
@@ -292,7 +307,9 @@ Prediction predict_cannon(const Setup& s) {
   // The cube alignment: exact with all ports (measured over the grid: a node's own block and the
   // one it forwards leave on different links); one-port approximate as the CRA alignment.
   if (cube) {
-    pr.source += "; the cube alignment (variant 1): ⌊a/k⌋ nodes by power-of-two shifts of 1 or 2 hops, a mod k items by CRA steps";
+    pr.source +=
+        "; the cube alignment (variant 1): ⌊a/k⌋ nodes by power-of-two shifts of 1 or 2 hops, a mod k items by CRA "
+        "steps";
   }
   return pr;
 }
@@ -305,12 +322,16 @@ std::optional<SetupError> check_a1(const Setup& s) {
 
 std::optional<SetupError> check_cannon(const Setup& s) {
   if (auto e = check_grid(s)) return e;
-  if (s.params.K > 1024) return SetupError{"/params/K", "K = " + std::to_string(s.params.K) + " successive products: at most 1024"};
+  if (s.params.K > 1024)
+    return SetupError{"/params/K", "K = " + std::to_string(s.params.K) + " successive products: at most 1024"};
   if (s.params.variant > 1)
-    return SetupError{"/params/variant", "variant " + std::to_string(s.params.variant) + ": Cannon's alignment is 0 (CRA shifts) or 1 (the cube's power-of-two shifts)"};
+    return SetupError{"/params/variant",
+                      "variant " + std::to_string(s.params.variant) +
+                          ": Cannon's alignment is 0 (CRA shifts) or 1 (the cube's power-of-two shifts)"};
   const CannonGrid cg(s.params, s.topology);
   const Grid& g = cg.g;
-  return matmul::check(s, 2 * g.bP1 * g.bQ2 + 2 * g.bQ1 * g.bR2 + (std::max<std::int64_t>(s.params.K, 1) + 1) * g.bP1 * g.bR2);
+  return matmul::check(
+      s, 2 * g.bP1 * g.bQ2 + 2 * g.bQ1 * g.bR2 + (std::max<std::int64_t>(s.params.K, 1) + 1) * g.bP1 * g.bR2);
 }
 
 Verdict verify_2d(const Setup& s, const std::vector<Buffer>& results) {
@@ -320,28 +341,40 @@ Verdict verify_2d(const Setup& s, const std::vector<Buffer>& results) {
 
 Verdict verify_cannon(const Setup& s, const std::vector<Buffer>& results) {
   const Grid g(s.params, s.topology, true);
-  return matmul::verify_products(s, results, std::max<std::int64_t>(s.params.K, 1), [&](NodeId x) { return g.a_block(x); });
+  return matmul::verify_products(s, results, std::max<std::int64_t>(s.params.K, 1),
+                                 [&](NodeId x) { return g.a_block(x); });
 }
 
 const Registration kRegistration{[](Registry& r) {
   r.add({.name = "matmul2d.a1",
          .summary = "A <- CD + E on an N1 x N2 grid: broadcast C in rows and D in columns, one multiply (A1)",
          .source = "TR-530 §5.2, Tables 8-12 A1(1), A1(n)",
-         .params = {"P", "Q", "R", "N1", "N2", "B"}, .required = {"P", "Q", "R"},
-         .check = check_a1, .process = a1, .predict = predict_a1, .verify = verify_2d,
+         .params = {"P", "Q", "R", "N1", "N2", "B"},
+         .required = {"P", "Q", "R"},
+         .check = check_a1,
+         .process = a1,
+         .predict = predict_a1,
+         .verify = verify_2d,
          .one_port = {.row = "T9 A1(1) + T10", .relation = "exact"},
          .all_port = {.row = "T11 A1(n): the max of the row and column nRSBT-b + T10",
                       .relation = "exact when n2 | ⌈P/N1⌉⌈Q/N2⌉ and n1 | ⌈Q/N1⌉⌈R/N2⌉; approx <= 250 %",
                       .deviations = {{Relation::approx, 2.5, 1.46, "n=6 P=1 Q=1 R=1 B=1 N1=64"}}}});
   r.add({.name = "matmul2d.cannon",
-         .summary = "A <- CD + E on an N1 x N2 grid: Cannon's alignment by CRA shifts, then max(N1, N2) - 1 rolls (K products, param K)",
+         .summary = "A <- CD + E on an N1 x N2 grid: Cannon's alignment by CRA shifts, then max(N1, N2) - 1 rolls (K "
+                    "products, param K)",
          .source = "TR-530 §5.2.1, Fig. 17",
-         .params = {"P", "Q", "R", "N1", "N2", "B", "K", "variant"}, .required = {"P", "Q", "R"},
-         .check = check_cannon, .process = cannon, .predict = predict_cannon, .verify = verify_cannon,
+         .params = {"P", "Q", "R", "N1", "N2", "B", "K", "variant"},
+         .required = {"P", "Q", "R"},
+         .check = check_cannon,
+         .process = cannon,
+         .predict = predict_cannon,
+         .verify = verify_cannon,
          .one_port = {.row = "§5.2.1: ⌊L/2⌋ + L - 1 shifts of C then D + L multiplies, L = max(N1, N2)",
                       .relation = "approx <= 50 % (nodes leave the unequal alignment out of step)",
                       .deviations = {{Relation::approx, 0.5, 0.473, "n=5 P=32 Q=32 R=32 B=1 N1=4"}}},
-         .all_port = {.row = "§5.2.1, C and D shifted at once (variant 1: the cube alignment, 1 or 2 hops a power of two)", .relation = "exact"}});
+         .all_port = {
+             .row = "§5.2.1, C and D shifted at once (variant 1: the cube alignment, 1 or 2 hops a power of two)",
+             .relation = "exact"}});
 }};
 
 }  // namespace

@@ -60,8 +60,14 @@ struct DekelGrid {
   std::int64_t L, kC, kD, bq;
   int l, lC, lD;
   DekelGrid(const Params& p, const Topology& t)
-      : g(p, t, true), L(std::max(g.N1, g.N2)), kC(L / g.N2), kD(L / g.N1), bq(g.Qt / L),
-        l(std::max(g.n1, g.n2)), lC(l - g.n2), lD(l - g.n1) {}
+      : g(p, t, true),
+        L(std::max(g.N1, g.N2)),
+        kC(L / g.N2),
+        kD(L / g.N1),
+        bq(g.Qt / L),
+        l(std::max(g.n1, g.n2)),
+        lC(l - g.n2),
+        lD(l - g.n1) {}
   [[nodiscard]] std::int64_t row(NodeId x) const { return x >> g.n2; }
   [[nodiscard]] std::int64_t col(NodeId x) const { return x & (g.N2 - 1); }
   /// The row shifts of C's alignment (bits of the row dimensions) and the column shifts of D's.
@@ -99,8 +105,8 @@ Task<> dekel(Node& self, Params p) {
       co_await exchange_both(self, t >= dg.lC ? t - dg.lC : -1, C, t >= dg.lD ? g.n2 + t - dg.lD : -1, D);
     }
     const std::int64_t inner = std::clamp(g.sh.Q - s * dg.bq, std::int64_t{0}, dg.bq);
-    matmul::multiply_add(A, 0, g.bR2, Operand{&C, (s & (dg.kC - 1)) * dg.bq, g.bQ2}, Operand{&D, (s & (dg.kD - 1)) * dg.bq * g.bR2, g.bR2},
-                         g.bP1, inner, g.bR2);
+    matmul::multiply_add(A, 0, g.bR2, Operand{&C, (s & (dg.kC - 1)) * dg.bq, g.bQ2},
+                         Operand{&D, (s & (dg.kD - 1)) * dg.bq * g.bR2, g.bR2}, g.bP1, inner, g.bR2);
     co_await self.compute(2 * g.bP1 * dg.bq * g.bR2);
   }
   self.set_result(std::move(A));
@@ -126,7 +132,8 @@ Prediction predict_dekel(const Setup& s) {
     t += step(b >= dg.lC, b >= dg.lD);
   }
   Prediction pr = matmul::from_terms(s, t, dg.L * 2 * g.bP1 * dg.bq * g.bR2,
-                                     "TR-530 §5.2.1 (Dekel): the XOR alignment + (L - 1) GCEA exchanges of C and D (the node bits; the item bits locally) + L multiplies");
+                                     "TR-530 §5.2.1 (Dekel): the XOR alignment + (L - 1) GCEA exchanges of C and D "
+                                     "(the node bits; the item bits locally) + L multiplies");
   // All-port the lockstep count is exact (every node's exchanges wait on the busiest neighbour the
   // same way); one port, the unequal alignments leave nodes out of step.
   if (dg.L > 1 && !ap) pr.relation = Relation::approx, pr.tolerance = 0.6;
@@ -142,19 +149,28 @@ std::optional<SetupError> check_dekel(const Setup& s) {
 Verdict verify_dekel(const Setup& s, const std::vector<Buffer>& results) {
   const Grid g(s.params, s.topology, true);
   return matmul::verify_product(s, results, [&](NodeId x) {
-    return Rect{static_cast<std::int64_t>(x >> g.n2) * g.bP1, g.bP1, static_cast<std::int64_t>(x & (g.N2 - 1)) * g.bR2, g.bR2};
+    return Rect{static_cast<std::int64_t>(x >> g.n2) * g.bP1, g.bP1, static_cast<std::int64_t>(x & (g.N2 - 1)) * g.bR2,
+                g.bR2};
   });
 }
 
 const Registration kRegistration{[](Registry& r) {
-  r.add({.name = "matmul2d.dekel",
-         .summary = "A <- CD + E on a binary-coded N1 x N2 grid: XOR alignment, then max(N1, N2) - 1 GCEA exchanges of C and D (Dekel)",
-         .source = "TR-530 §5.2.1 (Dekel's algorithm), after Dekel, Nassimi and Sahni",
-         .params = {"P", "Q", "R", "N1", "N2", "B"}, .required = {"P", "Q", "R"},
-         .check = check_dekel, .process = dekel, .predict = predict_dekel, .verify = verify_dekel,
-         .one_port = {.row = "§5.2.1: the XOR alignment + L - 1 GCEA exchanges of C then D + L multiplies, L = max(N1, N2)", .relation = "approx <= 60 %",
-                      .deviations = {{Relation::approx, 0.6, 0.5, "n=3 P=13 Q=11 R=9 B=1 N1=2"}}},
-         .all_port = {.row = "§5.2.1, C and D exchanged at once", .relation = "exact"}});
+  r.add(
+      {.name = "matmul2d.dekel",
+       .summary = "A <- CD + E on a binary-coded N1 x N2 grid: XOR alignment, then max(N1, N2) - 1 GCEA exchanges of C "
+                  "and D (Dekel)",
+       .source = "TR-530 §5.2.1 (Dekel's algorithm), after Dekel, Nassimi and Sahni",
+       .params = {"P", "Q", "R", "N1", "N2", "B"},
+       .required = {"P", "Q", "R"},
+       .check = check_dekel,
+       .process = dekel,
+       .predict = predict_dekel,
+       .verify = verify_dekel,
+       .one_port = {.row =
+                        "§5.2.1: the XOR alignment + L - 1 GCEA exchanges of C then D + L multiplies, L = max(N1, N2)",
+                    .relation = "approx <= 60 %",
+                    .deviations = {{Relation::approx, 0.6, 0.5, "n=3 P=13 Q=11 R=9 B=1 N1=2"}}},
+       .all_port = {.row = "§5.2.1, C and D exchanged at once", .relation = "exact"}});
 }};
 
 }  // namespace

@@ -85,7 +85,8 @@ Task<> outer(Node& self, Params p) {
     }
     // A_ij += C_is D_sj: the inner index block s (of ⌈Q/L⌉; the padding rows of D are zero).
     const std::int64_t inner = std::clamp(g.sh.Q - s * g.bQ2, std::int64_t{0}, g.bQ2);
-    matmul::multiply_add(A[static_cast<std::size_t>(k)], 0, g.bR2, Operand{&c, 0, g.bQ2}, Operand{&d, 0, g.bR2}, g.bP1, inner, g.bR2);
+    matmul::multiply_add(A[static_cast<std::size_t>(k)], 0, g.bR2, Operand{&c, 0, g.bQ2}, Operand{&d, 0, g.bR2}, g.bP1,
+                         inner, g.bR2);
     co_await self.compute(2 * g.bP1 * g.bQ2 * g.bR2);
   }
   Buffer out;
@@ -104,9 +105,10 @@ Prediction predict_outer(const Setup& s) {
   }
   const std::int64_t steps = K == 1 ? (L % 2 == 1 ? 2 * L - 1 : 2 * L + 1) : (K + 1) * L + 1;
   const RowTerms t = matmul::block_step(s, g.bP1 * g.bQ2, g.bQ1 * g.bR2).times(steps);
-  pr = matmul::from_terms(s, t, steps * flops,
-                          K == 1 ? "TR-530 §5.2.1 (Fig. 16): 2√N + 1 steps (even √N; 2√N - 1 odd) of two blocks and one multiply"
-                                 : "TR-530 §5.2.1 (Fig. 16): (K + 1)√N + 1 steps of two blocks and one multiply for K products");
+  pr = matmul::from_terms(
+      s, t, steps * flops,
+      K == 1 ? "TR-530 §5.2.1 (Fig. 16): 2√N + 1 steps (even √N; 2√N - 1 odd) of two blocks and one multiply"
+             : "TR-530 §5.2.1 (Fig. 16): (K + 1)√N + 1 steps of two blocks and one multiply for K products");
   pr.relation = Relation::approx;
   pr.tolerance = 0.75;
   return pr;
@@ -116,9 +118,10 @@ std::optional<SetupError> check_outer(const Setup& s) {
   if (auto e = matmul::check_grid(s)) return e;
   const Grid g(s.params, s.topology);
   if (g.N1 != g.N2)
-    return SetupError{"/params/N1", "the pipelined outer product runs on a square grid (N1 = N2 = √N): N1 = " + std::to_string(g.N1) +
-                                        ", N2 = " + std::to_string(g.N2)};
-  if (s.params.K > 1024) return SetupError{"/params/K", "K = " + std::to_string(s.params.K) + " successive products: at most 1024"};
+    return SetupError{"/params/N1", "the pipelined outer product runs on a square grid (N1 = N2 = √N): N1 = " +
+                                        std::to_string(g.N1) + ", N2 = " + std::to_string(g.N2)};
+  if (s.params.K > 1024)
+    return SetupError{"/params/K", "K = " + std::to_string(s.params.K) + " successive products: at most 1024"};
   const std::int64_t K = products(s.params);
   return matmul::check(s, (K + 1) * g.bP1 * g.bR2 + 2 * g.N1 * (g.bP1 * g.bQ2 + g.bQ1 * g.bR2));
 }
@@ -130,14 +133,21 @@ Verdict verify_outer(const Setup& s, const std::vector<Buffer>& results) {
 
 const Registration kRegistration{[](Registry& r) {
   r.add({.name = "matmul2d.outer",
-         .summary = "A <- CD + E on a square grid: the pipelined outer product, waves from the diagonal (K products, param K)",
+         .summary =
+             "A <- CD + E on a square grid: the pipelined outer product, waves from the diagonal (K products, param K)",
          .source = "TR-530 §5.2.1, Fig. 16",
-         .params = {"P", "Q", "R", "N1", "N2", "B", "K"}, .required = {"P", "Q", "R"},
-         .check = check_outer, .process = outer, .predict = predict_outer, .verify = verify_outer,
+         .params = {"P", "Q", "R", "N1", "N2", "B", "K"},
+         .required = {"P", "Q", "R"},
+         .check = check_outer,
+         .process = outer,
+         .predict = predict_outer,
+         .verify = verify_outer,
          .one_port = {.row = "§5.2.1: 2√N + 1 steps ((K + 1)√N + 1 for K products) of two blocks + one multiply",
-                      .relation = "approx <= 75 % (the step count is loose on small grids: 26 % of it simulated at L = 2)",
+                      .relation =
+                          "approx <= 75 % (the step count is loose on small grids: 26 % of it simulated at L = 2)",
                       .deviations = {{Relation::approx, 0.75, 0.74, "n=2 P=7 Q=40 R=20 B=1 N1=2"}}},
-         .all_port = {.row = "§5.2.1, the two blocks at once", .relation = "approx <= 75 %",
+         .all_port = {.row = "§5.2.1, the two blocks at once",
+                      .relation = "approx <= 75 %",
                       .deviations = {{Relation::approx, 0.75, 0.639, "n=2 P=7 Q=40 R=20 B=1 N1=2"}}}});
 }};
 

@@ -143,7 +143,9 @@ Task<Buffer> grid_transpose(Node& self, Grid g, std::int64_t a, std::int64_t b, 
     const auto v = blk.values();
     for (NodeId u = 0; u < t.mid.size(); ++u) {
       const Rect o = overlap(x, t.swap(t.mid.member(x, u)));
-      if (o.size() != piece) throw std::logic_error("matmul2d transpose: a piece of " + std::to_string(o.size()) + " elements, expected " + std::to_string(piece));
+      if (o.size() != piece)
+        throw std::logic_error("matmul2d transpose: a piece of " + std::to_string(o.size()) + " elements, expected " +
+                               std::to_string(piece));
       std::vector<Element> pc;
       pc.reserve(static_cast<std::size_t>(piece));
       for (std::int64_t j = o.r0; j < o.r0 + o.rows; ++j)
@@ -154,8 +156,10 @@ Task<Buffer> grid_transpose(Node& self, Grid g, std::int64_t a, std::int64_t b, 
   if (t.m > 0) slots = co_await matmul::alltoall(self, piece, std::move(slots), t.mid);
   // 2. The pair swap.
   Buffer held;
-  if (self.machine().ports.kind == PortKind::all && t.nmin > 0) held = co_await pair_spt(self, t, X, std::move(slots));
-  else held = co_await pair_steps(self, t, std::move(slots));
+  if (self.machine().ports.kind == PortKind::all && t.nmin > 0)
+    held = co_await pair_spt(self, t, X, std::move(slots));
+  else
+    held = co_await pair_steps(self, t, std::move(slots));
   // 3. The pieces into place: slot u came from the middle node u of swap(x)'s subcube.
   if (!data) co_return Buffer::sized(X);
   std::vector<Element> out(static_cast<std::size_t>(X));
@@ -190,7 +194,8 @@ Task<> a2(Node& self, Params p) {
   const bool data = self.data_mode();
   const std::int64_t k = g.row_of(x), l = g.col_of(x);
   // txp C: Cᵀ(Q_k, P_l), bQ1 x bP2; brd ↔: Cᵀ(Q_k, all P) as N2 blocks by local address G(l').
-  Buffer Ct = co_await grid_transpose(self, g, g.Pt, g.Qt, matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2}));
+  Buffer Ct = co_await grid_transpose(self, g, g.Pt, g.Qt,
+                                      matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2}));
   const Buffer Crow = co_await matmul::gather(self, g.bQ1 * g.bP2, std::move(Ct), g.row_cube());
   // mpy: C(:, Q_k) D(Q_k, R_l), P̃ x bR2, in blocks of bP1 rows by the column node G(k') they go to.
   const Buffer D = matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2});
@@ -198,7 +203,8 @@ Task<> a2(Node& self, Params p) {
   const std::int64_t c = std::min(g.bP1, g.bP2);
   for (std::int64_t i0 = 0; i0 < g.Pt && data; i0 += c)
     matmul::multiply_add(part, G(i0 / g.bP1) * g.bP1 * g.bR2 + (i0 % g.bP1) * g.bR2, g.bR2,
-                         Operand{&Crow, G(i0 / g.bP2) * g.bQ1 * g.bP2 + i0 % g.bP2, 1, g.bP2}, Operand{&D, 0, g.bR2}, c, g.bQ1, g.bR2);
+                         Operand{&Crow, G(i0 / g.bP2) * g.bQ1 * g.bP2 + i0 % g.bP2, 1, g.bP2}, Operand{&D, 0, g.bR2}, c,
+                         g.bQ1, g.bR2);
   co_await self.compute((2 * g.bQ1 - 1) * g.Pt * g.bR2);
   // red ↕: A_kl.
   Buffer A = co_await matmul::reduce(self, g.bP1 * g.bR2, std::move(part), g.col_cube());
@@ -211,15 +217,18 @@ Task<> a3(Node& self, Params p) {
   const bool data = self.data_mode();
   const std::int64_t k = g.row_of(x), l = g.col_of(x);
   // txp C: Cᵀ(Q_k, P_l), bQ1 x bP2. brd D ↔: D(Q_k, all R) as N2 blocks bQ1 x bR2 by G(l').
-  const Buffer Ct = co_await grid_transpose(self, g, g.Pt, g.Qt, matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2}));
-  const Buffer Drow = co_await matmul::gather(self, g.bQ1 * g.bR2, matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2}), g.row_cube());
+  const Buffer Ct = co_await grid_transpose(self, g, g.Pt, g.Qt,
+                                            matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2}));
+  const Buffer Drow = co_await matmul::gather(
+      self, g.bQ1 * g.bR2, matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2}), g.row_cube());
   // mpy, computed as Aᵀ(:, P_l) = D(Q_k, :)ᵀ Cᵀ(Q_k, P_l): R̃ x bP2 in blocks of bR1 rows by the
   // column node G(k') they go to.
   Buffer part = zeros(g.Rt * g.bP2, data);
   const std::int64_t c = std::min(g.bR1, g.bR2);
   for (std::int64_t j0 = 0; j0 < g.Rt && data; j0 += c)
     matmul::multiply_add(part, G(j0 / g.bR1) * g.bR1 * g.bP2 + (j0 % g.bR1) * g.bP2, g.bP2,
-                         Operand{&Drow, G(j0 / g.bR2) * g.bQ1 * g.bR2 + j0 % g.bR2, 1, g.bR2}, Operand{&Ct, 0, g.bP2}, c, g.bQ1, g.bP2);
+                         Operand{&Drow, G(j0 / g.bR2) * g.bQ1 * g.bR2 + j0 % g.bR2, 1, g.bR2}, Operand{&Ct, 0, g.bP2},
+                         c, g.bQ1, g.bP2);
   co_await self.compute((2 * g.bQ1 - 1) * g.Rt * g.bP2);
   // red ↕: Aᵀ(R_k, P_l), block (k, l) of Aᵀ; txp A.
   Buffer At = co_await matmul::reduce(self, g.bR1 * g.bP2, std::move(part), g.col_cube());
@@ -233,7 +242,8 @@ Task<> a4(Node& self, Params p) {
   const bool data = self.data_mode();
   const std::int64_t k = g.row_of(x), l = g.col_of(x);
   // txp D: Dᵀ(R_k, Q_l), bR1 x bQ2; brd ↕: Dᵀ(all R, Q_l) as N1 blocks by G(k').
-  Buffer Dt = co_await grid_transpose(self, g, g.Qt, g.Rt, matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2}));
+  Buffer Dt = co_await grid_transpose(self, g, g.Qt, g.Rt,
+                                      matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2}));
   const Buffer Dcol = co_await matmul::gather(self, g.bR1 * g.bQ2, std::move(Dt), g.col_cube());
   // mpy: C_kl D(Q_l, :), bP1 x R̃, in blocks of bR2 columns by the row node G(l') they go to.
   const Buffer C = matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2});
@@ -241,7 +251,8 @@ Task<> a4(Node& self, Params p) {
   const std::int64_t c = std::min(g.bR1, g.bR2);
   for (std::int64_t j0 = 0; j0 < g.Rt && data; j0 += c)
     matmul::multiply_add(part, G(j0 / g.bR2) * g.bP1 * g.bR2 + j0 % g.bR2, g.bR2, Operand{&C, 0, g.bQ2},
-                         Operand{&Dcol, G(j0 / g.bR1) * g.bR1 * g.bQ2 + (j0 % g.bR1) * g.bQ2, 1, g.bQ2}, g.bP1, g.bQ2, c);
+                         Operand{&Dcol, G(j0 / g.bR1) * g.bR1 * g.bQ2 + (j0 % g.bR1) * g.bQ2, 1, g.bQ2}, g.bP1, g.bQ2,
+                         c);
   co_await self.compute((2 * g.bQ2 - 1) * g.bP1 * g.Rt);
   // red ↔: A_kl.
   Buffer A = co_await matmul::reduce(self, g.bP1 * g.bR2, std::move(part), g.row_cube());
@@ -254,15 +265,18 @@ Task<> a5(Node& self, Params p) {
   const bool data = self.data_mode();
   const std::int64_t k = g.row_of(x), l = g.col_of(x);
   // txp D: Dᵀ(R_k, Q_l), bR1 x bQ2. brd C ↕: C(all P, Q_l) as N1 blocks bP1 x bQ2 by G(k').
-  const Buffer Dt = co_await grid_transpose(self, g, g.Qt, g.Rt, matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2}));
-  const Buffer Ccol = co_await matmul::gather(self, g.bP1 * g.bQ2, matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2}), g.col_cube());
+  const Buffer Dt = co_await grid_transpose(self, g, g.Qt, g.Rt,
+                                            matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2}));
+  const Buffer Ccol = co_await matmul::gather(
+      self, g.bP1 * g.bQ2, matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2}), g.col_cube());
   // mpy, computed as Aᵀ(R_k, :) = Dᵀ(R_k, Q_l) C(:, Q_l)ᵀ: bR1 x P̃ in blocks of bP2 columns by
   // the row node G(l') they go to.
   Buffer part = zeros(g.bR1 * g.Pt, data);
   const std::int64_t c = std::min(g.bP1, g.bP2);
   for (std::int64_t i0 = 0; i0 < g.Pt && data; i0 += c)
     matmul::multiply_add(part, G(i0 / g.bP2) * g.bR1 * g.bP2 + i0 % g.bP2, g.bP2, Operand{&Dt, 0, g.bQ2},
-                         Operand{&Ccol, G(i0 / g.bP1) * g.bP1 * g.bQ2 + (i0 % g.bP1) * g.bQ2, 1, g.bQ2}, g.bR1, g.bQ2, c);
+                         Operand{&Ccol, G(i0 / g.bP1) * g.bP1 * g.bQ2 + (i0 % g.bP1) * g.bQ2, 1, g.bQ2}, g.bR1, g.bQ2,
+                         c);
   co_await self.compute((2 * g.bQ2 - 1) * g.bR1 * g.Pt);
   // red ↔: Aᵀ(R_k, P_l); txp A.
   Buffer At = co_await matmul::reduce(self, g.bR1 * g.bP2, std::move(part), g.row_cube());
@@ -344,7 +358,9 @@ Prediction predict_txp(const Setup& s, int alg) {
   Prediction pr = matmul::from_terms(
       s, t, flops,
       ap ? std::string("TR-530 Table 8 ") + name + "(n): TXP(n,N) (middle nRSBT-p + SPT) + nRSBT-b rows + Table 10"
-         : std::string("TR-530 Table 9 ") + name + "(1), each TXP as §5.2.2's 2 log N_min steps of X + log(N_max/N_min) of X/2 (Table 9's n(X t_c + tau) bounds it) + Table 10");
+         : std::string("TR-530 Table 9 ") + name +
+               "(1), each TXP as §5.2.2's 2 log N_min steps of X + log(N_max/N_min) of X/2 (Table 9's n(X t_c + tau) "
+               "bounds it) + Table 10");
   // Measured over the grid test: at most +35 % (A2, A4) and +62 % (A3, A5, two transpositions),
   // all at one-element blocks where the nRSBT's parts are empty on most trees.
   // The table's optimum N1. One-port, Table 12: A2 √(QN/R), A3 √(QN/P), A4 √(PN/Q), A5 √(RN/Q).
@@ -360,7 +376,8 @@ Prediction predict_txp(const Setup& s, int alg) {
     double best = INFINITY;
     for (int n1 = 0; n1 <= g.n; ++n1) {
       const int n2 = g.n - n1;
-      const double f = (n1 > 0 ? u[alg] * (std::ldexp(1.0, n1) - 1) / n1 : 0) + (n2 > 0 ? v[alg] * (std::ldexp(1.0, n2) - 1) / n2 : 0);
+      const double f = (n1 > 0 ? u[alg] * (std::ldexp(1.0, n1) - 1) / n1 : 0) +
+                       (n2 > 0 ? v[alg] * (std::ldexp(1.0, n2) - 1) / n2 : 0);
       if (f < best) best = f, pr.n1_opt = std::ldexp(1.0, n1);
     }
   }
@@ -377,8 +394,9 @@ std::optional<SetupError> check_txp(const Setup& s) {
   if (auto e = matmul::check_grid(s)) return e;
   const Grid g(s.params, s.topology, true);
   // the largest of the four: an operand gathered over a row or column, a partial product, blocks
-  const std::int64_t peak = std::max({g.bQ1 * g.Pt + g.Pt * g.bR2, g.bQ1 * g.Rt + g.Rt * g.bP2, g.Rt * g.bQ2 + g.bP1 * g.Rt,
-                                      g.Pt * g.bQ2 + g.bR1 * g.Pt}) + 4 * g.bP1 * g.bQ2 + 4 * g.bQ1 * g.bR2 + 4 * g.bP1 * g.bR2;
+  const std::int64_t peak = std::max({g.bQ1 * g.Pt + g.Pt * g.bR2, g.bQ1 * g.Rt + g.Rt * g.bP2,
+                                      g.Rt * g.bQ2 + g.bP1 * g.Rt, g.Pt * g.bQ2 + g.bR1 * g.Pt}) +
+                            4 * g.bP1 * g.bQ2 + 4 * g.bQ1 * g.bR2 + 4 * g.bP1 * g.bR2;
   return matmul::check(s, peak);
 }
 
@@ -393,24 +411,41 @@ const Registration kRegistration{[](Registry& r) {
     const char *name, *summary, *ops;
     double tolerance, measured;
   };
-  for (const Info& a : {Info{"matmul2d.a2", "A <- CD + E on an N1 x N2 grid: transpose C, broadcast it in rows, multiply, reduce A in columns (A2)",
-                             "TXP[C] + SBT-b(1,N2)[C] + SBT-b(1,N1)[A]", 0.5, 0.345},
-                        Info{"matmul2d.a3", "A <- CD + E on an N1 x N2 grid: transpose C, broadcast D in rows, multiply, reduce A in columns, transpose A (A3)",
-                             "TXP[C] + SBT-b(1,N2)[D] + SBT-b(1,N1)[A] + TXP[A]", 0.75, 0.619},
-                        Info{"matmul2d.a4", "A <- CD + E on an N1 x N2 grid: transpose D, broadcast it in columns, multiply, reduce A in rows (A4)",
-                             "TXP[D] + SBT-b(1,N1)[D] + SBT-b(1,N2)[A]", 0.5, 0.345},
-                        Info{"matmul2d.a5", "A <- CD + E on an N1 x N2 grid: transpose D, broadcast C in columns, multiply, reduce A in rows, transpose A (A5)",
-                             "TXP[D] + SBT-b(1,N1)[C] + SBT-b(1,N2)[A] + TXP[A]", 0.75, 0.619}}) {
+  for (const Info& a :
+       {Info{"matmul2d.a2",
+             "A <- CD + E on an N1 x N2 grid: transpose C, broadcast it in rows, multiply, reduce A in columns (A2)",
+             "TXP[C] + SBT-b(1,N2)[C] + SBT-b(1,N1)[A]", 0.5, 0.345},
+        Info{"matmul2d.a3",
+             "A <- CD + E on an N1 x N2 grid: transpose C, broadcast D in rows, multiply, reduce A in columns, "
+             "transpose A (A3)",
+             "TXP[C] + SBT-b(1,N2)[D] + SBT-b(1,N1)[A] + TXP[A]", 0.75, 0.619},
+        Info{"matmul2d.a4",
+             "A <- CD + E on an N1 x N2 grid: transpose D, broadcast it in columns, multiply, reduce A in rows (A4)",
+             "TXP[D] + SBT-b(1,N1)[D] + SBT-b(1,N2)[A]", 0.5, 0.345},
+        Info{"matmul2d.a5",
+             "A <- CD + E on an N1 x N2 grid: transpose D, broadcast C in columns, multiply, reduce A in rows, "
+             "transpose A (A5)",
+             "TXP[D] + SBT-b(1,N1)[C] + SBT-b(1,N2)[A] + TXP[A]", 0.75, 0.619}}) {
     const std::string n = std::string(a.name).substr(9);  // "a2"
     const int alg = n[1] - '0';
     r.add({.name = a.name,
            .summary = a.summary,
            .source = "TR-530 §5.2, §5.2.2, Tables 8-11 A" + std::to_string(alg),
-           .params = params, .required = {"P", "Q", "R"},
-           .check = check_txp, .process = alg == 2 ? a2 : alg == 3 ? a3 : alg == 4 ? a4 : a5,
-           .predict = alg == 2 ? predict_a2 : alg == 3 ? predict_a3 : alg == 4 ? predict_a4 : predict_a5,
+           .params = params,
+           .required = {"P", "Q", "R"},
+           .check = check_txp,
+           .process = alg == 2   ? a2
+                      : alg == 3 ? a3
+                      : alg == 4 ? a4
+                                 : a5,
+           .predict = alg == 2   ? predict_a2
+                      : alg == 3 ? predict_a3
+                      : alg == 4 ? predict_a4
+                                 : predict_a5,
            .verify = verify_txp,
-           .one_port = {.row = std::string("T9 A") + std::to_string(alg) + "(1): " + a.ops + ", TXP by §5.2.2's steps, + T10", .relation = "exact"},
+           .one_port = {.row = std::string("T9 A") + std::to_string(alg) + "(1): " + a.ops +
+                               ", TXP by §5.2.2's steps, + T10",
+                        .relation = "exact"},
            .all_port = {.row = std::string("T8 A") + std::to_string(alg) + "(n): TXP(n,N) + nRSBT-b rows + T10",
                         .relation = "exact when every nRSBT block divides into its parts; otherwise approx <= " +
                                     std::to_string(static_cast<int>(a.tolerance * 100)) + " %",

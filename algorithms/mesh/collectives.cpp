@@ -83,10 +83,12 @@ Prediction predict_broadcast_line(const Setup& s, bool split) {
 Prediction predict_broadcast_tree(const Setup& s) {
   const Lattice lat = lattice_of(s.topology, s.params);
   const int a = axis_of(s.params);
-  Prediction pr = ring_prediction(s, mesh::tree_broadcast_terms(s.machine, lat, a, s.params.root, s.params.M, s.params.B),
-                                  0, false, "FOH App. A eq. (A.1)-(A.2), the tree: a binomial tree of whole messages");
+  Prediction pr =
+      ring_prediction(s, mesh::tree_broadcast_terms(s.machine, lat, a, s.params.root, s.params.M, s.params.B), 0, false,
+                      "FOH App. A eq. (A.1)-(A.2), the tree: a binomial tree of whole messages");
   // Off the cube the tree's edges are routes whose relays share ports with the relay's own sends.
-  if (lat.embed() != mesh::Embed::cube && lat.ring_hops(a) > 1 && lat.extent(a) > 2) pr.relation = Relation::lower_bound;
+  if (lat.embed() != mesh::Embed::cube && lat.ring_hops(a) > 1 && lat.extent(a) > 2)
+    pr.relation = Relation::lower_bound;
   return pr;
 }
 
@@ -94,7 +96,9 @@ Verdict verify_broadcast_line(const Setup& s, const std::vector<Buffer>& results
   const Lattice lat = lattice_of(s.topology, s.params);
   return verify_each(
       s, results, [&](NodeId) { return s.params.M; },
-      [&](NodeId x, std::int64_t i) { return value(lat.line_node(x, axis_of(s.params), s.params.root), s.params.M, i); });
+      [&](NodeId x, std::int64_t i) {
+        return value(lat.line_node(x, axis_of(s.params), s.params.root), s.params.M, i);
+      });
 }
 
 // --- shift.ring ---------------------------------------------------------------------------
@@ -240,7 +244,8 @@ const char* const kRingRelation = "exact on tori and cubes; on a mesh (folded ri
 const Registration kRegistration{[](Registry& r) {
   const std::vector<std::string> line = {"M", "B", "axis", "grid"}, rooted = {"root", "M", "B", "axis", "grid"};
   r.add({.name = "broadcast.pipe",
-         .summary = "one-to-all broadcast along every line of an axis: a linear pipeline of packets (one way round a ring)",
+         .summary =
+             "one-to-all broadcast along every line of an axis: a linear pipeline of packets (one way round a ring)",
          .source = "FOH §3 eq. (2)",
          .params = rooted,
          .required = {"M"},
@@ -248,10 +253,12 @@ const Registration kRegistration{[](Registry& r) {
          .process = [](Node& self, Params p) { return broadcast_line(self, std::move(p), Shape::pipe); },
          .predict = [](const Setup& s) { return predict_broadcast_line(s, false); },
          .verify = verify_broadcast_line,
-         .one_port = {.row = "flow shop of ceil(M/B) packets over L - 1 hops (mesh: two arms, root alternating)", .relation = "exact"},
+         .one_port = {.row = "flow shop of ceil(M/B) packets over L - 1 hops (mesh: two arms, root alternating)",
+                      .relation = "exact"},
          .all_port = {.row = "the same, the mesh's two arms at once", .relation = "exact"}});
   r.add({.name = "broadcast.tree",
-         .summary = "one-to-all broadcast along every line of an axis: a binomial tree of whole messages (the subcube's SBT on a cube)",
+         .summary = "one-to-all broadcast along every line of an axis: a binomial tree of whole messages (the "
+                    "subcube's SBT on a cube)",
          .source = "FOH App. A eq. (A.1)-(A.2)",
          .params = rooted,
          .required = {"M"},
@@ -272,7 +279,8 @@ const Registration kRegistration{[](Registry& r) {
          .process = [](Node& self, Params p) { return broadcast_line(self, std::move(p), Shape::split); },
          .predict = [](const Setup& s) { return predict_broadcast_line(s, true); },
          .verify = verify_broadcast_line,
-         .one_port = {.row = "two arms of ceil((L-1)/2) and floor((L-1)/2) hops, the root alternating", .relation = "exact"},
+         .one_port = {.row = "two arms of ceil((L-1)/2) and floor((L-1)/2) hops, the root alternating",
+                      .relation = "exact"},
          .all_port = {.row = "two arms at once: flow shop over ceil((L-1)/2) hops", .relation = "exact"}});
   r.add({.name = "shift.ring",
          .summary = "roll by one along every line of an axis: each block to the ring successor",
@@ -283,7 +291,8 @@ const Registration kRegistration{[](Registry& r) {
          .process = shift_ring,
          .predict = predict_shift_ring,
          .verify = verify_shift_ring,
-         .one_port = {.row = "one message of M over the ring edge (two hops on a folded mesh line)", .relation = kRingRelation},
+         .one_port = {.row = "one message of M over the ring edge (two hops on a folded mesh line)",
+                      .relation = kRingRelation},
          .all_port = {.row = "the same", .relation = kRingRelation}});
   r.add({.name = "allgather.ring",
          .summary = "all-to-all broadcast along every line of an axis: Complete-Broadcast round the ring",
@@ -297,14 +306,16 @@ const Registration kRegistration{[](Registry& r) {
          .one_port = {.row = "L - 1 steps of one message of M", .relation = kRingRelation},
          .all_port = {.row = "the same", .relation = kRingRelation}});
   r.add({.name = "exchange.grid",
-         .summary = "one step of token movement: each node's block to all 2d grid neighbours at once (a 3-D grid emulated where N = q^3)",
+         .summary = "one step of token movement: each node's block to all 2d grid neighbours at once (a 3-D grid "
+                    "emulated where N = q^3)",
          .source = "Gao Lemma 4 (the unit step of the emulation)",
          .params = {"M", "B", "grid"},
          .required = {"M"},
-         .check = [](const Setup& s) {
-           if (auto e = check_block(s)) return e;
-           return mesh::lattice_error(s, mesh::grid_extents(s.topology, s.params, 3), 0, false);
-         },
+         .check =
+             [](const Setup& s) {
+               if (auto e = check_block(s)) return e;
+               return mesh::lattice_error(s, mesh::grid_extents(s.topology, s.params, 3), 0, false);
+             },
          .process = exchange_grid,
          .predict = predict_exchange_grid,
          .verify = verify_exchange_grid,

@@ -61,15 +61,23 @@ struct Fox {
   int row_axis = 0, col_axis = 1;
   std::int64_t N0 = 1, N1 = 1, r = 1, bp = 0, bq = 0, br = 0;
   Fox(const Params& p, const std::vector<std::int64_t>& e) {
-    if (e.size() == 1) row_axis = -1, col_axis = 0, N1 = e[0];
-    else N0 = e[0], N1 = e[1];
+    if (e.size() == 1)
+      row_axis = -1, col_axis = 0, N1 = e[0];
+    else
+      N0 = e[0], N1 = e[1];
     r = N1 / N0;
     bp = ceil_div(p.P, N1), bq = ceil_div(p.Q, N1), br = ceil_div(p.R, N0);
   }
-  [[nodiscard]] Rect a_block(const Lattice& lat, NodeId x) const { return {row(lat, x) * bp, bp, col(lat, x) * br, br}; }
-  [[nodiscard]] Rect d_block(const Lattice& lat, NodeId x) const { return {row(lat, x) * bq, bq, col(lat, x) * br, br}; }
+  [[nodiscard]] Rect a_block(const Lattice& lat, NodeId x) const {
+    return {row(lat, x) * bp, bp, col(lat, x) * br, br};
+  }
+  [[nodiscard]] Rect d_block(const Lattice& lat, NodeId x) const {
+    return {row(lat, x) * bq, bq, col(lat, x) * br, br};
+  }
   [[nodiscard]] std::int64_t row(const Lattice& lat, NodeId x) const { return lat.coord(x, col_axis); }
-  [[nodiscard]] std::int64_t col(const Lattice& lat, NodeId x) const { return row_axis < 0 ? 0 : lat.coord(x, row_axis); }
+  [[nodiscard]] std::int64_t col(const Lattice& lat, NodeId x) const {
+    return row_axis < 0 ? 0 : lat.coord(x, row_axis);
+  }
 };
 
 /// FOH's M x M matrices: `M` stands for P = Q = R = M.
@@ -90,21 +98,24 @@ std::optional<SetupError> check_foh(const Setup& given, bool ring) {
   const Params& p = s.params;
   if (s.topology.kind() == Topology::Kind::hypercube && p.N1 != 0 && !ring &&
       (log2_exact(p.N1) < 0 || p.N1 > s.topology.size()))
-    return SetupError{"/params/N1", "N1 = " + std::to_string(p.N1) + " processor rows: must be a power of two dividing N = " +
-                                        std::to_string(s.topology.size())};
+    return SetupError{"/params/N1",
+                      "N1 = " + std::to_string(p.N1) +
+                          " processor rows: must be a power of two dividing N = " + std::to_string(s.topology.size())};
   const auto e = foh_extents(s.topology, p, ring);
   if (s.topology.kind() != Topology::Kind::hypercube && static_cast<int>(e.size()) != s.topology.dim())
     return SetupError{"/topology/shape", std::string("FOH runs on a ") + (ring ? "1-D" : "2-D") +
-                                             " torus or mesh itself, not a grid emulated on the " + s.topology.describe()};
+                                             " torus or mesh itself, not a grid emulated on the " +
+                                             s.topology.describe()};
   if (auto err = mesh::lattice_error(s, e, ring ? 1 : 2, false)) return err;
   if (s.topology.kind() != Topology::Kind::hypercube && !s.params.grid.empty())
     return SetupError{"/params/grid", "FOH runs on the torus itself: leave grid out on a mesh or torus"};
   if (!ring && p.N1 != 0 && p.N1 != e[1])
-    return SetupError{"/params/N1", "N1 = " + std::to_string(p.N1) + " must be the grid's " + std::to_string(e[1]) + " rows"};
+    return SetupError{"/params/N1",
+                      "N1 = " + std::to_string(p.N1) + " must be the grid's " + std::to_string(e[1]) + " rows"};
   if (!ring && (e[0] > e[1] || e[1] % e[0] != 0))
     return SetupError{s.topology.kind() == Topology::Kind::hypercube ? "/params/N1" : "/topology/shape",
-                      "FOH §4 needs N0 <= N1 columns dividing the rows, r = N1/N0 an integer: here " + std::to_string(e[1]) +
-                          " rows and " + std::to_string(e[0]) + " columns"};
+                      "FOH §4 needs N0 <= N1 columns dividing the rows, r = N1/N0 an integer: here " +
+                          std::to_string(e[1]) + " rows and " + std::to_string(e[0]) + " columns"};
   const Fox f(p, e);
   return matmul::check(s, 2 * f.bp * f.br + f.bq * f.br + f.bp * f.bq, true);
 }
@@ -121,7 +132,8 @@ Task<> foh(Node& self, Params given, bool ring) {
   Buffer acc = matmul::block(data, sh, Which::E, f.a_block(lat, x));
   Buffer d = matmul::block(data, sh, Which::D, f.d_block(lat, x));
   for (std::int64_t t = 0; t < f.N1; ++t) {
-    const std::int64_t k = lat.coord(lat.ring_node(x, f.col_axis, q - t), f.col_axis);  // the row block of the D held now
+    const std::int64_t k =
+        lat.coord(lat.ring_node(x, f.col_axis, q - t), f.col_axis);  // the row block of the D held now
     const std::int64_t owner = k / f.r;
     Buffer c;
     if (J == owner) c = matmul::block(data, sh, Which::C, {i * f.bp, f.bp, k * f.bq, f.bq});  // C(i, k), resident
@@ -144,14 +156,16 @@ Prediction predict_foh(const Setup& given, bool ring) {
   // ring the pipeline is L - 1 hops from any root), 2 m1^2 m0 flops, a roll of m1 m0.
   RowTerms bcast;
   for (std::int64_t root = 0; root < f.N0 && f.row_axis >= 0; ++root) {
-    const RowTerms b = mesh::broadcast_terms(s.machine, f.bp * f.bq, B, mesh::broadcast_hops(lat, f.row_axis, root, false));
+    const RowTerms b =
+        mesh::broadcast_terms(s.machine, f.bp * f.bq, B, mesh::broadcast_hops(lat, f.row_axis, root, false));
     if (f.N0 > 1 && mesh::terms_time(s.machine, b) > mesh::terms_time(s.machine, bcast)) bcast = b;
     if (lat.wraps()) break;
   }
   RowTerms cycle = bcast;
   if (f.N1 > 1) cycle += mesh::shift_terms(lat, f.col_axis, f.bq * f.br, B);
-  Prediction pr = matmul::from_terms(s, cycle.times(f.N1), f.N1 * 2 * f.bp * f.bq * f.br,
-                                     ring ? "FOH §4.2 eq. (12), the row/column ring" : "FOH §3.2 eq. (5), §4.2 eq. (9)");
+  Prediction pr =
+      matmul::from_terms(s, cycle.times(f.N1), f.N1 * 2 * f.bp * f.bq * f.br,
+                         ring ? "FOH §4.2 eq. (12), the row/column ring" : "FOH §3.2 eq. (5), §4.2 eq. (9)");
   pr.delays = s.machine.t_elem * (f.N1 * f.bp * f.br);  // the loop overhead of N1 products (eq. (16))
   pr.time = prediction_time(s.machine, pr);
   // The cycles are summed as if in lockstep (as FOH's eq. (5) and (9) sum them). Measured over the
@@ -184,7 +198,8 @@ Verdict verify_foh(const Setup& given, const std::vector<Buffer>& results, bool 
 
 const Registration kRegistration{[](Registry& r) {
   r.add({.name = "matmul.foh",
-         .summary = "A <- CD + E on an N1 x N0 torus: broadcast C's subblock along rows, multiply, roll D up the columns (N1 cycles)",
+         .summary = "A <- CD + E on an N1 x N0 torus: broadcast C's subblock along rows, multiply, roll D up the "
+                    "columns (N1 cycles)",
          .source = "FOH §3-4, eq. (2)-(9)",
          .params = {"M", "P", "Q", "R", "B", "N1", "grid"},
          .required = {},
@@ -196,7 +211,8 @@ const Registration kRegistration{[](Registry& r) {
                       .relation = "approx <= 40 % on tori and cubes (measured 38 %), <= 160 % on meshes (154 %)"},
          .all_port = {.row = "the same cycles summed", .relation = "upper bound (cycles overlap)"}});
   r.add({.name = "matmul.foh_ring",
-         .summary = "A <- CD + E on a ring of N nodes by rows: multiply, roll D (N cycles; FOH's row/column decomposition)",
+         .summary =
+             "A <- CD + E on a ring of N nodes by rows: multiply, roll D (N cycles; FOH's row/column decomposition)",
          .source = "FOH §4.2 eq. (12), §5 Fig. 8",
          .params = {"M", "P", "Q", "R", "B", "grid"},
          .required = {},

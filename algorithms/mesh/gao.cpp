@@ -75,7 +75,9 @@ std::optional<SetupError> check_gao(const Setup& s, int dims) {
   std::int64_t peak = 0;
   if (dims == 1) peak = g.Pt * s.params.Q + 2 * g.Qt * (g.Rt / g.ext(0)) + g.Pt * (g.Rt / g.ext(0));
   if (dims == 2) peak = (g.Pt / g.ext(1)) * g.Qt + g.Qt * (g.Rt / g.ext(0)) + 2 * (g.Pt / g.ext(1)) * (g.Rt / g.ext(0));
-  if (dims == 3) peak = (g.Pt / g.ext(0)) * (g.Qt / g.ext(2)) + (g.Qt / g.ext(2)) * (g.Rt / g.ext(1)) + 2 * (g.Pt / g.ext(0)) * (g.Rt / g.ext(1));
+  if (dims == 3)
+    peak = (g.Pt / g.ext(0)) * (g.Qt / g.ext(2)) + (g.Qt / g.ext(2)) * (g.Rt / g.ext(1)) +
+           2 * (g.Pt / g.ext(0)) * (g.Rt / g.ext(1));
   return matmul::check(s, peak, true);
 }
 
@@ -114,7 +116,8 @@ Task<> gao1d(Node& self, Params p) {
   const matmul::Shape sh{p.P, p.Q, p.R};
   const bool data = self.data_mode();
   const std::int64_t L = g.ext(0), l = lat.coord(self.id(), 0), bp = g.Pt / L, br = g.Rt / L;
-  Buffer c = co_await mesh::ring_allgather(self, lat, 0, matmul::block(data, sh, Which::C, {l * bp, bp, 0, p.Q}), kTagC);
+  Buffer c =
+      co_await mesh::ring_allgather(self, lat, 0, matmul::block(data, sh, Which::C, {l * bp, bp, 0, p.Q}), kTagC);
   const Buffer d = matmul::block(data, sh, Which::D, {0, p.Q, l * br, br});
   Buffer a = matmul::block(data, sh, Which::E, g.result(lat, self.id()));
   matmul::multiply_add(a, 0, br, {&c, 0, p.Q}, {&d, 0, br}, g.Pt, p.Q, br);
@@ -130,8 +133,11 @@ Task<> gao2d(Node& self, Params p) {
   const std::int64_t N2 = g.ext(0), N1 = g.ext(1), l1 = lat.coord(self.id(), 1), l2 = lat.coord(self.id(), 0);
   const std::int64_t bp = g.Pt / N1, br = g.Rt / N2, bq1 = g.Qt / N1, bq2 = g.Qt / N2;
   Buffer crow, dcol;  // C(l1, *) as N2 blocks of bp x bq2; D(*, l2), Qt x br row-major
-  co_await matmul::both(self, gather_axis(self, g, lat, 0, matmul::block(data, sh, Which::C, {l1 * bp, bp, l2 * bq2, bq2}), kTagC, false, &crow),
-                         gather_axis(self, g, lat, 1, matmul::block(data, sh, Which::D, {l1 * bq1, bq1, l2 * br, br}), kTagD, false, &dcol));
+  co_await matmul::both(self,
+                        gather_axis(self, g, lat, 0, matmul::block(data, sh, Which::C, {l1 * bp, bp, l2 * bq2, bq2}),
+                                    kTagC, false, &crow),
+                        gather_axis(self, g, lat, 1, matmul::block(data, sh, Which::D, {l1 * bq1, bq1, l2 * br, br}),
+                                    kTagD, false, &dcol));
   Buffer a = matmul::block(data, sh, Which::E, g.result(lat, self.id()));
   for (std::int64_t t = 0; t < N2; ++t)
     matmul::multiply_add(a, 0, br, {&crow, t * bp * bq2, bq2}, {&dcol, t * bq2 * br, br}, bp, bq2, br);
@@ -152,8 +158,12 @@ Task<> gao3d(Node& self, Params p) {
   // Stage 1: C(i, k) (bi x bk) from its qj row pieces along axis 1; D(k, j) (bk x bj) from its qi
   // row pieces along axis 0.
   Buffer c, d;
-  co_await matmul::both(self, gather_axis(self, g, lat, 1, matmul::block(data, sh, Which::C, {i * bi + j * (bi / qj), bi / qj, k * bk, bk}), kTagC, cube, &c),
-                         gather_axis(self, g, lat, 0, matmul::block(data, sh, Which::D, {k * bk + i * (bk / qi), bk / qi, j * bj, bj}), kTagD, cube, &d));
+  co_await matmul::both(
+      self,
+      gather_axis(self, g, lat, 1, matmul::block(data, sh, Which::C, {i * bi + j * (bi / qj), bi / qj, k * bk, bk}),
+                  kTagC, cube, &c),
+      gather_axis(self, g, lat, 0, matmul::block(data, sh, Which::D, {k * bk + i * (bk / qi), bk / qi, j * bj, bj}),
+                  kTagD, cube, &d));
   // Stage 2: the partial A(i, j) for this k (E added once, by k = 0).
   Buffer part = k == 0 ? matmul::block(data, sh, Which::E, {i * bi, bi, j * bj, bj})
                        : Buffer::make(bi * bj, data, [](std::int64_t) { return Element{0}; });
@@ -161,7 +171,8 @@ Task<> gao3d(Node& self, Params p) {
   co_await matmul::local_product(self, bi, bk, bj);
   // Stage 3: Limited-Histogramming along axis 2: piece k of the sum over k.
   if (cube) {  // the block for local address a is piece decode(a)
-    self.set_result(co_await matmul::reduce(self, bi * bj / qk, reorder(part, qk, bi * bj / qk, coord_of), axis_cube(g, 2)));
+    self.set_result(
+        co_await matmul::reduce(self, bi * bj / qk, reorder(part, qk, bi * bj / qk, coord_of), axis_cube(g, 2)));
     co_return;
   }
   self.set_result(co_await mesh::ring_reduce_scatter(self, lat, 2, bi * bj / qk, std::move(part), kTagA));
@@ -192,7 +203,8 @@ Prediction predict_gao(const Setup& s, int dims) {
     folded = lat.ring_hops(0) == 2;
   } else if (dims == 2) {
     const std::int64_t N2 = g.ext(0), N1 = g.ext(1);
-    t = two(mesh::ring_steps_terms(lat, 0, (g.Pt / N1) * (g.Qt / N2), B), mesh::ring_steps_terms(lat, 1, (g.Qt / N1) * (g.Rt / N2), B));
+    t = two(mesh::ring_steps_terms(lat, 0, (g.Pt / N1) * (g.Qt / N2), B),
+            mesh::ring_steps_terms(lat, 1, (g.Qt / N1) * (g.Rt / N2), B));
     flops = 2 * (g.Pt / N1) * g.Qt * (g.Rt / N2);
     source = "Gao §3 the 2-d algorithm (Limited-Complete-Broadcast in rows and columns)";
     folded = lat.ring_hops(0) == 2 || lat.ring_hops(1) == 2;
@@ -222,14 +234,15 @@ Prediction predict_gao(const Setup& s, int dims) {
     // (docs/primitives.md); otherwise its tolerance.
     const std::int64_t qi = g.ext(0), qj = g.ext(1), qk = g.ext(2), bi = g.Pt / qi, bk = g.Qt / qk, bj = g.Rt / qj;
     bool even = true, tiny = false;
-    for (const auto& [M, L] : {std::pair{(bi / qj) * bk, qj}, std::pair{(bk / qi) * bj, qi}, std::pair{bi * bj / qk, qk}}) {
+    for (const auto& [M, L] :
+         {std::pair{(bi / qj) * bk, qj}, std::pair{(bk / qi) * bj, qi}, std::pair{bi * bj / qk, qk}}) {
       const int n = log2_exact(L);
       if (n > 2 && M % n != 0) even = false, tiny = tiny || M < n;
     }
     if (!even) pr.relation = Relation::approx, pr.tolerance = tiny ? 2.5 : 0.45;
   }
   // The loop overhead of the one local product (eq. (16)'s M^2 term; 0 but on the Mark II).
-  const std::int64_t elems = dims == 1 ? g.Pt * (g.Rt / g.ext(0))
+  const std::int64_t elems = dims == 1   ? g.Pt * (g.Rt / g.ext(0))
                              : dims == 2 ? (g.Pt / g.ext(1)) * (g.Rt / g.ext(0))
                                          : (g.Pt / g.ext(0)) * (g.Rt / g.ext(1));
   pr.delays = s.machine.t_elem * elems;
@@ -252,20 +265,26 @@ AlgorithmInfo gao_info(int dims, std::string summary, std::string source, std::s
                               : std::vector<std::string>{"P", "Q", "R", "B", "grid"},
           .required = {"P", "Q", "R"},
           .check = [dims](const Setup& s) { return check_gao(s, dims); },
-          .process = dims == 1 ? gao1d : dims == 2 ? gao2d : gao3d,
+          .process = dims == 1   ? gao1d
+                     : dims == 2 ? gao2d
+                                 : gao3d,
           .predict = [dims](const Setup& s) { return predict_gao(s, dims); },
           .verify = [dims](const Setup& s, const std::vector<Buffer>& b) { return verify_gao(s, b, dims); },
-          .one_port = {.row = row + " (one after the other)", .relation = "exact on tori and cubes; lower bound on a mesh (folded rings)"},
+          .one_port = {.row = row + " (one after the other)",
+                       .relation = "exact on tori and cubes; lower bound on a mesh (folded rings)"},
           .all_port = {.row = row + " (the gathers at once)", .relation = "exact"}};
 }
 
 const Registration kRegistration{[](Registry& r) {
   r.add(gao_info(1, "A <- CD + E on a ring: Complete-Broadcast of C's row blocks, then a column block of A each",
                  "Gao §3 (the 1-d algorithm), Corollaries 1-2", "allgather.ring of C + 2 P Q R/N flops"));
-  r.add(gao_info(2, "A <- CD + E on a 2-D torus: Limited-Complete-Broadcast of C in rows and D in columns, one multiply",
-                 "Gao §3 (the 2-d algorithm), Corollaries 1-2", "allgather.ring of C along rows and of D along columns + flops"));
-  r.add(gao_info(3, "A <- CD + E on a 3-D torus: gather C and D along two axes, multiply, Limited-Histogramming along the third",
-                 "Gao §3 (the 3-d algorithm), §4 Prop. 1, §6 Theorem 3", "allgather.ring of C and D, flops, reduce_scatter.ring of A"));
+  r.add(gao_info(
+      2, "A <- CD + E on a 2-D torus: Limited-Complete-Broadcast of C in rows and D in columns, one multiply",
+      "Gao §3 (the 2-d algorithm), Corollaries 1-2", "allgather.ring of C along rows and of D along columns + flops"));
+  r.add(gao_info(
+      3, "A <- CD + E on a 3-D torus: gather C and D along two axes, multiply, Limited-Histogramming along the third",
+      "Gao §3 (the 3-d algorithm), §4 Prop. 1, §6 Theorem 3",
+      "allgather.ring of C and D, flops, reduce_scatter.ring of A"));
 }};
 
 }  // namespace

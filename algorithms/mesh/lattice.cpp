@@ -151,9 +151,11 @@ std::optional<SetupError> lattice_error(const Setup& s, const std::vector<std::i
       std::int64_t product = 1;
       for (std::int64_t e : extents) product = e < 1 || product > t.size() ? -1 : product * e;
       if (extents.empty() || extents.size() > 3 || product != t.size())
-        return SetupError{"/params/grid", what + ": a grid has 1 to 3 extents multiplying to the nodes, " + std::to_string(t.size())};
+        return SetupError{"/params/grid",
+                          what + ": a grid has 1 to 3 extents multiplying to the nodes, " + std::to_string(t.size())};
       if (static_cast<int>(extents.size()) <= t.dim())
-        return SetupError{"/params/grid", what + ": a virtual grid needs more axes than the " + std::to_string(t.dim()) +
+        return SetupError{"/params/grid", what + ": a virtual grid needs more axes than the " +
+                                              std::to_string(t.dim()) +
                                               "-D target (or leave it out: the topology's shape)"};
       if (t.dim() == 2 && (t.shape()[0] % extents[0] != 0 || t.shape()[1] % extents[1] != 0 ||
                            (t.shape()[0] / extents[0]) * (t.shape()[1] / extents[1]) != extents[2]))
@@ -164,7 +166,8 @@ std::optional<SetupError> lattice_error(const Setup& s, const std::vector<std::i
     return SetupError{t.kind() == Topology::Kind::hypercube ? "/params/grid" : "/topology/shape",
                       "this algorithm runs on a " + std::to_string(want_dims) + "-D grid, not " + list(extents)};
   if (uses_axis && (s.params.axis < 0 || s.params.axis >= static_cast<std::int64_t>(extents.size())))
-    return SetupError{"/params/axis", "axis " + std::to_string(s.params.axis) + " is not an axis of the grid " + list(extents)};
+    return SetupError{"/params/axis",
+                      "axis " + std::to_string(s.params.axis) + " is not an axis of the grid " + list(extents)};
   return std::nullopt;
 }
 

@@ -27,8 +27,8 @@ Arms broadcast_hops(const Lattice& lat, int axis, std::int64_t root, bool split)
   return hops;
 }
 
-Task<Buffer> line_broadcast(Node& self, Lattice lat, int axis, std::int64_t root, std::int64_t M, Buffer msg, bool split,
-                            int tag) {
+Task<Buffer> line_broadcast(Node& self, Lattice lat, int axis, std::int64_t root, std::int64_t M, Buffer msg,
+                            bool split, int tag) {
   const std::int64_t L = lat.extent(axis), c = lat.coord(self.id(), axis);
   const Arms arms = broadcast_arms(lat, axis, root, split);
   const std::int64_t B = self.packet_elements(), packets = std::max<std::int64_t>(ceil_div(M, B), 1);
@@ -39,7 +39,9 @@ Task<Buffer> line_broadcast(Node& self, Lattice lat, int axis, std::int64_t root
     dir = -1;
     d = lat.wraps() ? L - d : -d;
   }
-  const auto at = [&](int sgn, std::int64_t i) { return lat.line_node(self.id(), axis, lat.wraps() ? mod(root + sgn * i, L) : root + sgn * i); };
+  const auto at = [&](int sgn, std::int64_t i) {
+    return lat.line_node(self.id(), axis, lat.wraps() ? mod(root + sgn * i, L) : root + sgn * i);
+  };
   if (d == 0) {
     const bool one_port = self.machine().ports.kind != PortKind::all;
     for (std::int64_t j = 0; j < packets; ++j) {
@@ -175,7 +177,9 @@ RowTerms broadcast_terms(const Machine& m, std::int64_t M, std::int64_t B, Arms 
   // (H - 1) max(t_j..t_k). Only j = k - 1 and j = k can be the longest (earlier j lose 2t of
   // release per packet gained). Full packets b = min(B, M), the last b' = M - (k - 1) b.
   const std::int64_t b = std::min(B, M), last = M - (k - 1) * b;
-  const auto terms = [&](std::int64_t full, std::int64_t lasts) { return RowTerms{full + lasts, full * b + lasts * last, full + lasts}; };
+  const auto terms = [&](std::int64_t full, std::int64_t lasts) {
+    return RowTerms{full + lasts, full * b + lasts * last, full + lasts};
+  };
   std::vector<RowTerms> cands;
   if (k >= 2) {
     cands.push_back(terms(2 * (k - 2) + arms.plus, 1));       // + arm, j = k - 1
@@ -203,7 +207,8 @@ RowTerms tree_broadcast_terms(const Machine& m, const Lattice& lat, int axis, st
     for (std::int64_t c : t.children(d)) {
       const int h = lat.topology().distance(t.at(0, d), t.at(0, c));
       arrive[static_cast<std::size_t>(c)] = plus(start, route_terms(M, B, h));
-      if (terms_time(m, arrive[static_cast<std::size_t>(c)]) > terms_time(m, latest)) latest = arrive[static_cast<std::size_t>(c)];
+      if (terms_time(m, arrive[static_cast<std::size_t>(c)]) > terms_time(m, latest))
+        latest = arrive[static_cast<std::size_t>(c)];
       if (!together) start += busy;
     }
   }

@@ -26,8 +26,8 @@
 
 namespace cubesim::mesh {
 
-Task<Buffer> line_broadcast(Node& self, Lattice lat, int axis, std::int64_t root, std::int64_t M, Buffer msg, bool split,
-                            int tag = 0);
+Task<Buffer> line_broadcast(Node& self, Lattice lat, int axis, std::int64_t root, std::int64_t M, Buffer msg,
+                            bool split, int tag = 0);
 /// FOH App. A (A.1)-(A.2), the tree: a binomial tree over the line, whole messages. Relative
 /// positions d: on a cube the subcube's local address XOR the root's (the spanning binomial tree
 /// of the line's subcube: every edge one cube edge), elsewhere (coordinate - root) mod L, edges

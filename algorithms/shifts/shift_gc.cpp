@@ -20,9 +20,7 @@ namespace {
 Element block_value(NodeId x, std::int64_t M, std::int64_t i) { return static_cast<Element>(x * M + i); }
 
 /// The node at position q (mod N) of the Gray-code ring.
-NodeId ring_node(std::int64_t q, NodeId N) {
-  return gray::encode(((q % N) + N) % N);
-}
+NodeId ring_node(std::int64_t q, NodeId N) { return gray::encode(((q % N) + N) % N); }
 
 Task<> shift_gc(Node& self, Params p) {
   const NodeId N = self.size(), x = self.id();

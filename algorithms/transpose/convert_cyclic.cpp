@@ -51,13 +51,16 @@ struct Convert {
   [[nodiscard]] NodeId before(std::int64_t u, std::int64_t v) const {
     return (field(u, p, !to_cyclic) << h) | field(v, q, !to_cyclic);
   }
-  [[nodiscard]] NodeId after(std::int64_t u, std::int64_t v) const { return (field(v, q, to_cyclic) << h) | field(u, p, to_cyclic); }
+  [[nodiscard]] NodeId after(std::int64_t u, std::int64_t v) const {
+    return (field(v, q, to_cyclic) << h) | field(u, p, to_cyclic);
+  }
   /// Algorithm 1's layout after its two conversions, before the transpose: A itself, converted.
   [[nodiscard]] NodeId converted(std::int64_t u, std::int64_t v) const {
     return (field(u, p, to_cyclic) << h) | field(v, q, to_cyclic);
   }
   /// The i-th element of node x's block in a layout (cyclic or not) of a R x C matrix by rows.
-  [[nodiscard]] std::pair<std::int64_t, std::int64_t> at(NodeId x, std::int64_t i, bool cyclic, std::int64_t R, std::int64_t C) const {
+  [[nodiscard]] std::pair<std::int64_t, std::int64_t> at(NodeId x, std::int64_t i, bool cyclic, std::int64_t R,
+                                                         std::int64_t C) const {
     const std::int64_t Rb = R >> h, Cb = C >> h, r = i / Cb, c = i % Cb;
     const std::int64_t I = x >> h, J = x & (side() - 1);
     return cyclic ? std::pair{r * side() + I, c * side() + J} : std::pair{I * Rb + r, J * Cb + c};
@@ -91,7 +94,8 @@ Task<> exchange_phase(Node& self, const Convert& c, const std::vector<int>& dims
         const auto k = static_cast<std::int64_t>(e);  // u Q + v, exact below 2^53
         (((target(k / c.Q, k % c.Q) ^ x) & bit) ? go : stay).push_back(e);
       }
-      if (std::cmp_not_equal(go.size(), c.D() / 2)) throw std::logic_error("an exchange step that does not move half the block");
+      if (std::cmp_not_equal(go.size(), c.D() / 2))
+        throw std::logic_error("an exchange step that does not move half the block");
       out = Buffer::of(std::move(go));
       keep = Buffer::of(std::move(stay));
     }
@@ -114,23 +118,30 @@ Task<> convert_cyclic(Node& self, Params prm) {
   std::vector<int> rows, cols;
   for (int i = c.h - 1; i >= 0; --i) rows.push_back(c.h + i), cols.push_back(i);
   const auto with_row = [&](auto row_field) {
-    return [&c, row_field](std::int64_t u, std::int64_t v) { return (row_field(u, v) << c.h) | (c.before(u, v) & (c.side() - 1)); };
+    return [&c, row_field](std::int64_t u, std::int64_t v) {
+      return (row_field(u, v) << c.h) | (c.before(u, v) & (c.side() - 1));
+    };
   };
   if (c.variant == 1) {
-    co_await exchange_phase(self, c, rows, with_row([&c](std::int64_t u, std::int64_t v) { return c.converted(u, v) >> c.h; }), held);
-    co_await exchange_phase(self, c, cols, [&c](std::int64_t u, std::int64_t v) { return c.converted(u, v); }, held);
+    co_await exchange_phase(self, c, rows,
+                            with_row([&c](std::int64_t u, std::int64_t v) { return c.converted(u, v) >> c.h; }), held);
+    co_await exchange_phase(
+        self, c, cols, [&c](std::int64_t u, std::int64_t v) { return c.converted(u, v); }, held);
     // The global transpose of the converted matrix, step by step: node y's block goes to tr(y).
     const auto tr = [&c](NodeId y) { return ((y & (c.side() - 1)) << c.h) | (y >> c.h); };
     std::vector<int> dims;
     for (int i = c.h - 1; i >= 0; --i) dims.insert(dims.end(), {c.h + i, i});
     std::vector<std::pair<NodeId, Buffer>> mine;
     mine.emplace_back(x, std::move(held));
-    held = co_await tr572::step_by_step(self, dims, [](NodeId s) { return s; }, [&](NodeId s) { return s ^ tr(s); }, std::move(mine));
+    held = co_await tr572::step_by_step(
+        self, dims, [](NodeId s) { return s; }, [&](NodeId s) { return s ^ tr(s); }, std::move(mine));
     co_await self.copy(c.D());  // the local transpose
   } else {
     if (c.variant == 2) co_await self.copy(c.D());  // the local transpose before
-    co_await exchange_phase(self, c, rows, with_row([&c](std::int64_t u, std::int64_t v) { return c.after(u, v) >> c.h; }), held);
-    co_await exchange_phase(self, c, cols, [&c](std::int64_t u, std::int64_t v) { return c.after(u, v); }, held);
+    co_await exchange_phase(self, c, rows,
+                            with_row([&c](std::int64_t u, std::int64_t v) { return c.after(u, v) >> c.h; }), held);
+    co_await exchange_phase(
+        self, c, cols, [&c](std::int64_t u, std::int64_t v) { return c.after(u, v); }, held);
     if (c.variant == 2 || c.p > c.n) co_await self.copy(c.D());  // local transposes, or the local shuffle
   }
   if (!data) {
@@ -152,13 +163,17 @@ Task<> convert_cyclic(Node& self, Params prm) {
 std::optional<SetupError> check_convert(const Setup& s) {
   if (auto e = tr572::check_two_d(s)) return e;
   const std::int64_t N = s.topology.size();
-  if (s.params.P < N) return SetupError{"/params/P", "§6.2 assumes p >= 2 n_r: P must be at least N = " + std::to_string(N)};
-  if (s.params.Q < N) return SetupError{"/params/Q", "§6.2 assumes q >= 2 n_c: Q must be at least N = " + std::to_string(N)};
+  if (s.params.P < N)
+    return SetupError{"/params/P", "§6.2 assumes p >= 2 n_r: P must be at least N = " + std::to_string(N)};
+  if (s.params.Q < N)
+    return SetupError{"/params/Q", "§6.2 assumes q >= 2 n_c: Q must be at least N = " + std::to_string(N)};
   if (s.params.layout_before > 1)
-    return SetupError{"/params/layout_before", "convert.cyclic converts between consecutive and cyclic (binary) layouts"};
+    return SetupError{"/params/layout_before",
+                      "convert.cyclic converts between consecutive and cyclic (binary) layouts"};
   if (s.params.variant < 0 || s.params.variant > 3)
-    return SetupError{"/params/variant", "convert.cyclic runs Algorithm 1, 2 or 3 of TR-572 §6.2 (0: Algorithm 3), got " +
-                                             std::to_string(s.params.variant)};
+    return SetupError{"/params/variant",
+                      "convert.cyclic runs Algorithm 1, 2 or 3 of TR-572 §6.2 (0: Algorithm 3), got " +
+                          std::to_string(s.params.variant)};
   return std::nullopt;
 }
 
@@ -193,14 +208,19 @@ Verdict verify_convert(const Setup& s, const std::vector<Buffer>& results) {
 }
 
 const Registration kRegistration{[](Registry& r) {
-  r.add({.name = "convert.cyclic",
-         .summary = "2-D transpose with change of assignment scheme, consecutive <-> cyclic (Algorithms 1-3 by variant)",
-         .source = "TR-572 §6.2, Fig. 5",
-         .params = {"P", "Q", "B", "layout_before", "variant"}, .required = {"P", "Q"}, .check = check_convert,
-         .process = convert_cyclic, .predict = predict_convert, .verify = verify_convert,
-         .one_port = {.row = "n((PQ/2N) t_c + ⌈PQ/(2NB)⌉ tau) (+ n((PQ/N) t_c + ⌈PQ/(NB)⌉ tau) for Algorithm 1) + copies",
-                      .relation = "exact"},
-         .all_port = {.row = "the same", .relation = "exact"}});
+  r.add(
+      {.name = "convert.cyclic",
+       .summary = "2-D transpose with change of assignment scheme, consecutive <-> cyclic (Algorithms 1-3 by variant)",
+       .source = "TR-572 §6.2, Fig. 5",
+       .params = {"P", "Q", "B", "layout_before", "variant"},
+       .required = {"P", "Q"},
+       .check = check_convert,
+       .process = convert_cyclic,
+       .predict = predict_convert,
+       .verify = verify_convert,
+       .one_port = {.row = "n((PQ/2N) t_c + ⌈PQ/(2NB)⌉ tau) (+ n((PQ/N) t_c + ⌈PQ/(NB)⌉ tau) for Algorithm 1) + copies",
+                    .relation = "exact"},
+       .all_port = {.row = "the same", .relation = "exact"}});
 }};
 
 }  // namespace

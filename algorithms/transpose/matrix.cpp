@@ -6,18 +6,22 @@
 
 namespace cubesim::tr572 {
 
-
 std::optional<SetupError> check_matrix(const Setup& s) {
-  if (s.topology.kind() != Topology::Kind::hypercube) return SetupError{"/topology", "TR-572's algorithms run on hypercubes"};
+  if (s.topology.kind() != Topology::Kind::hypercube)
+    return SetupError{"/topology", "TR-572's algorithms run on hypercubes"};
   for (auto [key, v] : {std::pair{"P", s.params.P}, std::pair{"Q", s.params.Q}})
     if (log2_exact(v) < 0)
-      return SetupError{std::string("/params/") + key, std::string(key) + " must be a power of two (TR-572 §2: P = 2^p, Q = 2^q), got " + std::to_string(v)};
+      return SetupError{
+          std::string("/params/") + key,
+          std::string(key) + " must be a power of two (TR-572 §2: P = 2^p, Q = 2^q), got " + std::to_string(v)};
   const int m = log2_exact(s.params.P) + log2_exact(s.params.Q);
   if (m > (s.data_mode ? 24 : 40))
     return SetupError{"/params/Q", "PQ = 2^" + std::to_string(m) + " elements is more than " +
-                                       (s.data_mode ? std::string("2^24 in data mode (use \"mode\": \"timing\")") : std::string("2^40"))};
+                                       (s.data_mode ? std::string("2^24 in data mode (use \"mode\": \"timing\")")
+                                                    : std::string("2^40"))};
   if (s.params.B < 1 || s.params.B > s.machine.packet_elements)
-    return SetupError{"/params/B", "B must be between 1 and the machine's B_m (" + std::to_string(s.machine.packet_elements) + ")"};
+    return SetupError{"/params/B",
+                      "B must be between 1 and the machine's B_m (" + std::to_string(s.machine.packet_elements) + ")"};
   return std::nullopt;
 }
 
@@ -37,8 +41,11 @@ OneD one_d(const Params& p, const Topology& t) {
 std::optional<SetupError> check_one_d(const Setup& s) {
   if (auto e = check_matrix(s)) return e;
   const NodeId N = s.topology.size();
-  if (s.params.P < N) return SetupError{"/params/P", "a one-dimensional partitioning needs P >= N (" + std::to_string(N) + " nodes)"};
-  if (s.params.Q < N) return SetupError{"/params/Q", "a one-dimensional partitioning needs Q >= N (" + std::to_string(N) + " nodes): every node gets rows of A^T"};
+  if (s.params.P < N)
+    return SetupError{"/params/P", "a one-dimensional partitioning needs P >= N (" + std::to_string(N) + " nodes)"};
+  if (s.params.Q < N)
+    return SetupError{"/params/Q", "a one-dimensional partitioning needs Q >= N (" + std::to_string(N) +
+                                       " nodes): every node gets rows of A^T"};
   return std::nullopt;
 }
 
@@ -100,7 +107,11 @@ TwoD two_d(const Params& p, const Topology& topo, bool gray_cols) {
 std::optional<SetupError> check_two_d(const Setup& s) {
   if (auto e = check_matrix(s)) return e;
   const int n = s.topology.dim();
-  if (n % 2 != 0) return SetupError{"/topology/dim", "a two-dimensional partitioning needs an even cube dimension (TR-572 §6.1: n_r = n_c = n/2), got " + std::to_string(n)};
+  if (n % 2 != 0)
+    return SetupError{
+        "/topology/dim",
+        "a two-dimensional partitioning needs an even cube dimension (TR-572 §6.1: n_r = n_c = n/2), got " +
+            std::to_string(n)};
   const NodeId side = NodeId{1} << (n / 2);
   if (s.params.P < side) return SetupError{"/params/P", "P must be at least 2^(n/2) = " + std::to_string(side)};
   if (s.params.Q < side) return SetupError{"/params/Q", "Q must be at least 2^(n/2) = " + std::to_string(side)};
@@ -118,7 +129,8 @@ Buffer TwoD::assemble(const Buffer& received, bool data) const {
   std::vector<Element> out(static_cast<std::size_t>(D()));
   auto v = received.values();
   for (std::int64_t i = 0; i < Pb(); ++i)
-    for (std::int64_t j = 0; j < Qb(); ++j) out[static_cast<std::size_t>(j * Pb() + i)] = v[static_cast<std::size_t>(i * Qb() + j)];
+    for (std::int64_t j = 0; j < Qb(); ++j)
+      out[static_cast<std::size_t>(j * Pb() + i)] = v[static_cast<std::size_t>(i * Qb() + j)];
   return Buffer::of(std::move(out));
 }
 

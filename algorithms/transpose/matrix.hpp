@@ -28,8 +28,8 @@ namespace cubesim::tr572 {
 inline Element element(std::int64_t u, std::int64_t v, std::int64_t Q) { return static_cast<Element>(u * Q + v); }
 
 struct RowLayout {
-  int kind = 0;              ///< index into kLayoutNames
-  std::int64_t count = 0;    ///< rows of the matrix laid out
+  int kind = 0;            ///< index into kLayoutNames
+  std::int64_t count = 0;  ///< rows of the matrix laid out
   NodeId N = 1;
   [[nodiscard]] bool cyclic() const { return kind % 2 == 1; }
   [[nodiscard]] bool gray() const { return kind >= 2; }
@@ -71,9 +71,9 @@ std::optional<SetupError> check_one_d(const Setup& s);
 
 struct TwoD {
   std::int64_t P = 0, Q = 0;
-  int n = 0, h = 0;           ///< h = n/2
-  NodeId side = 1;            ///< 2^h
-  bool gray_cols = false;     ///< column block indices Gray-coded (§6.3)
+  int n = 0, h = 0;        ///< h = n/2
+  NodeId side = 1;         ///< 2^h
+  bool gray_cols = false;  ///< column block indices Gray-coded (§6.3)
   [[nodiscard]] std::int64_t Pb() const { return P / side; }
   [[nodiscard]] std::int64_t Qb() const { return Q / side; }
   [[nodiscard]] std::int64_t D() const { return Pb() * Qb(); }

@@ -155,7 +155,8 @@ std::optional<SetupError> check_permute(const Setup& s, bool bitreverse) {
   const std::int64_t limit = std::int64_t{1} << (s.data_mode ? 24 : 40);
   if (p.M > limit / s.topology.size())
     return SetupError{"/params/M", "M N = " + std::to_string(p.M) + " x " + std::to_string(s.topology.size()) +
-                                       " elements exceeds the " + (s.data_mode ? "data-mode limit 2^24" : "limit 2^40")};
+                                       " elements exceeds the " +
+                                       (s.data_mode ? "data-mode limit 2^24" : "limit 2^40")};
   if (bitreverse) return std::nullopt;
   const int n = s.topology.dim();
   if (std::cmp_not_equal(p.perm.size(), n))
@@ -165,9 +166,10 @@ std::optional<SetupError> check_permute(const Setup& s, bool bitreverse) {
   for (std::size_t i = 0; i < p.perm.size(); ++i) {
     const std::int64_t d = p.perm[i];
     if (d < 0 || d >= n || hit[static_cast<std::size_t>(d)])
-      return SetupError{"/params/perm/" + std::to_string(i), "perm must be a permutation of 0.." + std::to_string(n - 1) +
-                                                                 (d < 0 || d >= n ? ": " + std::to_string(d) + " is out of range"
-                                                                                  : ": " + std::to_string(d) + " appears twice")};
+      return SetupError{"/params/perm/" + std::to_string(i),
+                        "perm must be a permutation of 0.." + std::to_string(n - 1) +
+                            (d < 0 || d >= n ? ": " + std::to_string(d) + " is out of range"
+                                             : ": " + std::to_string(d) + " appears twice")};
     hit[static_cast<std::size_t>(d)] = true;
   }
   if (p.variant != 0 && p.variant != 1)
@@ -182,10 +184,13 @@ Prediction predict_permute(const Setup& s, bool bitreverse) {
   const std::vector<Swapping> phases = phases_of(s.params, n, bitreverse);
   for (const Swapping& sw : phases) pairs += static_cast<std::int64_t>(sw.size());
   Prediction pr;
-  pr.source = bitreverse ? "TR-572 §7: the general exchange with f(i) = i, g(i) = n - 1 - i: 2⌊n/2⌋ steps of M t_c + ⌈M/B⌉ tau"
-                         : (s.params.variant == 1 ? "TR-572 §7, Def. 18: two parallel swappings (two involutions), 2 (pairs) steps of M t_c + ⌈M/B⌉ tau"
-                                                  : "TR-572 §7, Lemma 15: " + std::to_string(phases.size()) +
-                                                        " parallel swappings, 2 (pairs) steps of M t_c + ⌈M/B⌉ tau");
+  pr.source =
+      bitreverse
+          ? "TR-572 §7: the general exchange with f(i) = i, g(i) = n - 1 - i: 2⌊n/2⌋ steps of M t_c + ⌈M/B⌉ tau"
+          : (s.params.variant == 1
+                 ? "TR-572 §7, Def. 18: two parallel swappings (two involutions), 2 (pairs) steps of M t_c + ⌈M/B⌉ tau"
+                 : "TR-572 §7, Lemma 15: " + std::to_string(phases.size()) +
+                       " parallel swappings, 2 (pairs) steps of M t_c + ⌈M/B⌉ tau");
   const std::int64_t steps = 2 * pairs;
   pr.startups = steps * ceil_div(s.params.M, s.params.B);
   pr.msg_startups = steps;
@@ -201,7 +206,9 @@ Verdict verify_permute(const Setup& s, const std::vector<Buffer>& results, bool 
   for (NodeId x = 0; std::cmp_less(x, results.size()); ++x) from[static_cast<std::size_t>(destination(sigma, x))] = x;
   return verify_each(
       s, results, [&](NodeId) { return s.params.M; },
-      [&](NodeId y, std::int64_t j) { return static_cast<Element>(from[static_cast<std::size_t>(y)] * s.params.M + j); });
+      [&](NodeId y, std::int64_t j) {
+        return static_cast<Element>(from[static_cast<std::size_t>(y)] * s.params.M + j);
+      });
 }
 
 const std::vector<std::string> kParamsPermute = {"M", "B"};
@@ -210,21 +217,26 @@ const Registration kRegistration{[](Registry& r) {
   r.add({.name = "permute.bitreverse",
          .summary = "bit-reversal permutation of the node addresses by the general exchange (pairs i, n-1-i)",
          .source = "TR-572 §7",
-         .params = kParamsPermute, .required = {"M"},
+         .params = kParamsPermute,
+         .required = {"M"},
          .check = [](const Setup& s) { return check_permute(s, true); },
-         .process = permute_bitreverse, .predict = [](const Setup& s) { return predict_permute(s, true); },
+         .process = permute_bitreverse,
+         .predict = [](const Setup& s) { return predict_permute(s, true); },
          .verify = [](const Setup& s, const std::vector<Buffer>& b) { return verify_permute(s, b, true); },
          .one_port = {.row = "2⌊n/2⌋(M t_c + ⌈M/B⌉ tau)", .relation = "exact"},
          .all_port = {.row = "the same (one-port steps)", .relation = "exact"}});
-  r.add({.name = "permute.dimensions",
-         .summary = "any dimension permutation (perm) by parallel swappings: Lemma 15 (variant 0) or two involutions (1)",
-         .source = "TR-572 §7, Lemma 15, Fig. 8",
-         .params = {"M", "B", "perm", "variant"}, .required = {"M", "perm"},
-         .check = [](const Setup& s) { return check_permute(s, false); },
-         .process = permute_dimensions, .predict = [](const Setup& s) { return predict_permute(s, false); },
-         .verify = [](const Setup& s, const std::vector<Buffer>& b) { return verify_permute(s, b, false); },
-         .one_port = {.row = "2 (pairs in the swappings)(M t_c + ⌈M/B⌉ tau)", .relation = "exact"},
-         .all_port = {.row = "the same (one-port steps)", .relation = "exact"}});
+  r.add(
+      {.name = "permute.dimensions",
+       .summary = "any dimension permutation (perm) by parallel swappings: Lemma 15 (variant 0) or two involutions (1)",
+       .source = "TR-572 §7, Lemma 15, Fig. 8",
+       .params = {"M", "B", "perm", "variant"},
+       .required = {"M", "perm"},
+       .check = [](const Setup& s) { return check_permute(s, false); },
+       .process = permute_dimensions,
+       .predict = [](const Setup& s) { return predict_permute(s, false); },
+       .verify = [](const Setup& s, const std::vector<Buffer>& b) { return verify_permute(s, b, false); },
+       .one_port = {.row = "2 (pairs in the swappings)(M t_c + ⌈M/B⌉ tau)", .relation = "exact"},
+       .all_port = {.row = "the same (one-port steps)", .relation = "exact"}});
 }};
 
 }  // namespace

@@ -83,7 +83,8 @@ Task<> transpose_exchange(Node& self, Params p) {
       std::vector<Op> ops;
       for (std::size_t i = 0; i < mine.size(); i += static_cast<std::size_t>(bit)) {
         Buffer out;
-        for (std::size_t k = i; k < i + static_cast<std::size_t>(bit); ++k) out.append(slot[static_cast<std::size_t>(mine[k])]);
+        for (std::size_t k = i; k < i + static_cast<std::size_t>(bit); ++k)
+          out.append(slot[static_cast<std::size_t>(mine[k])]);
         ops.push_back(self.send(j, std::move(out)));
       }
       const std::size_t runs = ops.size();
@@ -92,8 +93,8 @@ Task<> transpose_exchange(Node& self, Params p) {
       for (std::size_t i = 0; i < runs; ++i) {
         const Buffer in = ops[runs + i].take();
         for (NodeId k = 0; k < bit; ++k)
-          slot[static_cast<std::size_t>(theirs[i * static_cast<std::size_t>(bit) + static_cast<std::size_t>(k)] ^ bit)] =
-              in.slice(k * b, b);
+          slot[static_cast<std::size_t>(theirs[i * static_cast<std::size_t>(bit) + static_cast<std::size_t>(k)] ^
+                                        bit)] = in.slice(k * b, b);
       }
     }
   }
@@ -150,7 +151,8 @@ std::vector<int> sbnt_path(NodeId r, int n) {
 
 /// rounds[t][d]: the relative addresses whose block crosses dimension d in round t.
 std::vector<std::vector<std::vector<NodeId>>> sbnt_rounds(int n) {
-  std::vector<std::vector<std::vector<NodeId>>> rounds(static_cast<std::size_t>(n), std::vector<std::vector<NodeId>>(static_cast<std::size_t>(n)));
+  std::vector<std::vector<std::vector<NodeId>>> rounds(static_cast<std::size_t>(n),
+                                                       std::vector<std::vector<NodeId>>(static_cast<std::size_t>(n)));
   for (NodeId r = 1; r < (NodeId{1} << n); ++r) {
     const std::vector<int> path = sbnt_path(r, n);
     for (std::size_t t = 0; t < path.size(); ++t) rounds[t][static_cast<std::size_t>(path[t])].push_back(r);
@@ -187,7 +189,8 @@ Task<> transpose_sbnt(Node& self, Params p) {
     }
   }
   std::vector<Buffer> from(static_cast<std::size_t>(o.N));
-  for (NodeId r = 0; r < o.N; ++r) from[static_cast<std::size_t>(x ^ r)] = std::move(transit[static_cast<std::size_t>(r)]);
+  for (NodeId r = 0; r < o.N; ++r)
+    from[static_cast<std::size_t>(x ^ r)] = std::move(transit[static_cast<std::size_t>(r)]);
   finish(self, o, from);
 }
 
@@ -213,7 +216,8 @@ Task<> transpose_router(Node& self, Params p) {
   for (NodeId j = 1; j < o.N; ++j) ops.push_back(self.send_to(x ^ j, std::move(slot[static_cast<std::size_t>(x ^ j)])));
   for (NodeId j = 1; j < o.N; ++j) ops.push_back(self.recv_from(x ^ j));
   co_await all_of(ops);
-  for (NodeId j = 1; j < o.N; ++j) slot[static_cast<std::size_t>(x ^ j)] = ops[static_cast<std::size_t>(o.N - 2 + j)].take();
+  for (NodeId j = 1; j < o.N; ++j)
+    slot[static_cast<std::size_t>(x ^ j)] = ops[static_cast<std::size_t>(o.N - 2 + j)].take();
   finish(self, o, slot);
 }
 
@@ -239,17 +243,20 @@ Verdict verify_1d(const Setup& s, const std::vector<Buffer>& results) {
 const std::vector<std::string> kParams1d = {"P", "Q", "B", "layout_before", "layout_after"};
 
 const Registration kRegistration{[](Registry& r) {
-  r.add({.name = "transpose.exchange",
-         .summary = "1-D transpose by the standard exchange, with TR-572 §8.1 buffering below B_copy elements",
-         .source = "TR-572 §3.2, §5, Def. 10; §8.1",
-         .params = {"P", "Q", "B", "B_copy", "layout_before", "layout_after"},
-         .required = {"P", "Q"},
-         .check = tr572::check_one_d,
-         .process = transpose_exchange,
-         .predict = predict_transpose_exchange,
-         .verify = verify_1d,
-         .one_port = {.row = "§8.1 per step: buffered D/2 t_c + ceil(D/2B) tau + D t_copy, else 2^i ceil(D/(2^(i+1) B)) tau", .relation = "exact"},
-         .all_port = {.row = "the same one-port schedule", .relation = "exact"}});
+  r.add(
+      {.name = "transpose.exchange",
+       .summary = "1-D transpose by the standard exchange, with TR-572 §8.1 buffering below B_copy elements",
+       .source = "TR-572 §3.2, §5, Def. 10; §8.1",
+       .params = {"P", "Q", "B", "B_copy", "layout_before", "layout_after"},
+       .required = {"P", "Q"},
+       .check = tr572::check_one_d,
+       .process = transpose_exchange,
+       .predict = predict_transpose_exchange,
+       .verify = verify_1d,
+       .one_port = {.row =
+                        "§8.1 per step: buffered D/2 t_c + ceil(D/2B) tau + D t_copy, else 2^i ceil(D/(2^(i+1) B)) tau",
+                    .relation = "exact"},
+       .all_port = {.row = "the same one-port schedule", .relation = "exact"}});
   r.add({.name = "transpose.sbnt",
          .summary = "1-D transpose on all ports by SBnT routing, n rounds of one message per port",
          .source = "TR-572 §3.2, §5 (SBnT pseudo-code)",
@@ -259,9 +266,11 @@ const Registration kRegistration{[](Registry& r) {
          .process = transpose_sbnt,
          .predict = predict_transpose_sbnt,
          .verify = verify_1d,
-         .one_port = {.row = "(PQ/2N) t_c + n tau (the n-port minimum)", .relation = "lower bound (ports serialize)",
+         .one_port = {.row = "(PQ/2N) t_c + n tau (the n-port minimum)",
+                      .relation = "lower bound (ports serialize)",
                       .deviations = {{Relation::lower_bound, 0, 5.35e+03, "n=4 P=2^10 Q=2^11 B=1"}}},
-         .all_port = {.row = "(PQ/2N) t_c + n tau", .relation = "lower bound, met when one message a port a round fits a packet",
+         .all_port = {.row = "(PQ/2N) t_c + n tau",
+                      .relation = "lower bound, met when one message a port a round fits a packet",
                       .deviations = {{Relation::lower_bound, 0, 1.86e+03, "n=2 P=2^10 Q=2^11 B=1"}}}});
   r.add({.name = "transpose.router",
          .summary = "1-D transpose by N-1 routed sends per node (the iPSC router baseline of TR-572 §8.1)",
@@ -272,8 +281,10 @@ const Registration kRegistration{[](Registry& r) {
          .process = transpose_router,
          .predict = predict_transpose_router,
          .verify = verify_1d,
-         .one_port = {.row = "packets every node sends and forwards: (N n/2) ceil(PQ/(N^2 B)) (tau + b t_c)", .relation = "lower bound, met with equality over the whole grid"},
-         .all_port = {.row = "the packets over each port: (N/2) ceil(PQ/(N^2 B)) (tau + b t_c)", .relation = "lower bound",
+         .one_port = {.row = "packets every node sends and forwards: (N n/2) ceil(PQ/(N^2 B)) (tau + b t_c)",
+                      .relation = "lower bound, met with equality over the whole grid"},
+         .all_port = {.row = "the packets over each port: (N/2) ceil(PQ/(N^2 B)) (tau + b t_c)",
+                      .relation = "lower bound",
                       .deviations = {{Relation::lower_bound, 0, 1.5, "n=2 P=2^2 Q=2^3 B=3"}}}});
 }};
 

@@ -48,8 +48,10 @@ std::vector<int> path_dims(const TwoD& t, NodeId x, bool column_first) {
   const NodeId xr = x >> t.h, xc = x & (t.side - 1);
   for (int i = t.h - 1; i >= 0; --i) {
     if (((xr ^ xc) >> i & 1) == 0) continue;
-    if (column_first) dims.insert(dims.end(), {i, t.h + i});
-    else dims.insert(dims.end(), {t.h + i, i});
+    if (column_first)
+      dims.insert(dims.end(), {i, t.h + i});
+    else
+      dims.insert(dims.end(), {t.h + i, i});
   }
   return dims;
 }
@@ -62,7 +64,11 @@ Task<> paths_transpose(Node& self, Params p, int paths) {
   const Buffer mine = t.initial(x, self.data_mode());
   // The paths through this node, (source, path, its dimensions), one role each: a node on the
   // diagonal keeps its block and may still relay others'.
-  struct Role { NodeId source; int path; std::vector<int> dims; };
+  struct Role {
+    NodeId source;
+    int path;
+    std::vector<int> dims;
+  };
   std::vector<Role> mine_roles;
   for (NodeId s = 0; s < self.size(); ++s) {
     if (t.target(s) == s) continue;
@@ -80,8 +86,8 @@ Task<> paths_transpose(Node& self, Params p, int paths) {
     Role& r = mine_roles[i];
     const std::int64_t half = paths == 1 ? D : (r.path == 0 ? D - D / 2 : D / 2);
     Buffer part = r.source == x ? mine.slice(r.path == 0 ? 0 : D - D / 2, half) : Buffer{};
-    roles.push_back(routing::pipelined_path(self, std::move(r.dims), r.source, static_cast<int>(r.source * 2 + r.path), half,
-                              std::move(part), &got[i]));
+    roles.push_back(routing::pipelined_path(self, std::move(r.dims), r.source, static_cast<int>(r.source * 2 + r.path),
+                                            half, std::move(part), &got[i]));
   }
   co_await all_of(std::move(roles));
   if (t.target(x) == x) {
@@ -145,7 +151,8 @@ Task<> transpose_spt_steps(Node& self, Params p) {
   const auto relative = [&](NodeId s) { return s ^ t.target(s); };
   std::vector<std::pair<NodeId, Buffer>> held;
   held.emplace_back(x, std::move(mine));
-  Buffer got = co_await tr572::step_by_step(self, spt_order(t), [](NodeId s) { return s; }, relative, std::move(held));
+  Buffer got = co_await tr572::step_by_step(
+      self, spt_order(t), [](NodeId s) { return s; }, relative, std::move(held));
   if (moves) co_await self.copy(t.D());  // receive buffer -> 2-D array
   self.set_result(t.assemble(got, self.data_mode()));
 }
@@ -183,7 +190,9 @@ Prediction predict_router_2d(const Setup& s) {
   pr.relation = Relation::lower_bound;
   if (t.n == 0) return pr;
   if (s.machine.switching == Switching::pipelined) {
-    pr.source = "TR-572 §2, §8.2.2: the start-up once; a router sends one packet a dimension cycle, and the last must then cross n - 1 more";
+    pr.source =
+        "TR-572 §2, §8.2.2: the start-up once; a router sends one packet a dimension cycle, and the last must then "
+        "cross n - 1 more";
     pr.startups = 1;
     pr.msg_startups = 1;
     const Time cycle = s.machine.t_hop + s.machine.t_c * B;
@@ -300,54 +309,83 @@ const Registration kRegistration{[](Registry& r) {
   r.add({.name = "transpose.spt",
          .summary = "2-D transpose along one path per node, pipelined in packets of B (Single Path Transpose)",
          .source = "TR-572 §6.1.1",
-         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
-         .process = transpose_spt, .predict = [](const Setup& s) { return predict_paths(s, 1); },
+         .params = kParams2d,
+         .required = {"P", "Q"},
+         .check = tr572::check_two_d,
+         .process = transpose_spt,
+         .predict = [](const Setup& s) { return predict_paths(s, 1); },
          .verify = verify_binary,
-         .one_port = {.row = "(⌈PQ/(BN)⌉ + n - 1)(B t_c + tau), an all-port schedule", .relation = "lower bound (the paths queue at one port)",
+         .one_port = {.row = "(⌈PQ/(BN)⌉ + n - 1)(B t_c + tau), an all-port schedule",
+                      .relation = "lower bound (the paths queue at one port)",
                       .deviations = {{Relation::lower_bound, 0, 9.02, "n=8 P=2^6 Q=2^12 B=1"}}},
-         .all_port = {.row = "(⌈PQ/(BN)⌉ + n - 1)(B t_c + tau)", .relation = "exact when B divides PQ/N, else upper bound",
+         .all_port = {.row = "(⌈PQ/(BN)⌉ + n - 1)(B t_c + tau)",
+                      .relation = "exact when B divides PQ/N, else upper bound",
                       .deviations = {{Relation::upper_bound, 0, 0.999, "n=2 P=2^2 Q=2^3 B=3"}}}});
   r.add({.name = "transpose.dpt",
          .summary = "2-D transpose along two paths per node, each half the block (Dual Paths Transpose)",
          .source = "TR-572 §6.1.2",
-         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
-         .process = transpose_dpt, .predict = [](const Setup& s) { return predict_paths(s, 2); },
+         .params = kParams2d,
+         .required = {"P", "Q"},
+         .check = tr572::check_two_d,
+         .process = transpose_dpt,
+         .predict = [](const Setup& s) { return predict_paths(s, 2); },
          .verify = verify_binary,
-         .one_port = {.row = "(⌈PQ/(2BN)⌉ + n - 1)(B t_c + tau), an all-port schedule", .relation = "lower bound (the paths queue at one port)",
+         .one_port = {.row = "(⌈PQ/(2BN)⌉ + n - 1)(B t_c + tau), an all-port schedule",
+                      .relation = "lower bound (the paths queue at one port)",
                       .deviations = {{Relation::lower_bound, 0, 18, "n=8 P=2^10 Q=2^11 B=3"}}},
-         .all_port = {.row = "(⌈PQ/(2BN)⌉ + n - 1)(B t_c + tau)", .relation = "exact when B divides PQ/2N, else upper bound",
+         .all_port = {.row = "(⌈PQ/(2BN)⌉ + n - 1)(B t_c + tau)",
+                      .relation = "exact when B divides PQ/2N, else upper bound",
                       .deviations = {{Relation::upper_bound, 0, 0.998, "n=2 P=2^2 Q=2^3 B=3"}}}});
   r.add({.name = "transpose.spt_steps",
          .summary = "2-D transpose step by step on one port, as on the iPSC: n steps of whole blocks",
          .source = "TR-572 §8.2.1, §9",
-         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
-         .process = transpose_spt_steps, .predict = predict_spt_steps, .verify = verify_binary,
+         .params = kParams2d,
+         .required = {"P", "Q"},
+         .check = tr572::check_two_d,
+         .process = transpose_spt_steps,
+         .predict = predict_spt_steps,
+         .verify = verify_binary,
          .one_port = {.row = "n((PQ/N) t_c + ⌈PQ/(BN)⌉ tau) + 2 (PQ/N) t_copy", .relation = "exact"},
          .all_port = {.row = "the same", .relation = "exact"}});
   r.add({.name = "transpose.router_2d",
          .summary = "2-D transpose by one routed send per node (the routing logic: iPSC Fig. 14(b), the CM router)",
          .source = "TR-572 §8.2.1 Fig. 14(b), §8.2.2",
-         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
-         .process = transpose_router_2d, .predict = predict_router_2d, .verify = verify_binary,
-         .one_port = {.row = "store-and-forward: (⌈PQ/(BN)⌉ + n - 1)(b t_c + tau); pipelined: tau + (⌈PQ/(BN)⌉ + n - 1) dimension cycles", .relation = "lower bound (routes collide)",
+         .params = kParams2d,
+         .required = {"P", "Q"},
+         .check = tr572::check_two_d,
+         .process = transpose_router_2d,
+         .predict = predict_router_2d,
+         .verify = verify_binary,
+         .one_port = {.row = "store-and-forward: (⌈PQ/(BN)⌉ + n - 1)(b t_c + tau); pipelined: tau + (⌈PQ/(BN)⌉ + n - "
+                             "1) dimension cycles",
+                      .relation = "lower bound (routes collide)",
                       .deviations = {{Relation::lower_bound, 0, 17.7, "n=8 P=2^6 Q=2^12 B=1"}}},
-         .all_port = {.row = "the same", .relation = "lower bound (routes collide)",
+         .all_port = {.row = "the same",
+                      .relation = "lower bound (routes collide)",
                       .deviations = {{Relation::lower_bound, 0, 7.95, "n=8 P=2^6 Q=2^12 B=1"}}}});
   r.add({.name = "transpose.gray_naive",
          .summary = "2-D transpose with Gray-coded columns: convert, then transpose (2n - 2 steps)",
          .source = "TR-572 §6.3, Fig. 15",
-         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
-         .process = transpose_gray_naive, .predict = [](const Setup& s) { return predict_gray(s, true); },
+         .params = kParams2d,
+         .required = {"P", "Q"},
+         .check = tr572::check_two_d,
+         .process = transpose_gray_naive,
+         .predict = [](const Setup& s) { return predict_gray(s, true); },
          .verify = verify_gray,
-         .one_port = {.row = "(2n - 2)((PQ/N) t_c + ⌈PQ/(BN)⌉ tau)", .relation = "approx <= 25 % (unsynchronized steps)",
+         .one_port = {.row = "(2n - 2)((PQ/N) t_c + ⌈PQ/(BN)⌉ tau)",
+                      .relation = "approx <= 25 % (unsynchronized steps)",
                       .deviations = {{Relation::approx, 0.25, 0.149, "n=6 P=2^8 Q=2^8 B=3"}}},
-         .all_port = {.row = "the same", .relation = "approx <= 25 %",
+         .all_port = {.row = "the same",
+                      .relation = "approx <= 25 %",
                       .deviations = {{Relation::approx, 0.25, 0.167, "n=4 P=2^2 Q=2^3 B=1"}}}});
   r.add({.name = "transpose.gray_combined",
          .summary = "2-D transpose with Gray-coded columns, conversion combined with the transpose (n steps)",
          .source = "TR-572 §6.3 pseudo-code, Fig. 15",
-         .params = kParams2d, .required = {"P", "Q"}, .check = tr572::check_two_d,
-         .process = transpose_gray_combined, .predict = [](const Setup& s) { return predict_gray(s, false); },
+         .params = kParams2d,
+         .required = {"P", "Q"},
+         .check = tr572::check_two_d,
+         .process = transpose_gray_combined,
+         .predict = [](const Setup& s) { return predict_gray(s, false); },
          .verify = verify_gray,
          .one_port = {.row = "n((PQ/N) t_c + ⌈PQ/(BN)⌉ tau)", .relation = "exact"},
          .all_port = {.row = "the same", .relation = "exact"}});

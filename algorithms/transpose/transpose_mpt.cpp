@@ -40,7 +40,9 @@ namespace {
 
 using tr572::TwoD;
 
-int hamming_h(const TwoD& t, NodeId x) { return std::popcount(static_cast<std::uint64_t>((x >> t.h) ^ (x & (t.side - 1)))); }
+int hamming_h(const TwoD& t, NodeId x) {
+  return std::popcount(static_cast<std::uint64_t>((x >> t.h) ^ (x & (t.side - 1))));
+}
 
 /// The 2H(x) paths of node x (§6.1.3), as dimension sequences.
 std::vector<std::vector<int>> mpt_paths(const TwoD& t, NodeId x) {
@@ -57,8 +59,10 @@ std::vector<std::vector<int>> mpt_paths(const TwoD& t, NodeId x) {
     for (int s = 1; s <= H; ++s) {
       const int j = (base + H - s) % H;
       const int alpha = t.h + idx[static_cast<std::size_t>(j)], beta = idx[static_cast<std::size_t>(j)];
-      if (beta_first) dims.insert(dims.end(), {beta, alpha});
-      else dims.insert(dims.end(), {alpha, beta});
+      if (beta_first)
+        dims.insert(dims.end(), {beta, alpha});
+      else
+        dims.insert(dims.end(), {alpha, beta});
     }
     paths.push_back(std::move(dims));
   }
@@ -113,20 +117,23 @@ Task<> to_cycle_boundary(Node& self, Time cycle) {
 }
 
 /// The source: k rounds, two packets down every path at the start of each.
-Task<> mpt_source(Node& self, const Plan& pl, const std::vector<std::vector<int>>& paths, const Buffer& mine, int tag0) {
+Task<> mpt_source(Node& self, const Plan& pl, const std::vector<std::vector<int>>& paths, const Buffer& mine,
+                  int tag0) {
   std::vector<Request> sends;
   for (std::int64_t j = 0; j < pl.packets(); ++j) {
     if (pl.size(j) == 0) break;
     const Time at = pl.cycle * pl.first_cycle(j);
     if (self.now() < at) co_await self.delay(at - self.now());
     const int p = pl.path(j);
-    sends.push_back(self.start(self.send(paths[static_cast<std::size_t>(p)][0], mine.slice(j * pl.b, pl.size(j)), tag0 + p)));
+    sends.push_back(
+        self.start(self.send(paths[static_cast<std::size_t>(p)][0], mine.slice(j * pl.b, pl.size(j)), tag0 + p)));
   }
   for (Request& r : sends) co_await r;
 }
 
 /// A relay (hop 0 < e < 2H) or the destination (e = 2H) on path p of a source with plan pl.
-Task<> mpt_hop(Node& self, const Plan& pl, std::vector<int> dims, int p, std::size_t e, int tag, std::vector<Buffer>* out) {
+Task<> mpt_hop(Node& self, const Plan& pl, std::vector<int> dims, int p, std::size_t e, int tag,
+               std::vector<Buffer>* out) {
   std::vector<Request> sends;
   for (std::int64_t j = p; j < pl.packets() && pl.size(j) > 0; j += 2 * pl.H) {
     Buffer pkt = co_await self.recv(dims[e - 1], tag);
@@ -232,11 +239,17 @@ const Registration kRegistration{[](Registry& r) {
   r.add({.name = "transpose.mpt",
          .summary = "2-D transpose along 2H(x) edge-disjoint paths per node, 4kH packets (Multiple Paths Transpose)",
          .source = "TR-572 §6.1.3, Theorem 2",
-         .params = {"P", "Q", "B"}, .required = {"P", "Q"}, .check = tr572::check_two_d,
-         .process = transpose_mpt, .predict = predict_mpt, .verify = verify_mpt,
-         .one_port = {.row = "⌈PQ/(bN)⌉ + n - 1 packet times (the source's port, then n - 1 hops)", .relation = "lower bound (the paths queue at one port)",
+         .params = {"P", "Q", "B"},
+         .required = {"P", "Q"},
+         .check = tr572::check_two_d,
+         .process = transpose_mpt,
+         .predict = predict_mpt,
+         .verify = verify_mpt,
+         .one_port = {.row = "⌈PQ/(bN)⌉ + n - 1 packet times (the source's port, then n - 1 hops)",
+                      .relation = "lower bound (the paths queue at one port)",
                       .deviations = {{Relation::lower_bound, 0, 7.7, "n=8 P=2^6 Q=2^12 B=3"}}},
-         .all_port = {.row = "max over H of (2kH + 1)(tau + ⌈PQ/(4kHN)⌉ t_c)", .relation = "exact when 4kH divides PQ/N, else upper bound",
+         .all_port = {.row = "max over H of (2kH + 1)(tau + ⌈PQ/(4kHN)⌉ t_c)",
+                      .relation = "exact when 4kH divides PQ/N, else upper bound",
                       .deviations = {{Relation::upper_bound, 0, 0.667, "n=2 P=2^1 Q=2^1 B=1"}}}});
 }};
 

@@ -20,7 +20,7 @@ struct Waiter {
   std::coroutine_handle<> handle;  ///< null for a request nobody awaits yet
   int remaining = 0;
   NodeId node = 0;
-  int strand = 0;                  ///< the process strand to resume (traces only)
+  int strand = 0;  ///< the process strand to resume (traces only)
   Time time;
   PathCounts path;
 };
@@ -29,16 +29,16 @@ struct Waiter {
 struct OpState {
   OpKind kind = OpKind::delay;
   NodeId node = 0;
-  NodeId peer = -1;        ///< send: destination; recv: source
+  NodeId peer = -1;  ///< send: destination; recv: source
   int tag = 0;
-  std::int64_t amount = 0; ///< flops or elements
-  Time duration;           ///< delay
-  Buffer buffer;           ///< send: payload (moved out at start); recv: the result
+  std::int64_t amount = 0;  ///< flops or elements
+  Time duration;            ///< delay
+  Buffer buffer;            ///< send: payload (moved out at start); recv: the result
   Waiter* waiter = nullptr;
-  OpState* next = nullptr; ///< engine's pending-receive list
-  std::uint64_t posted = 0;  ///< engine: when a receive was posted, in order (diagnostics)
-  Time end;                ///< timed ops: completion time
-  PathCounts path;         ///< timed ops: chain at completion
+  OpState* next = nullptr;       ///< engine's pending-receive list
+  std::uint64_t posted = 0;      ///< engine: when a receive was posted, in order (diagnostics)
+  Time end;                      ///< timed ops: completion time
+  PathCounts path;               ///< timed ops: chain at completion
   std::int64_t trace_slot = -1;  ///< a recording observer's handle on this op
 };
 }  // namespace detail

@@ -1,16 +1,15 @@
 #include "sim/simgrid/backend.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <fstream>
-#include <stdexcept>
-
-#include <unistd.h>
-
 #include <simgrid/s4u.hpp>
+#include <stdexcept>
 
 #include "sim/simgrid/platform.hpp"
 
@@ -258,8 +257,10 @@ struct SimGridEngine::Impl {
     const Machine& m = self.machine_;
     switch (op.kind) {
       case detail::OpKind::send:
-        if (claimed == nullptr) transmit(op, *claim(op));
-        else transmit(op, *claimed);
+        if (claimed == nullptr)
+          transmit(op, *claim(op));
+        else
+          transmit(op, *claimed);
         return;
       case detail::OpKind::compute:
         sg4::this_actor::execute(static_cast<double>(op.amount));

@@ -40,16 +40,16 @@ struct SimGridOptions {
 };
 
 struct SimGridStats {
-  double time_s = 0;              ///< when the last process ended (SimGrid's clock)
+  double time_s = 0;  ///< when the last process ended (SimGrid's clock)
   std::int64_t messages = 0;
-  std::int64_t packets = 0;       ///< packet communications (Comm::sendto)
-  std::int64_t activities = 0;    ///< communications, executions and sleeps
-  std::int64_t resumes = 0;       ///< process resumptions
-  std::int64_t workers = 0;       ///< worker actors created
-  std::int64_t inline_ops = 0;    ///< operations run by the reactor itself
+  std::int64_t packets = 0;     ///< packet communications (Comm::sendto)
+  std::int64_t activities = 0;  ///< communications, executions and sleeps
+  std::int64_t resumes = 0;     ///< process resumptions
+  std::int64_t workers = 0;     ///< worker actors created
+  std::int64_t inline_ops = 0;  ///< operations run by the reactor itself
   std::int64_t unreceived_messages = 0;
-  double platform_s = 0;          ///< wall time to build the platform
-  double wall_s = 0;              ///< wall time of the simulation (platform, actors, run)
+  double platform_s = 0;  ///< wall time to build the platform
+  double wall_s = 0;      ///< wall time of the simulation (platform, actors, run)
 };
 
 class SimGridEngine final : public detail::Backend {

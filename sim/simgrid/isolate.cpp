@@ -1,5 +1,9 @@
 #include "sim/simgrid/isolate.hpp"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -7,10 +11,6 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
-
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace cubesim {
 

@@ -12,11 +12,11 @@
 namespace cubesim {
 
 struct IsolatedResult {
-  bool ok = false;             ///< the function returned (output holds its string)
-  std::string output;          ///< what it returned
-  std::string error;           ///< what it threw, or how the child died
-  long max_rss_kib = 0;        ///< the child's peak resident memory
-  double wall_s = 0;           ///< fork to exit, seen from the parent
+  bool ok = false;       ///< the function returned (output holds its string)
+  std::string output;    ///< what it returned
+  std::string error;     ///< what it threw, or how the child died
+  long max_rss_kib = 0;  ///< the child's peak resident memory
+  double wall_s = 0;     ///< fork to exit, seen from the parent
 };
 
 /// Runs `body` in a forked child. Never throws for what happens in the child.

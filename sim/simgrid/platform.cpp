@@ -1,11 +1,11 @@
 #include "sim/simgrid/platform.hpp"
 
-#include "sim/number_format.hpp"
-
 #include <cstdio>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "sim/number_format.hpp"
 
 namespace cubesim::sgplat {
 
@@ -24,8 +24,8 @@ std::string host_name(NodeId node) { return "node-" + std::to_string(node); }
 std::optional<Unsupported> unsupported(const Machine& m, const Topology& t) {
   if (m.t_c.count() <= 0) return Unsupported{true, "SimGrid needs a finite link bandwidth: t_c must be above 0"};
   if (m.switching != Switching::store_and_forward)
-    return Unsupported{true, "the SimGrid backend models store-and-forward machines only, not " +
-                                 switching_name(m.switching)};
+    return Unsupported{
+        true, "the SimGrid backend models store-and-forward machines only, not " + switching_name(m.switching)};
   if (t.kind() == Topology::Kind::mesh && t.size() > kMaxFullNodes)
     return Unsupported{false, "a mesh of " + std::to_string(t.size()) +
                                   " nodes needs a SimGrid route table of N x N routes; at most " +
@@ -46,8 +46,8 @@ std::string platform_xml(const Machine& m, const Topology& topo, Time latency) {
     << "     and latency " << lat << "; routes are dimension-order. Exact times need the options\n    ";
   for (const std::string& f : exact_flags()) o << " " << f;
   o << " -->\n<platform version=\"4.1\">\n";
-  const bool cluster = (topo.kind() == Topology::Kind::hypercube && topo.dim() >= 1) ||
-                       topo.kind() == Topology::Kind::torus;
+  const bool cluster =
+      (topo.kind() == Topology::Kind::hypercube && topo.dim() >= 1) || topo.kind() == Topology::Kind::torus;
   if (cluster) {
     std::string dims;
     for (int k = 0; k < topo.dim(); ++k) {
@@ -91,8 +91,8 @@ std::string platform_xml(const Machine& m, const Topology& topo, Time latency) {
 }
 
 std::vector<std::string> exact_flags() {
-  return {"--cfg=network/model:CM02",           "--cfg=network/latency-factor:1", "--cfg=network/bandwidth-factor:1",
-          "--cfg=network/crosstraffic:0",       "--cfg=network/TCP-gamma:1e18", "--cfg=surf/precision:1e-13"};
+  return {"--cfg=network/model:CM02",     "--cfg=network/latency-factor:1", "--cfg=network/bandwidth-factor:1",
+          "--cfg=network/crosstraffic:0", "--cfg=network/TCP-gamma:1e18",   "--cfg=surf/precision:1e-13"};
 }
 
 }  // namespace cubesim::sgplat

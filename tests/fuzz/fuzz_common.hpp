@@ -68,8 +68,8 @@ inline RunLimits small_limits() {
 /// A valid run that is small enough to simulate on every input.
 inline bool small(const Setup& s) {
   const Params& p = s.params;
-  return s.topology.size() <= 64 && p.M <= 4096 && s.topology.size() * p.M <= 65536 && p.P * p.Q + p.Q * p.R + p.P * p.R <= 65536 &&
-         p.K <= 8;
+  return s.topology.size() <= 64 && p.M <= 4096 && s.topology.size() * p.M <= 65536 &&
+         p.P * p.Q + p.Q * p.R + p.P * p.R <= 65536 && p.K <= 8;
 }
 
 /// A run of a valid input fails only by its budget or by simulated time past 64 bits; a wrong

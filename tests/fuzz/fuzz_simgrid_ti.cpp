@@ -10,6 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string path = fuzz::put("index.txt", p[0]);
   for (std::size_t i = 1; i < p.size(); ++i) fuzz::put("f" + std::to_string(i) + ".txt", p[i]);
   fuzz::replay("simgrid", "ipsc-nx", path);
-  for (std::size_t i = 1; i < p.size(); ++i) std::filesystem::remove(fuzz::scratch() / ("f" + std::to_string(i) + ".txt"));
+  for (std::size_t i = 1; i < p.size(); ++i)
+    std::filesystem::remove(fuzz::scratch() / ("f" + std::to_string(i) + ".txt"));
   return 0;
 }
