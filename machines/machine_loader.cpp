@@ -3,6 +3,7 @@
 #include <set>
 
 #include "sim/input_error.hpp"
+#include "sim/net/network.hpp"
 
 namespace cubesim {
 
@@ -78,6 +79,17 @@ Switching parse_switching(const ojson& v, const Ctx& c, const std::string& key) 
   c.fail(key, "switching must be \"store_and_forward\" or \"pipelined\", got \"" + s + "\"");
 }
 
+std::string parse_network(const ojson& v, const Ctx& c, const std::string& key) {
+  if (!v.is_string()) c.fail(key, "network must be a string");
+  const auto s = v.get<std::string>();
+  if (find_network_model(s) == nullptr) {
+    std::string known;
+    for (const NetworkModelInfo& i : network_models()) known += (known.empty() ? "" : ", ") + std::string(i.name);
+    c.fail(key, "unknown network model \"" + s + "\" (known: " + known + ")");
+  }
+  return s;
+}
+
 /// Sets one parameter from a bare value.
 void set_param(Machine& m, const std::string& key, const ojson& v, const Ctx& c) {
   if (key == "tau")
@@ -106,6 +118,8 @@ void set_param(Machine& m, const std::string& key, const ojson& v, const Ctx& c)
     m.t_hop = parse_time_value(v, c, key);
   else if (key == "router_buffers")
     m.router_buffers = parse_count(v, c, key, 0, 1 << 20);
+  else if (key == "network")
+    m.network = parse_network(v, c, key);
   else
     c.fail(key, "unknown machine parameter");
 }
@@ -115,9 +129,10 @@ const std::set<std::string> kRequired = {"tau",           "tau_msg", "t_c",     
                                          "element_bytes", "ports",   "switching"};
 const std::set<std::string> kParams = {"tau",           "tau_msg", "t_c",       "t_a",    "t_copy", "packet_elements",
                                        "element_bytes", "ports",   "switching", "B_copy", "t_hop",  "router_buffers",
-                                       "t_elem"};
-const std::set<std::string> kOverrides = {"tau",   "tau_msg",   "t_c",    "t_a",   "t_copy",         "packet_elements",
-                                          "ports", "switching", "B_copy", "t_hop", "router_buffers", "t_elem"};
+                                       "t_elem",        "network"};
+const std::set<std::string> kOverrides = {"tau",    "tau_msg",   "t_c",    "t_a",   "t_copy",         "packet_elements",
+                                          "ports",  "switching", "B_copy", "t_hop", "router_buffers", "t_elem",
+                                          "network"};
 
 }  // namespace
 
@@ -207,6 +222,7 @@ ojson machine_to_json(const Machine& m) {
     param("t_hop", ps(m.t_hop));
     param("router_buffers", m.router_buffers);
   }
+  if (!m.network.empty()) param("network", m.network);
   return j;
 }
 

@@ -39,8 +39,11 @@ struct Machine {
   /// Pipelined (bit-serial router) machines only: the fixed part of one dimension cycle (the
   /// router's address bit and set-up); a dimension cycle lasts t_hop + B t_c.
   Time t_hop;
-  /// Pipelined machines only: messages a node's router can hold (0: unlimited).
+  /// Pipelined machines only: messages a router can hold (0: unlimited).
   std::int64_t router_buffers = 0;
+  /// The network model (sim/net/network.hpp) by name; empty: the default of `switching`
+  /// (store_and_forward, bit_serial_router).
+  std::string network;
   std::map<std::string, std::string> sources;  ///< parameter -> where its value comes from
 };
 

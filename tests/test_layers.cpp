@@ -59,11 +59,25 @@ TEST(Layers, TracesAreFormatsWithoutApplicationCode) { expect_layer("traces", {"
 TEST(Layers, AlgorithmsSeeOnlyThePublicNodeApi) {
   // Algorithms know no engine internals (DESIGN.md): not the engine, its observers, its kernel
   // types or the SimGrid backend.
-  const std::vector<std::string> forbidden = {"sim/engine.hpp", "sim/observer.hpp", "sim/kernel/", "sim/simgrid/"};
+  const std::vector<std::string> forbidden = {"sim/engine.hpp", "sim/observer.hpp", "sim/kernel/", "sim/net/",
+                                              "sim/simgrid/"};
   for (const Include& i : includes_under("algorithms"))
     for (const std::string& f : forbidden)
       EXPECT_NE(i.target.rfind(f, 0), 0u)
           << i.file << ":" << i.line << " includes \"" << i.target << "\", an engine internal";
+}
+
+TEST(Layers, TheKernelNamesNoNetworkModel) {
+  // The kernel knows a network model only through sim/net/network.hpp (docs/architecture.md
+  // "Machine models"): nothing in sim/ outside sim/net/ includes a model's header, so a new model
+  // is its own file(s) under sim/net/.
+  std::size_t seen = 0;
+  for (const Include& i : includes_under("sim")) {
+    if (i.file.find("sim/net/") != std::string::npos || i.target.rfind("sim/net/", 0) != 0) continue;
+    ++seen;
+    EXPECT_EQ(i.target, "sim/net/network.hpp") << i.file << ":" << i.line << " includes a network model";
+  }
+  EXPECT_GE(seen, 1u) << "the kernel includes sim/net/network.hpp";
 }
 
 TEST(Layers, TheCheckCatchesAWrongInclude) {

@@ -1,0 +1,30 @@
+#pragma once
+/// Kernel: one message between two processes (engine internals; sim/engine.hpp).
+///
+/// The kernel makes it when a send starts (its packets counted with the packet size in force),
+/// hands it to the run's network model, and matches it to a receive when the model delivers it.
+#include <cstdint>
+
+#include "sim/buffer.hpp"
+#include "sim/critical_path.hpp"
+#include "sim/kernel/op_state.hpp"
+#include "sim/kernel/pool.hpp"
+
+namespace cubesim::detail {
+
+struct Message {
+  std::uint64_t id = 0;  ///< 1, 2, ... in injection order (traces)
+  NodeId src = 0, dst = 0;
+  int tag = 0;
+  std::int64_t elements = 0;
+  std::int64_t packets = 0;    ///< ceil(elements / B), at least 1
+  std::int64_t delivered = 0;  ///< packets the network model has delivered at dst
+  std::int64_t injected = 0;   ///< packets the network model has taken from the source (routers)
+  Buffer data;
+  OpState* send_op = nullptr;
+  std::uint32_t next = kNone;  ///< arrived-list link (kernel)
+  Time arrived;
+  PathCounts path;
+};
+
+}  // namespace cubesim::detail

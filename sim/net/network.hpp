@@ -1,0 +1,59 @@
+#pragma once
+/// Network models: how messages cross the machine (docs/architecture.md "Machine models").
+///
+/// The kernel (sim/engine.hpp) keeps what every model shares: the event queue and its order,
+/// processes and their resumption, message matching, budgets, the run loop and the run's
+/// statistics. A network model takes each message the kernel hands it (send), moves it with
+/// events of its own kinds (on_event, one virtual call per event), and gives it back to the kernel
+/// when it has arrived (Engine::deliver) and when its send completes (Engine::complete). A model
+/// owns its state, charges its costs to the message's chain (PathCounts) and adds its counts to
+/// the run's statistics (Engine::stats, link_load, comm_busy).
+///
+/// A model registers itself under a name at static initialisation (NetworkRegistration, in its
+/// own .cpp under sim/net/; CMake compiles every file there); a machine names its model with the
+/// key `network`, or leaves it to the default of its `switching`. The kernel never names a model.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/kernel/event.hpp"
+#include "sim/machine.hpp"
+
+namespace cubesim {
+
+class Engine;
+
+class Network {
+ public:
+  virtual ~Network() = default;
+  /// Message `mi` (Engine::message) starts at now, from its source; the kernel has counted it.
+  virtual void send(std::uint32_t mi) = 0;
+  /// One of this model's events is due. Unless it is stale, the model calls Engine::take(ev)
+  /// first (the clock moves to it and it is counted), then acts.
+  virtual void on_event(const detail::Event& ev) = 0;
+};
+
+using NetworkFactory = std::unique_ptr<Network> (*)(Engine&);
+
+struct NetworkModelInfo {
+  const char* name;     ///< the machine's `network` value
+  Switching switching;  ///< the cost model's family (predictions read it)
+  const char* summary;  ///< one line for `cubesim list machines` and the docs
+  NetworkFactory make;
+};
+
+/// Registers a model at static initialisation (one per model file).
+struct NetworkRegistration {
+  explicit NetworkRegistration(const NetworkModelInfo& info);
+};
+
+/// Every registered model, by name.
+const std::vector<NetworkModelInfo>& network_models();
+/// The model of that name, or null.
+const NetworkModelInfo* find_network_model(std::string_view name);
+/// The model a machine runs on: its `network`, or the default of its switching.
+const NetworkModelInfo& network_model_of(const Machine& m);
+
+}  // namespace cubesim
