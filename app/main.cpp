@@ -9,9 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <mutex>
-#include <optional>
-#include <thread>
 
 #include "app/algorithm_docs.hpp"
 #include "app/config.hpp"
@@ -22,8 +19,8 @@
 #include "app/regress.hpp"
 #include "app/replay.hpp"
 #include "app/report.hpp"
-#include "app/resume.hpp"
 #include "app/runner.hpp"
+#include "app/sweep.hpp"
 #include "app/trace_files.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
@@ -60,26 +57,11 @@ trace::TraceFormats trace_formats(const TraceArgs& a, const std::string& out_dir
   return f;
 }
 
-std::string run_stem(const std::string& name, std::size_t index, std::size_t count) {
-  if (count == 1) return name;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "-%03zu", index + 1);
-  return name + buf;
-}
-
 EngineKind parse_engine(const std::string& e) {
   if (e == "cycle") return EngineKind::cycle;
   if (e == "simgrid") return EngineKind::simgrid;
   if (e == "both") return EngineKind::both;
   throw InputError("", "--engine", "unknown engine \"" + e + "\": cycle, simgrid or both");
-}
-
-/// Every point must be one SimGrid can model, before anything runs.
-void check_simgrid(const Experiment& ex) {
-  for (const RunPoint& p : ex.runs)
-    if (auto why = sgplat::unsupported(p.setup.machine, p.setup.topology))
-      throw InputError(ex.file, p.point.empty() ? (why->machine ? "/machine" : "/topology") : "/sweep",
-                       "--engine simgrid: " + why->message);
 }
 
 /// The budgets of the command line (docs/reliability.md "Budgets").
@@ -124,15 +106,6 @@ RunLimits run_limits(const BudgetArgs& a) {
   return l;
 }
 
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") ==
-                        std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 struct RunArgs {
   std::string config, out_dir, engine = "cycle";
   bool json = false, reproducible = false, resume = false;
@@ -143,238 +116,33 @@ struct RunArgs {
   std::vector<std::string> merge;  ///< cubesim merge: the shards' --out folders
 };
 
-/// "--shard I/K" -> (I-1, K); ("", 1) -> (0, 1).
-std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
-  if (text.empty()) return {0, 1};
-  const auto slash = text.find('/');
-  auto number = [&](const std::string& t) -> long long {
-    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) return -1;
-    return std::stoll(t);
-  };
-  const long long i = slash == std::string::npos ? -1 : number(text.substr(0, slash));
-  const long long k = slash == std::string::npos ? -1 : number(text.substr(slash + 1));
-  if (i < 1 || k < 1 || i > k)
-    throw InputError("", "--shard",
-                     "\"" + text + "\" is not I/K with 1 <= I <= K (shard I of K runs points I, I+K, I+2K, ...)");
-  return {static_cast<std::size_t>(i - 1), static_cast<std::size_t>(k)};
-}
-
-/// The file a shard leaves for `cubesim merge`: its points' outcomes, in resume.json's format.
-inline constexpr const char* kShardFile = "shard.json";
-
+/// `cubesim run` and `cubesim merge` (app/sweep.hpp): the options parsed and checked, the sweep
+/// run, the report printed, the exit status.
 int cmd_run(const Registry& reg, const RunArgs& a) {
-  const EngineKind engine = parse_engine(a.engine);
-  const trace::TraceFormats formats = trace_formats(a.trace, a.out_dir);
-  const bool merging = !a.merge.empty();
-  const auto [shard, shards] = parse_shard(a.shard);
-  const bool sharded = !a.shard.empty();
-  if (engine == EngineKind::simgrid && formats.any())
-    throw InputError("", "--trace", "traces are recorded by the cycle engine: use --engine both (or cycle)");
-  if (a.resume && a.out_dir.empty())
-    throw InputError("", "--resume", "needs --out DIR, the folder of the interrupted run");
-  if (sharded && a.out_dir.empty())
-    throw InputError("", "--shard", "needs --out DIR: the shard's outcomes go to DIR/shard.json for cubesim merge");
-  if (a.jobs < 0)
-    throw InputError("", "--jobs",
-                     "must be a count of parallel runs (0 for one per core), not " + std::to_string(a.jobs));
-  RunLimits limits = run_limits(a.budget);
-  OutputDir out(a.out_dir);
-  Experiment ex = load_experiment(a.config, reg);
-  if (sharded) {  // every K-th point, from the I-th
-    std::vector<RunPoint> mine;
-    for (std::size_t i = shard; i < ex.runs.size(); i += shards) mine.push_back(ex.runs[i]);
-    ex.runs = std::move(mine);
-  }
-  if (engine != EngineKind::cycle) check_simgrid(ex);
-  auto log = spdlog::get("cubesim");
-  const std::string resume_path = (std::filesystem::path(a.out_dir) / kResumeFile).string();
-  ResumeTable resumed;
-  std::error_code ec;
-  if (merging) {
-    for (const std::string& dir : a.merge) {
-      const std::string f = (std::filesystem::path(dir) / kShardFile).string();
-      if (!std::filesystem::exists(f, ec))
-        throw InputError(dir, "",
-                         "has no " + std::string(kShardFile) + ": not the --out folder of a `cubesim run --shard I/K`");
-      for (auto& [id, o] : read_resume(f)) resumed.emplace(id, std::move(o));
-    }
-    for (std::size_t i = 0; i < ex.runs.size(); ++i)
-      if (!resumed.count(point_identity(ex.runs[i], ex.verify, engine)))
-        throw InputError(ex.file, ex.runs[i].point.empty() ? "" : sweep_pointer(ex.runs[i]),
-                         "point " + std::to_string(i + 1) + " of " + std::to_string(ex.runs.size()) +
-                             " is in none of the shards given (a shard missing, another config, or another --engine)");
-  } else if (a.resume && std::filesystem::exists(resume_path, ec)) {
-    resumed = read_resume(resume_path);
-  } else if (a.resume) {
-    log->warn("--resume: {} has no {} (its last run finished or never ran): running every point", a.out_dir,
-              kResumeFile);
-  }
-  install_stop_handlers();
-  limits.stop = &stop_signal();
-  const std::size_t n = ex.runs.size();
-  std::vector<std::optional<RunOutcome>> done(n);
-  std::vector<std::size_t> todo;
-  std::size_t reused = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    // A point stored as failed runs again, as under --resume (merge included).
-    if (std::optional<RunOutcome> o =
-            resumed_outcome(resumed, ex.runs[i], ex.verify, engine, merging ? a.merge.front() : resume_path)) {
-      done[i] = std::move(*o);
-      ++reused;
-    } else {
-      todo.push_back(i);
-    }
-  }
-  // Only the points that will run must fit (a merge on a small machine of shards run on big ones).
-  if (engine != EngineKind::simgrid) {
-    Experiment running = ex;
-    running.runs.clear();
-    for (std::size_t i : todo) running.runs.push_back(ex.runs[i]);
-    check_memory(running);
-  }
-  // Points run in parallel on the cycle engine without traces (SimGrid runs in a process of its
-  // own per point, traces are written as points finish): each is independent and its report is
-  // the same whichever thread runs it. No more at once than the memory for their floors allows.
-  std::size_t jobs = a.jobs > 0 ? static_cast<std::size_t>(a.jobs) : std::max(1u, std::thread::hardware_concurrency());
-  if (formats.any() || engine != EngineKind::cycle) jobs = 1;
-  std::int64_t floor = 1;
-  for (std::size_t i : todo) floor = std::max(floor, point_memory_floor(ex.runs[i]));
-  jobs = std::max<std::size_t>(
-      1, std::min({jobs, todo.size(),
-                   static_cast<std::size_t>(std::max<std::int64_t>(1, available_memory_bytes() / floor))}));
-  Progress progress(todo.size(), stderr_is_terminal() && !a.json);
-  limits.progress = &progress.events;
-  std::atomic<int> stopped{0};
-  std::mutex report_mutex;
-  auto finished = [&](std::size_t i) {  // logs a finished point (under report_mutex)
-    const RunOutcome& r = *done[i];
-    if (r.cycle_ran && !r.error.empty())
-      log->error("{}: {}", ex.name, r.error);
-    else if (r.cycle_ran)
-      log->info("{} point {}: simulated {} predicted {} ({} events, {:.3f} s wall)", ex.name, i + 1,
-                format_time(r.stats.time), format_time(r.prediction.time), r.stats.events, r.stats.wall_s);
-    if (r.simgrid && !r.simgrid->error.empty())
-      log->error("{}: SimGrid: {}", ex.name, r.simgrid->error);
-    else if (r.simgrid)
-      log->info("{} point {}: SimGrid {:.12g} s ({} activities, {:.3f} s wall, {} MiB)", ex.name, i + 1,
-                r.simgrid->stats.time_s, r.simgrid->stats.activities, r.simgrid->stats.wall_s,
-                r.simgrid->max_rss_kib / 1024);
-    progress.point_done();
-  };
-  // Runs point i; false when a signal stopped it.
-  auto run_one = [&](std::size_t i) -> bool {
-    const RunPoint& p = ex.runs[i];
-    trace::TraceSession session(formats, p.setup.topology);
-    RunOutcome o;
-    try {
-      o = run_point(p, *p.info, ex.verify, engine, session.observer(), limits);
-    } catch (const Interrupted& e) {
-      stopped.store(e.signal());
-      return false;
-    }
-    // A signal during a SimGrid run kills its process: that point did not finish.
-    if (const int sig = stop_signal().load();
-        sig != 0 && (!o.error.empty() || (o.simgrid && !o.simgrid->error.empty()))) {
-      stopped.store(sig);
-      return false;
-    }
-    if (formats.any() && o.error.empty()) {
-      const std::string stem = run_stem(ex.name, i, n);
-      try {
-        for (const std::string& f : session.write(
-                 out.staged("traces"), stem, trace_header(ex.name, p.info->name, p.setup, o.stats), p.setup.machine))
-          log->info("wrote {}", f);
-      } catch (const InputError& e) {
-        // A trace this point cannot be written as (a SimGrid TI trace of concurrent strands):
-        // name the point; --out stays as it was.
-        throw InputError(ex.file, sweep_pointer(p), e.where() + ": " + e.message());
-      }
-    }
-    std::lock_guard lock(report_mutex);
-    done[i] = std::move(o);
-    finished(i);
-    return true;
-  };
-  if (jobs <= 1) {
-    for (std::size_t i : todo) {
-      if (const int sig = stop_signal().load(); sig != 0) {
-        stopped.store(sig);
-        break;
-      }
-      if (!run_one(i)) break;
-    }
-  } else {
-    std::atomic<std::size_t> next{0};
-    std::atomic<bool> failed{false};
-    std::exception_ptr error;
-    std::vector<std::thread> workers;
-    for (std::size_t w = 0; w < jobs; ++w)
-      workers.emplace_back([&] {
-        for (std::size_t k; (k = next.fetch_add(1)) < todo.size();) {
-          if (const int sig = stop_signal().load(); sig != 0) {
-            stopped.store(sig);
-            return;
-          }
-          if (failed.load()) return;
-          try {
-            if (!run_one(todo[k])) return;
-          } catch (...) {
-            std::lock_guard lock(report_mutex);
-            if (!error) error = std::current_exception();
-            failed.store(true);  // the others start no new point; the error is what is reported
-            return;
-          }
-        }
-      });
-    for (std::thread& t : workers) t.join();
-    if (error) std::rethrow_exception(error);
-  }
-  // The report holds the points finished in order up to the first that did not.
-  std::vector<RunOutcome> outcomes, all_finished;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!done[i]) break;
-    outcomes.push_back(*done[i]);
-  }
-  for (std::size_t i = 0; i < n; ++i)
-    if (done[i]) all_finished.push_back(*done[i]);
-  if (reused > 0 && merging)
-    log->info("merge: {} of {} points taken from {} shard(s)", reused, n, a.merge.size());
-  else if (reused > 0)
-    log->info("--resume: {} of {} points taken from {}", reused, n, resume_path);
-  ReportOptions opt{a.reproducible, engine};
-  const int stop = stopped.load();
-  if (stop != 0) {
-    opt.interrupted_by = stop;
-    if (out.active()) {
-      opt.resume_command = "cubesim run " + shell_quote(a.config) + " --out " + shell_quote(a.out_dir) + " --resume";
-      if (engine != EngineKind::cycle) opt.resume_command += " --engine " + engine_name(engine);
-      if (sharded) opt.resume_command += " --shard " + a.shard;
-    }
-  }
-  const ojson report = report_json(ex, outcomes, opt);
-  if (out.active()) {
-    out.write("runs.csv", report_csv(ex, outcomes, opt));
-    if (stop != 0)
-      out.write(kResumeFile, resume_text(ex, all_finished, engine));
-    else
-      out.drop(kResumeFile);
-    if (sharded) out.write(kShardFile, resume_text(ex, all_finished, engine));
-    out.write("report.json", report.dump(2) + "\n");
-    out.commit("report.json");
-  }
+  SweepOptions o;
+  o.config = a.config;
+  o.out_dir = a.out_dir;
+  o.engine = parse_engine(a.engine);
+  o.traces = trace_formats(a.trace, a.out_dir);
+  if (!a.shard.empty()) o.shard = parse_shard(a.shard);
+  o.resume = a.resume;
+  o.merge = a.merge;
+  o.jobs = a.jobs;
+  o.reproducible = a.reproducible;
+  o.progress_line = stderr_is_terminal() && !a.json;
+  check_sweep_options(o);
+  const SweepResult r = run_sweep_command(reg, o, run_limits(a.budget));
+  const Experiment& ex = r.plan.ex;
   if (a.json)
-    std::cout << report.dump(2) << "\n";
+    std::cout << r.report.dump(2) << "\n";
   else
-    std::cout << report_text(ex, outcomes, opt);
-  if (stop != 0) {
-    log->error(
-        "stopped by {} after {} of {} points{}", signal_name(stop), outcomes.size(), n,
-        out.active() ? "; " + opt.resume_command + " runs the rest" : std::string(": give --out DIR to keep them"));
-    return 128 + stop;
-  }
-  bool ok = true;
-  for (const RunOutcome& o : outcomes) ok = ok && o.ok();
-  return ok ? 0 : 1;
+    std::cout << report_text(ex, r.outcomes, r.report_options);
+  if (r.stopped != 0)
+    spdlog::get("cubesim")->error("stopped by {} after {} of {} points{}", signal_name(r.stopped), r.outcomes.size(),
+                                  ex.runs.size(),
+                                  a.out_dir.empty() ? std::string(": give --out DIR to keep them")
+                                                    : "; " + r.report_options.resume_command + " runs the rest");
+  return r.exit_code();
 }
 
 int cmd_replay(const Registry& reg, const std::string& path, const trace::ReplayOptions& opt,
