@@ -257,9 +257,7 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
     }
     run["topology"] = s.topology.describe();
     run["nodes"] = s.topology.size();
-    run["params"] = {{"root", s.params.root}, {"M", s.params.M}, {"B", s.params.B}};
-    for (const char* key : {"P", "Q", "R", "N1", "N2", "k", "K"})  // matrix runs: their sizes and grid
-      if (ojson v = param_to_json(s.params, *find_param(key)); !v.is_null() && v != 0) run["params"][key] = v;
+    run["params"] = report_params(s.params);
     run["mode"] = s.data_mode ? "data" : "timing";
     // A sweep over machine or machine_overrides: each run carries the machine it ran on.
     if (ojson mj = machine_json(s.machine); mj != r["machine"]) run["machine"] = std::move(mj);

@@ -39,6 +39,19 @@ TEST(Cli, QuickstartRunsExactAndVerified) {
   EXPECT_EQ(j["runs"][6]["simulated"]["time_ps"], 1'060'080'000'000);
 }
 
+TEST(Cli, ReportEchoesEveryParameterGiven) {
+  // A run's "params" come from algorithms/params.hpp's kParams (root, M, B always; the rest where given).
+  const std::string cfg = write_temp("echo.json", R"({"schema": "cubesim.config/1", "machine": "ipsc-nx",
+      "topology": {"kind": "hypercube", "dim": 2}, "algorithm": "transpose.exchange",
+      "params": {"P": 8, "Q": 8, "B_copy": 0, "layout_before": "cyclic"}})");
+  Result r = run_cli("run " + cfg + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& p = j["runs"][0]["params"];
+  EXPECT_EQ(p, nlohmann::json::parse(
+                   R"({"root": 0, "M": 0, "B": 256, "P": 8, "Q": 8, "B_copy": 0, "layout_before": "cyclic"})"));
+}
+
 TEST(Cli, SameConfigTwiceGivesAnIdenticalReport) {
   Result a = run_cli("run configs/tr530/s4.1.6-gc.json --json --reproducible");
   Result b = run_cli("run configs/tr530/s4.1.6-gc.json --json --reproducible");
