@@ -3,12 +3,9 @@
 /// machines, parsed strictly into a resolved Machine (sim/machine.hpp).
 ///
 /// A machine object: "schema" ("cubesim.machine/1", presets only), "name", "description",
-/// optional "default_topology", and the parameters tau, tau_msg, t_c, t_a, t_copy (times: a
-/// number of seconds or a string with a unit ps ns us ms s), packet_elements and element_bytes
-/// (integers >= 1), ports ("one", "all" or an integer k >= 1) and switching
-/// ("store_and_forward"; "pipelined" is refused until the bit-serial router exists). In a preset
-/// every parameter is {"value": ..., "source": "..."}; inline machines may give bare values, and
-/// may leave out tau_msg, t_a, t_copy (0), element_bytes (4), ports ("one") and switching.
+/// optional "default_topology", and the machine keys of machines/machine_keys.hpp, the one table
+/// that says how each is parsed, bounded, required and written. In a preset every parameter is {"value": ..., "source":
+/// "..."}; inline machines may give bare values, and need only the keys the table marks Need::always.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -36,7 +33,7 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
 /// The resolved machine as an inline machine object (times in picoseconds, sources kept) that
 /// machine_from_json reads back to the same Machine.
 ojson machine_to_json(const Machine& m);
-/// Applies machine_overrides (tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching).
+/// Applies machine_overrides: every key of machines/machine_keys.hpp marked overridable.
 void apply_overrides(Machine& m, const ojson& overrides, const std::string& file, const std::string& pointer);
 
 }  // namespace cubesim

@@ -11,6 +11,10 @@ namespace cubesim {
 
 enum class PortKind { one, all, k };
 enum class Switching { store_and_forward, pipelined };
+/// What a machine's numbers are: `formula`, each a paper's statement or a modelling choice, so that
+/// the papers' formulas hold on it as the algorithms promise; `calibrated`, software overheads
+/// fitted to measured statements, so that times no longer match the formulas exactly.
+enum class ModelKind { formula, calibrated };
 
 struct PortModel {
   PortKind kind = PortKind::one;
@@ -41,6 +45,7 @@ struct Machine {
   Time t_hop;
   /// Pipelined machines only: messages a node's router can hold (0: unlimited).
   std::int64_t router_buffers = 0;
+  ModelKind kind = ModelKind::formula;
   std::map<std::string, std::string> sources;  ///< parameter -> where its value comes from
 };
 

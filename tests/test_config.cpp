@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "app/config.hpp"
+#include "machines/machine_keys.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
 
@@ -125,17 +127,26 @@ TEST(Config, MeshPresetsBringTheirTopology) {
 }
 
 TEST(Config, EveryPresetLoadsWithASourceForEveryParameter) {
-  EXPECT_EQ(preset_names().size(), 8u);
+  // Every file in machines/presets/ is embedded.
+  std::vector<std::string> files, names = preset_names();
+  for (const auto& e : std::filesystem::directory_iterator("machines/presets"))
+    if (e.path().extension() == ".json") files.push_back(e.path().stem().string());
+  std::sort(files.begin(), files.end());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, files);
   for (const std::string& n : preset_names()) {
     Machine m = machine_from_json(*preset_json(n), n + ".json", "", true);
     EXPECT_EQ(m.name, n);
-    // The nine every preset gives, and B_copy, t_hop, router_buffers where it gives them.
-    EXPECT_GE(m.sources.size(), 9u) << n;
-    EXPECT_LE(m.sources.size(), 12u) << n;
-    if (m.switching == Switching::pipelined) {
-      EXPECT_EQ(m.sources.size(), 12u) << n;
+    // Every key the table requires of a preset, the pipelined keys on a pipelined machine, and
+    // sources only for keys of the table (machines/machine_keys.hpp).
+    for (const MachineKey& k : machine_keys())
+      if (k.need != Need::optional) EXPECT_EQ(m.sources.count(std::string(k.key)), 1u) << n << " " << k.key;
+    if (m.switching == Switching::pipelined)
+      for (const char* k : {"t_hop", "router_buffers"}) EXPECT_EQ(m.sources.count(k), 1u) << n << " " << k;
+    for (const auto& [k, v] : m.sources) {
+      EXPECT_NE(find_machine_key(k), nullptr) << n << " " << k;
+      EXPECT_GT(v.size(), 10u) << n << " " << k;
     }
-    for (const auto& [k, v] : m.sources) EXPECT_GT(v.size(), 10u) << n << " " << k;
   }
   Machine nx = machine_from_json(*preset_json("ipsc-nx"), "x", "", true);
   EXPECT_EQ(nx.tau, Time::ps(1'500'000'000));
@@ -182,4 +193,52 @@ TEST(Config, SchemaFollowsTheParameterTableAndThePresets) {
   std::sort(presets.begin(), presets.end());
   std::sort(known.begin(), known.end());
   EXPECT_EQ(presets, known) << "configs/schema.json's machine names must be the presets";
+}
+
+TEST(Config, SchemaFollowsTheMachineTable) {
+  // configs/schema.json's inline machine and machine_overrides must say what machines/machine_keys
+  // does: the same keys in the same order, the overridable ones in machine_overrides, the same
+  // required keys, and each override's type, bounds and names those of its row.
+  const ojson schema = read_json_file("configs/schema.json");
+  const ojson& inline_machine = schema["$defs"]["inlineMachine"];
+  const ojson& overrides = schema["properties"]["machine_overrides"]["properties"];
+  std::vector<std::string> in_schema, in_table, over_schema, over_table, req_schema, req_table;
+  for (const auto& [k, v] : inline_machine["properties"].items())
+    if (k != "schema" && k != "name" && k != "description" && k != "default_topology") in_schema.push_back(k);
+  for (const auto& [k, v] : overrides.items()) {
+    over_schema.push_back(k);
+    const MachineKey* row = find_machine_key(k);
+    ASSERT_NE(row, nullptr) << "configs/schema.json overrides \"" << k << "\", which machines/machine_keys lacks";
+    switch (row->kind) {
+      case KeyKind::time:
+        EXPECT_EQ(v.value("$ref", ""), "#/$defs/time") << k;
+        break;
+      case KeyKind::ports:
+        EXPECT_EQ(v.value("$ref", ""), "#/$defs/ports") << k;
+        break;
+      case KeyKind::count:
+        EXPECT_EQ(v.value("type", ""), "integer") << k;
+        EXPECT_EQ(v.value("minimum", std::int64_t{-1}), row->lo) << k;
+        break;
+      case KeyKind::name: {
+        std::vector<std::string> names(row->names.begin(), row->names.end());
+        EXPECT_EQ(v["enum"].get<std::vector<std::string>>(), names) << k;
+        break;
+      }
+    }
+  }
+  for (const auto& r : inline_machine["required"]) req_schema.push_back(r.get<std::string>());
+  for (const MachineKey& k : machine_keys()) {
+    in_table.emplace_back(k.key);
+    if (k.overridable) over_table.emplace_back(k.key);
+    if (k.need == Need::always) req_table.emplace_back(k.key);
+  }
+  EXPECT_EQ(in_schema, in_table)
+      << "configs/schema.json's inlineMachine must list machines/machine_keys' keys, in order";
+  EXPECT_EQ(over_schema, over_table)
+      << "configs/schema.json's machine_overrides must list the overridable keys of machines/machine_keys, in order";
+  EXPECT_EQ(req_schema, req_table) << "configs/schema.json's inlineMachine must require the keys marked Need::always";
+  const ojson& ports = schema["$defs"]["ports"]["oneOf"][1];
+  EXPECT_EQ(ports.value("minimum", 0), find_machine_key("ports")->lo);
+  EXPECT_EQ(ports.value("maximum", 0), find_machine_key("ports")->hi);
 }
