@@ -1,6 +1,9 @@
 #include "machines/machine_loader.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <set>
+#include <utility>
 
 #include "machines/machine_keys.hpp"
 #include "sim/input_error.hpp"
@@ -8,9 +11,20 @@
 namespace cubesim {
 
 std::vector<std::string> preset_names() {
-  std::vector<std::string> v;
-  for (const PresetText& p : preset_texts()) v.emplace_back(p.name);
-  return v;
+  static const std::vector<std::string> names = [] {
+    // The catalogue order: by "order" (presets without one last), then by name.
+    std::vector<std::pair<std::int64_t, std::string>> v;
+    for (const PresetText& p : preset_texts()) {
+      const ojson j = ojson::parse(p.json, nullptr, false);
+      const bool ordered = j.is_object() && j.contains("order") && j["order"].is_number_integer();
+      v.emplace_back(ordered ? j["order"].get<std::int64_t>() : std::numeric_limits<std::int64_t>::max(), p.name);
+    }
+    std::sort(v.begin(), v.end());
+    std::vector<std::string> out;
+    for (auto& [order, name] : v) out.push_back(std::move(name));
+    return out;
+  }();
+  return names;
 }
 
 std::optional<ojson> preset_json(const std::string& name) {
@@ -54,6 +68,9 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
       m.description = v.get<std::string>();
     } else if (key == "default_topology") {
       if (!v.is_object()) c.fail(key, "default_topology must be an object");
+    } else if (key == "order" && preset) {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+        c.fail(key, "order (the preset's place in cubesim list machines) must be an integer >= 0");
     } else if (const MachineKey* k = find_machine_key(key)) {
       seen.insert(key);
       if (v.is_object()) {
@@ -72,8 +89,8 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
         m.sources[key] = "inline machine";
       }
     } else {
-      c.fail(key, "unknown key in a machine (known: name, description, default_topology, " + machine_key_list(nullptr) +
-                      ")");
+      c.fail(key, "unknown key in a machine (known: name, description, default_topology, " +
+                      std::string(preset ? "order, " : "") + machine_key_list(nullptr) + ")");
     }
   }
   for (const MachineKey& k : machine_keys())
@@ -94,6 +111,57 @@ void apply_overrides(Machine& m, const ojson& overrides, const std::string& file
     set_param(m, *k, v, c);
     m.sources[key] = "machine_overrides in the config";
   }
+}
+
+bool is_preset_selector(const ojson& v) {
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  return s == kPresetSelector || s.rfind(std::string(kPresetSelector) + ":", 0) == 0;
+}
+
+std::vector<std::string> select_presets(const std::string& selector, const std::string& file,
+                                        const std::string& pointer) {
+  Ctx c{file, pointer};
+  const std::string quoted = "\"" + selector + "\"";
+  // KEY=VALUE terms, each parsed into a machine of its own as the key's parser reads it.
+  std::vector<std::pair<const MachineKey*, Machine>> terms;
+  if (selector != kPresetSelector) {
+    std::string rest = selector.substr(std::string(kPresetSelector).size() + 1);
+    std::set<std::string> keys;
+    while (true) {
+      const std::size_t comma = rest.find(',');
+      const std::string term = rest.substr(0, comma);
+      const std::size_t eq = term.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == term.size())
+        c.fail("",
+               "a preset selector is \"presets\" or \"presets:KEY=VALUE[,KEY=VALUE...]\" (e.g. "
+               "\"presets:kind=formula,switching=store_and_forward\"), got " +
+                   quoted);
+      const std::string key = term.substr(0, eq), text = term.substr(eq + 1);
+      const MachineKey* k = find_machine_key(key);
+      if (k == nullptr)
+        c.fail("", "unknown machine key \"" + key + "\" in the preset selector " + quoted +
+                       " (known: " + machine_key_list(nullptr) + ")");
+      if (!keys.insert(key).second) c.fail("", "the preset selector " + quoted + " names \"" + key + "\" twice");
+      // The value as JSON: an integer when it is one (a count, a port count, seconds), else a string.
+      ojson v = text;
+      if (text.find_first_not_of("0123456789") == std::string::npos && text.size() < 19) v = std::stoll(text);
+      Machine want;
+      if (auto e = k->set(*k, want, v)) c.fail("", "in the preset selector " + quoted + ": " + key + ": " + *e);
+      terms.emplace_back(k, std::move(want));
+      if (comma == std::string::npos) break;
+      rest = rest.substr(comma + 1);
+    }
+  }
+  std::vector<std::string> out;
+  for (const std::string& name : preset_names()) {
+    const Machine m = machine_from_json(*preset_json(name), "machines/presets/" + name + ".json", "", true);
+    if (std::all_of(terms.begin(), terms.end(),
+                    [&](const auto& t) { return t.first->get(*t.first, m) == t.first->get(*t.first, t.second); }))
+      out.push_back(name);
+  }
+  if (out.empty()) c.fail("", "the preset selector " + quoted + " matches no preset (cubesim list machines)");
+  return out;
 }
 
 ojson machine_to_json(const Machine& m) {

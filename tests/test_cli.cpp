@@ -10,8 +10,10 @@
 
 #include "algorithms/params.hpp"
 #include "machines/machine_keys.hpp"
+#include "machines/machine_loader.hpp"
 #include "tests/cli_helpers.hpp"
 
+using cubesim::preset_names;
 using cubesim::test::read_all;
 using cubesim::test::Result;
 using cubesim::test::run_cli;
@@ -173,8 +175,7 @@ TEST(Cli, ValidatePredictAndList) {
   EXPECT_EQ(nlohmann::json::parse(p.out)["runs"].size(), 14u);
   Result m = run_cli("list machines");
   EXPECT_EQ(m.code, 0);
-  for (const char* n : {"ipsc-os1", "ipsc-os2", "ipsc-nx", "caltech-mark2", "mesh1d", "mesh2d", "mesh3d"})
-    EXPECT_NE(m.out.find(n), std::string::npos) << n;
+  for (const std::string& n : preset_names()) EXPECT_NE(m.out.find(n), std::string::npos) << n;
   Result a = run_cli("list algorithms");
   for (const char* n : {"broadcast.sbt", "broadcast.gc", "allgather.cra", "allgather.gcea", "allgather.sbt",
                         "scatter.sbt", "alltoall.sbt"})

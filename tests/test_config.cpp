@@ -127,7 +127,7 @@ TEST(Config, MeshPresetsBringTheirTopology) {
 }
 
 TEST(Config, EveryPresetLoadsWithASourceForEveryParameter) {
-  // Every file in machines/presets/ is embedded.
+  // Every file in machines/presets/ is embedded, and none is named like a preset selector.
   std::vector<std::string> files, names = preset_names();
   for (const auto& e : std::filesystem::directory_iterator("machines/presets"))
     if (e.path().extension() == ".json") files.push_back(e.path().stem().string());
@@ -135,6 +135,7 @@ TEST(Config, EveryPresetLoadsWithASourceForEveryParameter) {
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, files);
   for (const std::string& n : preset_names()) {
+    EXPECT_FALSE(is_preset_selector(ojson(n))) << n;
     Machine m = machine_from_json(*preset_json(n), n + ".json", "", true);
     EXPECT_EQ(m.name, n);
     // Every key the table requires of a preset, the pipelined keys on a pipelined machine, and
@@ -241,4 +242,69 @@ TEST(Config, SchemaFollowsTheMachineTable) {
   const ojson& ports = schema["$defs"]["ports"]["oneOf"][1];
   EXPECT_EQ(ports.value("minimum", 0), find_machine_key("ports")->lo);
   EXPECT_EQ(ports.value("maximum", 0), find_machine_key("ports")->hi);
+}
+
+TEST(Config, PresetSelectorsNameThePresetsInCatalogueOrder) {
+  auto machines = [](const Experiment& ex) {
+    std::vector<std::string> v;
+    for (const RunPoint& p : ex.runs) v.push_back(p.setup.machine.name);
+    return v;
+  };
+  // "presets": every preset, in the order of cubesim list machines.
+  const Experiment all = parse_experiment(
+      base(R"(, "sweep": {"machine": "presets"})", R"("M": 4)", R"({"kind": "hypercube", "dim": 2})", "broadcast.sbt"),
+      "t.json", reg());
+  EXPECT_EQ(machines(all), preset_names());
+  EXPECT_EQ(all.runs[0].point[0].first, "machine");
+  EXPECT_EQ(all.runs[0].point[0].second, preset_names()[0]);
+  // A filter: every preset whose keys have those values, and no other.
+  const Experiment sf = parse_experiment(
+      base(R"(, "sweep": {"machine": "presets:kind=formula,switching=store_and_forward", "params.M": [1, 2]})"),
+      "t.json", reg());
+  std::vector<std::string> want;
+  for (const std::string& n : preset_names()) {
+    const Machine m = machine_from_json(*preset_json(n), n, "", true);
+    if (m.kind == ModelKind::formula && m.switching == Switching::store_and_forward) {
+      want.push_back(n);
+      want.push_back(n);  // params.M is the inner axis
+    }
+  }
+  EXPECT_EQ(machines(sf), want);
+  EXPECT_EQ(std::count(want.begin(), want.end(), "cm-router"), 0);
+  // Values are read as the key reads them: "1.5ms" is ipsc-nx's tau, "one" its ports.
+  const Experiment nx = parse_experiment(
+      base(R"(, "sweep": {"machine": "presets:tau=1.5ms,ports=one,packet_elements=256"})"), "t.json", reg());
+  EXPECT_EQ(machines(nx), std::vector<std::string>{"ipsc-nx"});
+  // As the config's machine: an axis outside the sweep's.
+  const std::string top = R"({"schema": "cubesim.config/1", "machine": "presets:switching=store_and_forward",
+      "topology": {"kind": "hypercube", "dim": 2}, "algorithm": "broadcast.sbt", "params": {"M": 1},
+      "sweep": {"params.M": [1, 2]}})";
+  const Experiment t = parse_experiment(top, "t.json", reg());
+  ASSERT_GE(t.runs.size(), 2u);
+  EXPECT_EQ(t.runs[0].point[0].first, "machine");
+  EXPECT_EQ(t.runs[0].point[1].first, "params.M");
+  EXPECT_EQ(t.runs[0].setup.machine.name, t.runs[1].setup.machine.name);
+}
+
+TEST(Config, BadPresetSelectorsNameTheirPlace) {
+  const auto sweep = [](const std::string& sel) { return base(R"(, "sweep": {"machine": ")" + sel + R"("})"); };
+  EXPECT_EQ(where(sweep("presets:")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:kind")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:warp=9")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:switching=fast")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:kind=formula,kind=formula")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:tau=1h")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:packet_elements=3")), "/sweep/machine");  // matches none
+  EXPECT_EQ(where(base(R"(, "sweep": {"machine": ["ipsc-nx", "presets"]})")), "/sweep/machine/1");
+  EXPECT_EQ(where(base(R"(, "sweep": {"machine": "ipsc-nx"})")), "/sweep/machine");
+  // A selector as the machine and a machine axis in the sweep: one too many.
+  const std::string both = R"({"schema": "cubesim.config/1", "machine": "presets", "algorithm": "broadcast.sbt",
+      "topology": {"kind": "hypercube", "dim": 2}, "params": {"M": 1}, "sweep": {"machine": ["ipsc-nx"]}})";
+  EXPECT_EQ(where(both), "/machine");
+  try {
+    parse_experiment(sweep("presets:warp=9"), "t.json", reg());
+  } catch (const InputError& e) {
+    // The known keys come from the table.
+    EXPECT_NE(std::string(e.what()).find("(known: " + machine_key_list(nullptr) + ")"), std::string::npos) << e.what();
+  }
 }
