@@ -44,15 +44,32 @@ struct ParamSpec {
   std::span<const std::string_view> names{};          ///< a name parameter: its values
   std::vector<std::int64_t> Params::*list = nullptr;  ///< a list parameter
   std::int64_t unset = 0;  ///< the field's value when not given (not written to trace headers)
+  /// A report echoes the row's value in every run, given or not (root, M, and B resolved to the
+  /// machine's B_m); the other rows only where given.
+  bool always_reported = false;
   [[nodiscard]] constexpr bool is_name() const { return !names.empty(); }
   [[nodiscard]] constexpr bool is_list() const { return list != nullptr; }
 };
 
 /// Every parameter, in the order reports and trace headers list them.
 inline constexpr std::array<ParamSpec, 17> kParams{{
-    {"root", &Params::root, 0, "the source (or destination) node of a one-to-all (all-to-one) operation"},
-    {"M", &Params::M, 0, "elements: the message, or each node's block, or the block for each destination"},
-    {"B", &Params::B, 1, "packet elements in force (default the machine's B_m)"},
+    {"root",
+     &Params::root,
+     0,
+     "the source (or destination) node of a one-to-all (all-to-one) operation",
+     {},
+     nullptr,
+     0,
+     true},
+    {"M",
+     &Params::M,
+     0,
+     "elements: the message, or each node's block, or the block for each destination",
+     {},
+     nullptr,
+     0,
+     true},
+    {"B", &Params::B, 1, "packet elements in force (default the machine's B_m)", {}, nullptr, 0, true},
     {"P", &Params::P, 0, "matrix rows"},
     {"Q", &Params::Q, 0, "matrix columns (inner dimension of a product)"},
     {"R", &Params::R, 0, "columns of the second factor"},

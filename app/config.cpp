@@ -29,6 +29,11 @@ const std::set<std::string> kTopKeys = {"schema",   "name",      "description", 
 
 ResolvedMachine resolve_machine(const ojson& mj, const std::string& file, const std::string& ptr) {
   ResolvedMachine r;
+  if (is_preset_selector(mj))
+    throw InputError(file, ptr,
+                     "the preset selector \"" + mj.get<std::string>() +
+                         "\" names several machines: it stands for a config's \"machine\" or a whole "
+                         "\"sweep\": {\"machine\": ...} axis, not for one value of a list");
   if (mj.is_string()) {
     auto p = preset_json(mj.get<std::string>());
     if (!p)
@@ -188,8 +193,16 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     ex.verify = j["verify"].get<bool>();
   }
 
-  // Sweep: the cross product, first key outermost.
+  // Sweep: the cross product, first key outermost. A preset selector (machines/machine_loader.hpp)
+  // is a machine axis of the presets it names, in catalogue order: as the sweep's "machine", or as
+  // the config's "machine", an axis outside every other.
   std::vector<std::pair<std::string, std::vector<ojson>>> axes;
+  std::vector<std::string> selector_at;  // per axis: the pointer of the selector it came from, or ""
+  const auto presets_axis = [&](const ojson& selector, const std::string& ptr) {
+    std::vector<ojson> names;
+    for (const std::string& n : select_presets(selector.get<std::string>(), file, ptr)) names.emplace_back(n);
+    return names;
+  };
   if (j.contains("sweep")) {
     const ojson& sw = j["sweep"];
     if (!sw.is_object()) P.fail("/sweep", "sweep maps dotted config keys to lists of values");
@@ -198,9 +211,24 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
         P.fail("/sweep/" + k, "cannot sweep \"" + k +
                                   "\" (sweep algorithm, machine, mode, topology.dim, topology.shape, topology.kind, "
                                   "params.X or machine_overrides.X)");
-      if (!v.is_array() || v.empty()) P.fail("/sweep/" + k, "a sweep axis is a non-empty list of values");
+      if (k == "machine" && is_preset_selector(v)) {
+        axes.emplace_back(k, presets_axis(v, "/sweep/machine"));
+        selector_at.emplace_back("/sweep/machine");
+        continue;
+      }
+      if (!v.is_array() || v.empty())
+        P.fail("/sweep/" + k, k == "machine" ? "a machine axis is a non-empty list of machines, or a preset selector "
+                                               "(\"presets\" or \"presets:KEY=VALUE,...\")"
+                                             : "a sweep axis is a non-empty list of values");
       axes.emplace_back(k, std::vector<ojson>(v.begin(), v.end()));
+      selector_at.emplace_back();
     }
+  }
+  if (is_preset_selector(j["machine"])) {
+    if (std::any_of(axes.begin(), axes.end(), [](const auto& a) { return a.first == "machine"; }))
+      P.fail("/machine", "the machine is a preset selector and the sweep names machines too: give one of them");
+    axes.emplace(axes.begin(), "machine", presets_axis(j["machine"], "/machine"));
+    selector_at.emplace(selector_at.begin(), "/machine");
   }
   // A swept algorithm: every name must exist; the parameters any of them takes are accepted.
   std::set<std::string> lenient;
@@ -264,8 +292,11 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
       // Point the error at the swept value that caused it, when it did.
       for (std::size_t a = 0; a < axes.size(); ++a) {
         const std::string sp = dotted_to_pointer(axes[a].first);
-        if (e.where().rfind(sp, 0) == 0 && e.file() == file)
+        if (e.where().rfind(sp, 0) == 0 && e.file() == file) {
+          if (!selector_at[a].empty())
+            throw InputError(file, selector_at[a], e.message() + " (preset " + axes[a].second[idx[a]].dump() + ")");
           throw InputError(file, "/sweep/" + axes[a].first + "/" + std::to_string(idx[a]), e.message());
+        }
       }
       std::string at;
       for (const auto& [k, v] : rp.point) at += (at.empty() ? "" : ", ") + k + "=" + v.dump();

@@ -22,6 +22,7 @@
 #include "app/runner.hpp"
 #include "app/sweep.hpp"
 #include "app/trace_files.hpp"
+#include "machines/machine_keys.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
 #include "sim/resources.hpp"
@@ -258,9 +259,13 @@ int cmd_list(const Registry& reg, const std::string& what, bool markdown, bool s
   if (what == "machines") {
     for (const std::string& n : preset_names()) {
       Machine m = machine_from_json(*preset_json(n), "machines/presets/" + n + ".json", "", true);
-      std::printf("%-14s tau %-9s t_c %-8s B_m %-5lld ports %-4s %s\n", n.c_str(), format_time(m.tau).c_str(),
-                  format_time(m.t_c).c_str(), static_cast<long long>(m.packet_elements), m.ports.name().c_str(),
-                  m.description.c_str());
+      // switching and kind: what preset selectors ("presets:kind=formula,...") most often filter by.
+      const auto text = [&](const char* key) {
+        return find_machine_key(key)->get(*find_machine_key(key), m).get<std::string>();
+      };
+      std::printf("%-14s tau %-9s t_c %-8s B_m %-5lld ports %-4s switching %-19s kind %-12s %s\n", n.c_str(),
+                  format_time(m.tau).c_str(), format_time(m.t_c).c_str(), static_cast<long long>(m.packet_elements),
+                  m.ports.name().c_str(), text("switching").c_str(), text("kind").c_str(), m.description.c_str());
     }
     return 0;
   }

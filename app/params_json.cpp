@@ -64,4 +64,15 @@ ojson params_to_json(const Params& p) {
   return params;
 }
 
+ojson report_params(const Params& p) {
+  ojson params = ojson::object();
+  for (const ParamSpec& spec : kParams) {
+    if (spec.always_reported && spec.field != nullptr)
+      params[std::string(spec.key)] = p.*(spec.field);
+    else if (ojson v = param_to_json(p, spec); !v.is_null())
+      params[std::string(spec.key)] = std::move(v);
+  }
+  return params;
+}
+
 }  // namespace cubesim

@@ -14,5 +14,8 @@ std::optional<std::string> param_from_json(Params& p, const ParamSpec& spec, con
 ojson param_to_json(const Params& p, const ParamSpec& spec);
 /// Every parameter given in `p`, by key (a trace header's and a resume file's "params").
 ojson params_to_json(const Params& p);
+/// A report's "params" of a run: the rows marked always_reported, then every other row given, in
+/// kParams order.
+ojson report_params(const Params& p);
 
 }  // namespace cubesim

@@ -12,6 +12,7 @@
 
 #include "app/interrupt.hpp"
 #include "app/params_json.hpp"
+#include "machines/machine_keys.hpp"
 #include "sim/number_format.hpp"
 
 namespace cubesim {
@@ -111,22 +112,7 @@ ojson machine_json(const Machine& m) {
   ojson j;
   j["name"] = m.name;
   j["description"] = m.description;
-  j["tau_s"] = sec(m.tau);
-  j["tau_msg_s"] = sec(m.tau_msg);
-  j["t_c_s"] = sec(m.t_c);
-  j["t_a_s"] = sec(m.t_a);
-  j["t_copy_s"] = sec(m.t_copy);
-  j["tau_ps"] = m.tau.count();
-  j["tau_msg_ps"] = m.tau_msg.count();
-  j["t_c_ps"] = m.t_c.count();
-  j["t_a_ps"] = m.t_a.count();
-  j["t_copy_ps"] = m.t_copy.count();
-  j["t_elem_s"] = sec(m.t_elem);
-  j["t_elem_ps"] = m.t_elem.count();
-  j["packet_elements"] = m.packet_elements;
-  j["element_bytes"] = m.element_bytes;
-  j["ports"] = m.ports.name();
-  j["switching"] = switching_name(m.switching);
+  for (const MachineKey& k : machine_keys()) k.report(k, m, j);
   ojson src = ojson::object();
   for (const auto& [k, v] : m.sources) src[k] = v;
   j["sources"] = src;
@@ -257,9 +243,7 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
     }
     run["topology"] = s.topology.describe();
     run["nodes"] = s.topology.size();
-    run["params"] = {{"root", s.params.root}, {"M", s.params.M}, {"B", s.params.B}};
-    for (const char* key : {"P", "Q", "R", "N1", "N2", "k", "K"})  // matrix runs: their sizes and grid
-      if (ojson v = param_to_json(s.params, *find_param(key)); !v.is_null() && v != 0) run["params"][key] = v;
+    run["params"] = report_params(s.params);
     run["mode"] = s.data_mode ? "data" : "timing";
     // A sweep over machine or machine_overrides: each run carries the machine it ran on.
     if (ojson mj = machine_json(s.machine); mj != r["machine"]) run["machine"] = std::move(mj);

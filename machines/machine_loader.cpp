@@ -1,16 +1,30 @@
 #include "machines/machine_loader.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <set>
+#include <utility>
 
+#include "machines/machine_keys.hpp"
 #include "sim/input_error.hpp"
-#include "sim/net/network.hpp"
 
 namespace cubesim {
 
 std::vector<std::string> preset_names() {
-  std::vector<std::string> v;
-  for (const PresetText& p : preset_texts()) v.emplace_back(p.name);
-  return v;
+  static const std::vector<std::string> names = [] {
+    // The catalogue order: by "order" (presets without one last), then by name.
+    std::vector<std::pair<std::int64_t, std::string>> v;
+    for (const PresetText& p : preset_texts()) {
+      const ojson j = ojson::parse(p.json, nullptr, false);
+      const bool ordered = j.is_object() && j.contains("order") && j["order"].is_number_integer();
+      v.emplace_back(ordered ? j["order"].get<std::int64_t>() : std::numeric_limits<std::int64_t>::max(), p.name);
+    }
+    std::sort(v.begin(), v.end());
+    std::vector<std::string> out;
+    for (auto& [order, name] : v) out.push_back(std::move(name));
+    return out;
+  }();
+  return names;
 }
 
 std::optional<ojson> preset_json(const std::string& name) {
@@ -29,110 +43,10 @@ struct Ctx {
   }
 };
 
-Time parse_time_value(const ojson& v, const Ctx& c, const std::string& key) {
-  Time t;
-  try {
-    if (v.is_number())
-      t = time_from_seconds(v.get<double>());
-    else if (v.is_string())
-      t = parse_time(v.get<std::string>());
-    else
-      c.fail(key,
-             "expected a time: a number of seconds or a string such as \"1.5ms\", got " + std::string(v.type_name()));
-  } catch (const std::invalid_argument& e) {
-    c.fail(key, e.what());
-  } catch (const std::overflow_error& e) {
-    c.fail(key, e.what());
-  }
-  if (t < Time{}) c.fail(key, "a time cannot be negative");
-  return t;
-}
-
-std::int64_t parse_count(const ojson& v, const Ctx& c, const std::string& key, std::int64_t lo, std::int64_t hi) {
-  if (!v.is_number_integer())
-    c.fail(key, "expected an integer, got " + std::string(v.is_number() ? "a fraction" : v.type_name()));
-  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
-    c.fail(key, "must be at most " + std::to_string(hi));
-  const auto x = v.get<std::int64_t>();
-  if (x < lo || x > hi)
-    c.fail(key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + std::to_string(x));
-  return x;
-}
-
-PortModel parse_ports(const ojson& v, const Ctx& c, const std::string& key) {
-  if (v.is_string()) {
-    const auto s = v.get<std::string>();
-    if (s == "one") return {PortKind::one, 1};
-    if (s == "all") return {PortKind::all, 0};
-    c.fail(key, "ports must be \"one\", \"all\" or an integer k >= 1, got \"" + s + "\"");
-  }
-  const std::int64_t k = parse_count(v, c, key, 1, 64);
-  if (k == 1) return {PortKind::one, 1};
-  return {PortKind::k, static_cast<int>(k)};
-}
-
-Switching parse_switching(const ojson& v, const Ctx& c, const std::string& key) {
-  if (!v.is_string()) c.fail(key, "switching must be a string");
-  const auto s = v.get<std::string>();
-  if (s == "store_and_forward") return Switching::store_and_forward;
-  if (s == "pipelined") return Switching::pipelined;
-  c.fail(key, "switching must be \"store_and_forward\" or \"pipelined\", got \"" + s + "\"");
-}
-
-std::string parse_network(const ojson& v, const Ctx& c, const std::string& key) {
-  if (!v.is_string()) c.fail(key, "network must be a string");
-  const auto s = v.get<std::string>();
-  if (find_network_model(s) == nullptr) {
-    std::string known;
-    for (const NetworkModelInfo& i : network_models()) known += (known.empty() ? "" : ", ") + std::string(i.name);
-    c.fail(key, "unknown network model \"" + s + "\" (known: " + known + ")");
-  }
-  return s;
-}
-
 /// Sets one parameter from a bare value.
-void set_param(Machine& m, const std::string& key, const ojson& v, const Ctx& c) {
-  if (key == "tau")
-    m.tau = parse_time_value(v, c, key);
-  else if (key == "tau_msg")
-    m.tau_msg = parse_time_value(v, c, key);
-  else if (key == "t_c")
-    m.t_c = parse_time_value(v, c, key);
-  else if (key == "t_a")
-    m.t_a = parse_time_value(v, c, key);
-  else if (key == "t_copy")
-    m.t_copy = parse_time_value(v, c, key);
-  else if (key == "t_elem")
-    m.t_elem = parse_time_value(v, c, key);
-  else if (key == "packet_elements")
-    m.packet_elements = parse_count(v, c, key, 1, std::int64_t{1} << 40);
-  else if (key == "element_bytes")
-    m.element_bytes = static_cast<int>(parse_count(v, c, key, 1, 1024));
-  else if (key == "ports")
-    m.ports = parse_ports(v, c, key);
-  else if (key == "switching")
-    m.switching = parse_switching(v, c, key);
-  else if (key == "B_copy")
-    m.b_copy = parse_count(v, c, key, 0, std::int64_t{1} << 40);
-  else if (key == "t_hop")
-    m.t_hop = parse_time_value(v, c, key);
-  else if (key == "router_buffers")
-    m.router_buffers = parse_count(v, c, key, 0, 1 << 20);
-  else if (key == "network")
-    m.network = parse_network(v, c, key);
-  else
-    c.fail(key, "unknown machine parameter");
+void set_param(Machine& m, const MachineKey& k, const ojson& v, const Ctx& c) {
+  if (auto e = k.set(k, m, v)) c.fail(std::string(k.key), *e);
 }
-
-/// Every preset gives these; the rest are optional (defaults in sim/machine.hpp).
-const std::set<std::string> kRequired = {"tau",           "tau_msg", "t_c",      "t_a", "t_copy", "packet_elements",
-                                         "element_bytes", "ports",   "switching"};
-const std::set<std::string> kParams = {"tau",           "tau_msg", "t_c",       "t_a",    "t_copy", "packet_elements",
-                                       "element_bytes", "ports",   "switching", "B_copy", "t_hop",  "router_buffers",
-                                       "t_elem",        "network"};
-const std::set<std::string> kOverrides = {"tau",    "tau_msg",   "t_c",    "t_a",   "t_copy",         "packet_elements",
-                                          "ports",  "switching", "B_copy", "t_hop", "router_buffers", "t_elem",
-                                          "network"};
 
 }  // namespace
 
@@ -154,7 +68,10 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
       m.description = v.get<std::string>();
     } else if (key == "default_topology") {
       if (!v.is_object()) c.fail(key, "default_topology must be an object");
-    } else if (kParams.count(key) != 0) {
+    } else if (key == "order" && preset) {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+        c.fail(key, "order (the preset's place in cubesim list machines) must be an integer >= 0");
+    } else if (const MachineKey* k = find_machine_key(key)) {
       seen.insert(key);
       if (v.is_object()) {
         Ctx inner{file, pointer + "/" + key};
@@ -163,23 +80,22 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
         if (!v.contains("value")) inner.fail("", "missing \"value\"");
         if (!v.contains("source") || !v["source"].is_string() || v["source"].get<std::string>().empty())
           inner.fail("source", "every parameter of a machine carries its source (a non-empty string)");
-        set_param(m, key, v["value"], Ctx{file, pointer + "/" + key + "/value"});
+        Ctx value{file, pointer + "/" + key};
+        if (auto e = k->set(*k, m, v["value"])) value.fail("value", *e);
         m.sources[key] = v["source"].get<std::string>();
       } else {
         if (preset) c.fail(key, "a preset gives every parameter as {\"value\": ..., \"source\": ...}");
-        set_param(m, key, v, c);
+        set_param(m, *k, v, c);
         m.sources[key] = "inline machine";
       }
     } else {
-      c.fail(key,
-             "unknown key in a machine (known: name, description, default_topology, tau, tau_msg, t_c, t_a, t_copy, "
-             "packet_elements, element_bytes, ports, switching, B_copy, t_hop, router_buffers, t_elem)");
+      c.fail(key, "unknown key in a machine (known: name, description, default_topology, " +
+                      std::string(preset ? "order, " : "") + machine_key_list(nullptr) + ")");
     }
   }
-  const std::vector<std::string> required = preset ? std::vector<std::string>(kRequired.begin(), kRequired.end())
-                                                   : std::vector<std::string>{"tau", "t_c", "packet_elements"};
-  for (const std::string& r : required)
-    if (seen.count(r) == 0) c.fail("", "missing machine parameter \"" + r + "\"");
+  for (const MachineKey& k : machine_keys())
+    if ((k.need == Need::always || (preset && k.need == Need::preset)) && seen.count(std::string(k.key)) == 0)
+      c.fail("", "missing machine parameter \"" + std::string(k.key) + "\"");
   if (preset && (!j.contains("schema") || !j.contains("name"))) c.fail("", "a preset needs \"schema\" and \"name\"");
   return m;
 }
@@ -188,41 +104,77 @@ void apply_overrides(Machine& m, const ojson& overrides, const std::string& file
   Ctx c{file, pointer};
   if (!overrides.is_object()) c.fail("", "machine_overrides must be an object");
   for (const auto& [key, v] : overrides.items()) {
-    if (kOverrides.count(key) == 0)
+    const MachineKey* k = find_machine_key(key);
+    if (k == nullptr || !k->overridable)
       c.fail(key,
-             "unknown override (known: tau, tau_msg, t_c, t_a, t_copy, packet_elements, ports, switching, B_copy, "
-             "t_hop, router_buffers, t_elem)");
-    set_param(m, key, v, c);
+             "unknown override (known: " + machine_key_list([](const MachineKey& r) { return r.overridable; }) + ")");
+    set_param(m, *k, v, c);
     m.sources[key] = "machine_overrides in the config";
   }
+}
+
+bool is_preset_selector(const ojson& v) {
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  return s == kPresetSelector || s.rfind(std::string(kPresetSelector) + ":", 0) == 0;
+}
+
+std::vector<std::string> select_presets(const std::string& selector, const std::string& file,
+                                        const std::string& pointer) {
+  Ctx c{file, pointer};
+  const std::string quoted = "\"" + selector + "\"";
+  // KEY=VALUE terms, each parsed into a machine of its own as the key's parser reads it.
+  std::vector<std::pair<const MachineKey*, Machine>> terms;
+  if (selector != kPresetSelector) {
+    std::string rest = selector.substr(std::string(kPresetSelector).size() + 1);
+    std::set<std::string> keys;
+    while (true) {
+      const std::size_t comma = rest.find(',');
+      const std::string term = rest.substr(0, comma);
+      const std::size_t eq = term.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == term.size())
+        c.fail("",
+               "a preset selector is \"presets\" or \"presets:KEY=VALUE[,KEY=VALUE...]\" (e.g. "
+               "\"presets:kind=formula,switching=store_and_forward\"), got " +
+                   quoted);
+      const std::string key = term.substr(0, eq), text = term.substr(eq + 1);
+      const MachineKey* k = find_machine_key(key);
+      if (k == nullptr)
+        c.fail("", "unknown machine key \"" + key + "\" in the preset selector " + quoted +
+                       " (known: " + machine_key_list(nullptr) + ")");
+      if (!keys.insert(key).second) c.fail("", "the preset selector " + quoted + " names \"" + key + "\" twice");
+      // The value as JSON: an integer when it is one (a count, a port count, seconds), else a string.
+      ojson v = text;
+      if (text.find_first_not_of("0123456789") == std::string::npos && text.size() < 19) v = std::stoll(text);
+      Machine want;
+      if (auto e = k->set(*k, want, v)) c.fail("", "in the preset selector " + quoted + ": " + key + ": " + *e);
+      terms.emplace_back(k, std::move(want));
+      if (comma == std::string::npos) break;
+      rest = rest.substr(comma + 1);
+    }
+  }
+  std::vector<std::string> out;
+  for (const std::string& name : preset_names()) {
+    const Machine m = machine_from_json(*preset_json(name), "machines/presets/" + name + ".json", "", true);
+    if (std::all_of(terms.begin(), terms.end(),
+                    [&](const auto& t) { return t.first->get(*t.first, m) == t.first->get(*t.first, t.second); }))
+      out.push_back(name);
+  }
+  if (out.empty()) c.fail("", "the preset selector " + quoted + " matches no preset (cubesim list machines)");
+  return out;
 }
 
 ojson machine_to_json(const Machine& m) {
   ojson j;
   j["name"] = m.name;
   j["description"] = m.description;
-  auto param = [&](const char* key, ojson value) {
+  for (const MachineKey& k : machine_keys()) {
+    if (k.written != nullptr && !k.written(m)) continue;
+    const std::string key(k.key);
     auto it = m.sources.find(key);
-    j[key] = {{"value", std::move(value)},
+    j[key] = {{"value", k.get(k, m)},
               {"source", it != m.sources.end() && !it->second.empty() ? it->second : "resolved value"}};
-  };
-  auto ps = [](Time t) { return std::to_string(t.count()) + "ps"; };
-  param("tau", ps(m.tau));
-  param("tau_msg", ps(m.tau_msg));
-  param("t_c", ps(m.t_c));
-  param("t_a", ps(m.t_a));
-  param("t_copy", ps(m.t_copy));
-  param("packet_elements", m.packet_elements);
-  param("element_bytes", m.element_bytes);
-  param("ports", m.ports.kind == PortKind::k ? ojson(m.ports.k) : ojson(m.ports.name()));
-  param("switching", switching_name(m.switching));
-  param("B_copy", m.b_copy);
-  if (m.t_elem != Time{}) param("t_elem", ps(m.t_elem));
-  if (m.switching == Switching::pipelined) {
-    param("t_hop", ps(m.t_hop));
-    param("router_buffers", m.router_buffers);
   }
-  if (!m.network.empty()) param("network", m.network);
   return j;
 }
 

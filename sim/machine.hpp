@@ -11,6 +11,10 @@ namespace cubesim {
 
 enum class PortKind { one, all, k };
 enum class Switching { store_and_forward, pipelined };
+/// What a machine's numbers are: `formula`, each a paper's statement or a modelling choice, so that
+/// the papers' formulas hold on it as the algorithms promise; `calibrated`, software overheads
+/// fitted to measured statements, so that times no longer match the formulas exactly.
+enum class ModelKind { formula, calibrated };
 
 struct PortModel {
   PortKind kind = PortKind::one;
@@ -44,6 +48,7 @@ struct Machine {
   /// The network model (sim/net/network.hpp) by name; empty: the default of `switching`
   /// (store_and_forward, bit_serial_router).
   std::string network;
+  ModelKind kind = ModelKind::formula;
   std::map<std::string, std::string> sources;  ///< parameter -> where its value comes from
 };
 

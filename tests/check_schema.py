@@ -36,6 +36,9 @@ bad_cases = {
     "bad ports": {**good, "machine_overrides": {"ports": "many"}},
     "bad topology": {**good, "topology": {"kind": "ring"}},
     "bad sweep key": {**good, "sweep": {"name": ["x"]}},
+    "bad preset selector": {**good, "machine": "presets:"},
+    "bad swept preset selector": {**good, "sweep": {"machine": "presets:kind"}},
+    "selector for another axis": {**good, "sweep": {"params.M": "presets"}},
 }
 for name, cfg in bad_cases.items():
     if validator.is_valid(cfg):
@@ -43,8 +46,11 @@ for name, cfg in bad_cases.items():
         print(f"FAIL schema accepts a config with a {name}")
     else:
         passed += 1
-if not validator.is_valid(good):
-    failed += 1
-    print("FAIL schema rejects a good config")
+for cfg in (good, {**good, "machine": "presets"}, {**good, "machine": "presets:kind=formula,switching=pipelined"},
+            {**good, "sweep": {"machine": "presets:switching=store_and_forward"}},
+            {**good, "sweep": {"machine_overrides.B_copy": [0, 64]}}):
+    if not validator.is_valid(cfg):
+        failed += 1
+        print(f"FAIL schema rejects a good config: {cfg}")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

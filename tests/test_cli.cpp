@@ -8,8 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "algorithms/params.hpp"
+#include "machines/machine_keys.hpp"
+#include "machines/machine_loader.hpp"
 #include "tests/cli_helpers.hpp"
 
+using cubesim::preset_names;
 using cubesim::test::read_all;
 using cubesim::test::Result;
 using cubesim::test::run_cli;
@@ -37,6 +41,38 @@ TEST(Cli, QuickstartRunsExactAndVerified) {
   EXPECT_EQ(j["machine"]["ports"], "one");
   // one-port n = 7: 7 * (60 * 1.5 ms + 15360 * 4 us) = 1.06008 s
   EXPECT_EQ(j["runs"][6]["simulated"]["time_ps"], 1'060'080'000'000);
+}
+
+TEST(Cli, ReportEchoesEveryMachineKeyAndEveryParameterGiven) {
+  // The report's "machine" comes from machines/machine_keys (every key, times as _s and _ps) and a
+  // run's "params" from algorithms/params.hpp's kParams (root, M, B always; the rest where given).
+  const std::string cfg = write_temp("echo.json", R"({"schema": "cubesim.config/1", "machine": "ipsc-nx",
+      "topology": {"kind": "hypercube", "dim": 2}, "algorithm": "transpose.exchange",
+      "params": {"P": 8, "Q": 8, "B_copy": 0, "layout_before": "cyclic"}})");
+  Result r = run_cli("run " + cfg + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& m = j["machine"];
+  for (const cubesim::MachineKey& k : cubesim::machine_keys()) {
+    const std::string key(k.key);
+    if (k.kind == cubesim::KeyKind::time) {
+      EXPECT_TRUE(m.contains(key + "_s") && m.contains(key + "_ps")) << key;
+    } else {
+      EXPECT_TRUE(m.contains(key)) << key;
+    }
+  }
+  EXPECT_EQ(m["tau_s"], 0.0015);
+  EXPECT_EQ(m["tau_ps"], 1'500'000'000);
+  EXPECT_EQ(m["ports"], "one");
+  EXPECT_EQ(m["switching"], "store_and_forward");
+  EXPECT_EQ(m["B_copy"], 64);
+  EXPECT_EQ(m["router_buffers"], 0);
+  EXPECT_EQ(m["t_hop_ps"], 0);
+  EXPECT_EQ(m["kind"], "formula");
+  EXPECT_EQ(m["sources"]["tau"].get<std::string>().substr(0, 7), "TR-530 ");
+  const auto& p = j["runs"][0]["params"];
+  EXPECT_EQ(p, nlohmann::json::parse(
+                   R"({"root": 0, "M": 0, "B": 256, "P": 8, "Q": 8, "B_copy": 0, "layout_before": "cyclic"})"));
 }
 
 TEST(Cli, SameConfigTwiceGivesAnIdenticalReport) {
@@ -139,8 +175,7 @@ TEST(Cli, ValidatePredictAndList) {
   EXPECT_EQ(nlohmann::json::parse(p.out)["runs"].size(), 14u);
   Result m = run_cli("list machines");
   EXPECT_EQ(m.code, 0);
-  for (const char* n : {"ipsc-os1", "ipsc-os2", "ipsc-nx", "caltech-mark2", "mesh1d", "mesh2d", "mesh3d"})
-    EXPECT_NE(m.out.find(n), std::string::npos) << n;
+  for (const std::string& n : preset_names()) EXPECT_NE(m.out.find(n), std::string::npos) << n;
   Result a = run_cli("list algorithms");
   for (const char* n : {"broadcast.sbt", "broadcast.gc", "allgather.cra", "allgather.gcea", "allgather.sbt",
                         "scatter.sbt", "alltoall.sbt"})

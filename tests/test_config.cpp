@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "app/config.hpp"
+#include "machines/machine_keys.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
 
@@ -125,17 +127,27 @@ TEST(Config, MeshPresetsBringTheirTopology) {
 }
 
 TEST(Config, EveryPresetLoadsWithASourceForEveryParameter) {
-  EXPECT_EQ(preset_names().size(), 8u);
+  // Every file in machines/presets/ is embedded, and none is named like a preset selector.
+  std::vector<std::string> files, names = preset_names();
+  for (const auto& e : std::filesystem::directory_iterator("machines/presets"))
+    if (e.path().extension() == ".json") files.push_back(e.path().stem().string());
+  std::sort(files.begin(), files.end());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, files);
   for (const std::string& n : preset_names()) {
+    EXPECT_FALSE(is_preset_selector(ojson(n))) << n;
     Machine m = machine_from_json(*preset_json(n), n + ".json", "", true);
     EXPECT_EQ(m.name, n);
-    // The nine every preset gives, and B_copy, t_hop, router_buffers where it gives them.
-    EXPECT_GE(m.sources.size(), 9u) << n;
-    EXPECT_LE(m.sources.size(), 12u) << n;
-    if (m.switching == Switching::pipelined) {
-      EXPECT_EQ(m.sources.size(), 12u) << n;
+    // Every key the table requires of a preset, the pipelined keys on a pipelined machine, and
+    // sources only for keys of the table (machines/machine_keys.hpp).
+    for (const MachineKey& k : machine_keys())
+      if (k.need != Need::optional) EXPECT_EQ(m.sources.count(std::string(k.key)), 1u) << n << " " << k.key;
+    if (m.switching == Switching::pipelined)
+      for (const char* k : {"t_hop", "router_buffers"}) EXPECT_EQ(m.sources.count(k), 1u) << n << " " << k;
+    for (const auto& [k, v] : m.sources) {
+      EXPECT_NE(find_machine_key(k), nullptr) << n << " " << k;
+      EXPECT_GT(v.size(), 10u) << n << " " << k;
     }
-    for (const auto& [k, v] : m.sources) EXPECT_GT(v.size(), 10u) << n << " " << k;
   }
   Machine nx = machine_from_json(*preset_json("ipsc-nx"), "x", "", true);
   EXPECT_EQ(nx.tau, Time::ps(1'500'000'000));
@@ -182,4 +194,120 @@ TEST(Config, SchemaFollowsTheParameterTableAndThePresets) {
   std::sort(presets.begin(), presets.end());
   std::sort(known.begin(), known.end());
   EXPECT_EQ(presets, known) << "configs/schema.json's machine names must be the presets";
+}
+
+TEST(Config, SchemaFollowsTheMachineTable) {
+  // configs/schema.json's inline machine and machine_overrides must say what machines/machine_keys
+  // does: the same keys in the same order, the overridable ones in machine_overrides, the same
+  // required keys, and each override's type, bounds and names those of its row.
+  const ojson schema = read_json_file("configs/schema.json");
+  const ojson& inline_machine = schema["$defs"]["inlineMachine"];
+  const ojson& overrides = schema["properties"]["machine_overrides"]["properties"];
+  std::vector<std::string> in_schema, in_table, over_schema, over_table, req_schema, req_table;
+  for (const auto& [k, v] : inline_machine["properties"].items())
+    if (k != "schema" && k != "name" && k != "description" && k != "default_topology") in_schema.push_back(k);
+  for (const auto& [k, v] : overrides.items()) {
+    over_schema.push_back(k);
+    const MachineKey* row = find_machine_key(k);
+    ASSERT_NE(row, nullptr) << "configs/schema.json overrides \"" << k << "\", which machines/machine_keys lacks";
+    switch (row->kind) {
+      case KeyKind::time:
+        EXPECT_EQ(v.value("$ref", ""), "#/$defs/time") << k;
+        break;
+      case KeyKind::ports:
+        EXPECT_EQ(v.value("$ref", ""), "#/$defs/ports") << k;
+        break;
+      case KeyKind::count:
+        EXPECT_EQ(v.value("type", ""), "integer") << k;
+        EXPECT_EQ(v.value("minimum", std::int64_t{-1}), row->lo) << k;
+        break;
+      case KeyKind::name: {
+        std::vector<std::string> names(row->names.begin(), row->names.end());
+        EXPECT_EQ(v["enum"].get<std::vector<std::string>>(), names) << k;
+        break;
+      }
+      case KeyKind::model:
+        EXPECT_EQ(v.value("type", ""), "string") << k;
+        break;
+    }
+  }
+  for (const auto& r : inline_machine["required"]) req_schema.push_back(r.get<std::string>());
+  for (const MachineKey& k : machine_keys()) {
+    in_table.emplace_back(k.key);
+    if (k.overridable) over_table.emplace_back(k.key);
+    if (k.need == Need::always) req_table.emplace_back(k.key);
+  }
+  EXPECT_EQ(in_schema, in_table)
+      << "configs/schema.json's inlineMachine must list machines/machine_keys' keys, in order";
+  EXPECT_EQ(over_schema, over_table)
+      << "configs/schema.json's machine_overrides must list the overridable keys of machines/machine_keys, in order";
+  EXPECT_EQ(req_schema, req_table) << "configs/schema.json's inlineMachine must require the keys marked Need::always";
+  const ojson& ports = schema["$defs"]["ports"]["oneOf"][1];
+  EXPECT_EQ(ports.value("minimum", 0), find_machine_key("ports")->lo);
+  EXPECT_EQ(ports.value("maximum", 0), find_machine_key("ports")->hi);
+}
+
+TEST(Config, PresetSelectorsNameThePresetsInCatalogueOrder) {
+  auto machines = [](const Experiment& ex) {
+    std::vector<std::string> v;
+    for (const RunPoint& p : ex.runs) v.push_back(p.setup.machine.name);
+    return v;
+  };
+  // "presets": every preset, in the order of cubesim list machines.
+  const Experiment all = parse_experiment(
+      base(R"(, "sweep": {"machine": "presets"})", R"("M": 4)", R"({"kind": "hypercube", "dim": 2})", "broadcast.sbt"),
+      "t.json", reg());
+  EXPECT_EQ(machines(all), preset_names());
+  EXPECT_EQ(all.runs[0].point[0].first, "machine");
+  EXPECT_EQ(all.runs[0].point[0].second, preset_names()[0]);
+  // A filter: every preset whose keys have those values, and no other.
+  const Experiment sf = parse_experiment(
+      base(R"(, "sweep": {"machine": "presets:kind=formula,switching=store_and_forward", "params.M": [1, 2]})"),
+      "t.json", reg());
+  std::vector<std::string> want;
+  for (const std::string& n : preset_names()) {
+    const Machine m = machine_from_json(*preset_json(n), n, "", true);
+    if (m.kind == ModelKind::formula && m.switching == Switching::store_and_forward) {
+      want.push_back(n);
+      want.push_back(n);  // params.M is the inner axis
+    }
+  }
+  EXPECT_EQ(machines(sf), want);
+  EXPECT_EQ(std::count(want.begin(), want.end(), "cm-router"), 0);
+  // Values are read as the key reads them: "1.5ms" is ipsc-nx's tau, "one" its ports.
+  const Experiment nx = parse_experiment(
+      base(R"(, "sweep": {"machine": "presets:tau=1.5ms,ports=one,packet_elements=256"})"), "t.json", reg());
+  EXPECT_EQ(machines(nx), std::vector<std::string>{"ipsc-nx"});
+  // As the config's machine: an axis outside the sweep's.
+  const std::string top = R"({"schema": "cubesim.config/1", "machine": "presets:switching=store_and_forward",
+      "topology": {"kind": "hypercube", "dim": 2}, "algorithm": "broadcast.sbt", "params": {"M": 1},
+      "sweep": {"params.M": [1, 2]}})";
+  const Experiment t = parse_experiment(top, "t.json", reg());
+  ASSERT_GE(t.runs.size(), 2u);
+  EXPECT_EQ(t.runs[0].point[0].first, "machine");
+  EXPECT_EQ(t.runs[0].point[1].first, "params.M");
+  EXPECT_EQ(t.runs[0].setup.machine.name, t.runs[1].setup.machine.name);
+}
+
+TEST(Config, BadPresetSelectorsNameTheirPlace) {
+  const auto sweep = [](const std::string& sel) { return base(R"(, "sweep": {"machine": ")" + sel + R"("})"); };
+  EXPECT_EQ(where(sweep("presets:")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:kind")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:warp=9")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:switching=fast")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:kind=formula,kind=formula")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:tau=1h")), "/sweep/machine");
+  EXPECT_EQ(where(sweep("presets:packet_elements=3")), "/sweep/machine");  // matches none
+  EXPECT_EQ(where(base(R"(, "sweep": {"machine": ["ipsc-nx", "presets"]})")), "/sweep/machine/1");
+  EXPECT_EQ(where(base(R"(, "sweep": {"machine": "ipsc-nx"})")), "/sweep/machine");
+  // A selector as the machine and a machine axis in the sweep: one too many.
+  const std::string both = R"({"schema": "cubesim.config/1", "machine": "presets", "algorithm": "broadcast.sbt",
+      "topology": {"kind": "hypercube", "dim": 2}, "params": {"M": 1}, "sweep": {"machine": ["ipsc-nx"]}})";
+  EXPECT_EQ(where(both), "/machine");
+  try {
+    parse_experiment(sweep("presets:warp=9"), "t.json", reg());
+  } catch (const InputError& e) {
+    // The known keys come from the table.
+    EXPECT_NE(std::string(e.what()).find("(known: " + machine_key_list(nullptr) + ")"), std::string::npos) << e.what();
+  }
 }
