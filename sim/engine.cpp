@@ -31,7 +31,9 @@ Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions o
   results_.resize(n);
   comm_busy_.assign(n, Time{});
   compute_busy_.assign(n, Time{});
-  net_ = network_model_of(machine_).make(*this);
+  const NetworkModelInfo& model = network_model_of(machine_);
+  in_order_ = model.in_order;
+  net_ = model.make(*this);
   nodes_.reserve(n);
   for (std::size_t i = 0; i < n; ++i) nodes_.emplace_back(this, static_cast<NodeId>(i));
 }
@@ -188,11 +190,38 @@ void Engine::start_send(detail::OpState& op) {
   m.id = static_cast<std::uint64_t>(++stats_.messages);
   stats_.packets += m.packets;
   if (topology_.port_to(m.src, m.dst) < 0) ++stats_.routed_messages;
+  if (!in_order_) m.order = ++order_[{m.src, m.dst, m.tag}].sent;
   if (observer_ != nullptr) observer_->on_message(m.id, m.src, m.dst, m.tag, m.elements, now_);
   net_->send(mi);
 }
 
 void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
+  if (in_order_ || messages_[mi].order == 0) {
+    match(mi, t, p);
+    return;
+  }
+  // A network that may reorder: a message that overtook an earlier one from the same source
+  // with the same tag waits for it, and is received after it, from the time it arrives.
+  const detail::Message& m = messages_[mi];
+  const auto it = order_.find({m.src, m.dst, m.tag});
+  check(it != order_.end(), "a numbered message has its order");
+  Order& o = it->second;
+  if (m.order != o.delivered + 1) {
+    o.parked.emplace(m.order, mi);
+    return;
+  }
+  ++o.delivered;
+  match(mi, t, p);
+  while (!o.parked.empty() && o.parked.begin()->first == o.delivered + 1) {
+    const std::uint32_t next = o.parked.begin()->second;
+    o.parked.erase(o.parked.begin());
+    ++o.delivered;
+    match(next, t, p);
+  }
+  if (o.delivered == o.sent) order_.erase(it);
+}
+
+void Engine::match(std::uint32_t mi, Time t, const PathCounts& p) {
   detail::Message& m = messages_[mi];
   detail::MatchTable::Slot& s = match_.find_or_add(m.dst, m.src, m.tag);
   if (detail::OpState* op = s.op_head) {  // the oldest receive posted for it

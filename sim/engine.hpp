@@ -14,9 +14,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/kernel/event.hpp"
@@ -122,7 +124,11 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   [[nodiscard]] const detail::Event& current_event() const { return current_; }
   /// A model's event is due and not stale: the clock moves to it, it is counted, budgets checked.
   void take(const detail::Event& ev);
+  /// A message in flight. The reference stays valid while the model handles one call: only a
+  /// process's send makes messages (and may grow the pool), and no model call resumes a process
+  /// (complete() queues the waiter; the kernel resumes it after the model returns).
   [[nodiscard]] detail::Message& message(std::uint32_t mi) { return messages_[mi]; }
+  [[nodiscard]] const detail::Message& message(std::uint32_t mi) const { return messages_[mi]; }
   /// The chain `p` ending at `t` completes one of w's operations.
   void complete(detail::Waiter& w, Time t, const PathCounts& p);
   /// Message `mi` has wholly arrived at its destination at `t` with chain `p`: matched to the
@@ -144,6 +150,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
 
  private:
   std::uint32_t new_message();
+  /// Matches an arrived message to the oldest posted receive, or keeps it until one is posted.
+  void match(std::uint32_t mi, Time t, const PathCounts& p);
   void start_send(detail::OpState& op);
   bool start_recv(detail::OpState& op);
   [[noreturn]] void deadlock();
@@ -196,6 +204,14 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   std::vector<int> next_strand_;            ///< per node, while recording
   std::vector<std::int64_t> next_request_;  ///< per node
   std::unique_ptr<Network> net_;            ///< the run's network model (sim/net/)
+  /// Networks that may reorder messages: per (src, dst, tag), messages sent and received in
+  /// order so far, and those that arrived before an earlier one (Message::order).
+  bool in_order_ = true;
+  struct Order {
+    std::uint64_t sent = 0, delivered = 0;
+    std::map<std::uint64_t, std::uint32_t> parked;
+  };
+  std::map<std::tuple<NodeId, NodeId, int>, Order> order_;
 };
 
 }  // namespace cubesim

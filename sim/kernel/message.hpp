@@ -22,6 +22,10 @@ struct Message {
   std::int64_t injected = 0;   ///< packets the network model has taken from the source (routers)
   Buffer data;
   OpState* send_op = nullptr;
+  /// Networks that may reorder (NetworkModelInfo::in_order false): 1, 2, ... among the messages
+  /// from src to dst with this tag, so that none is received before one sent earlier (0: not
+  /// numbered, a message to itself).
+  std::uint64_t order = 0;
   std::uint32_t next = kNone;  ///< arrived-list link (kernel)
   Time arrived;
   PathCounts path;

@@ -19,6 +19,7 @@ const NetworkRegistration kRegistration{{
     .summary = "a Connection-Machine-like bit-serial router a node: synchronous dimension cycles, start-up once a "
                "message, oldest-first arbitration, desperation routing",
     .make = [](Engine& k) -> std::unique_ptr<Network> { return std::make_unique<BitSerialRouter>(k); },
+    .in_order = false,
 }};
 }  // namespace
 
@@ -29,7 +30,7 @@ BitSerialRouter::BitSerialRouter(Engine& k, int group_bits, std::int64_t inject_
     throw std::invalid_argument("the pipelined (bit-serial router) switching runs on hypercubes only");
   if (group_bits_ < 0 || group_bits_ > topo.dim())
     throw std::invalid_argument("a " + std::to_string(topo.size()) + "-node cube cannot be split into routers of " +
-                                std::to_string(std::int64_t{1} << std::min(group_bits_, 62)) + " processors");
+                                std::to_string(std::int64_t{1} << std::clamp(group_bits_, 0, 62)) + " processors");
   dims_ = topo.dim() - group_bits_;
   dim_cycle_ = m_.t_hop + m_.t_c * k.options().packet_elements;
   if (dim_cycle_ <= Time{})

@@ -42,6 +42,11 @@ struct NetworkModelInfo {
   Switching switching;  ///< the cost model's family (predictions read it)
   const char* summary;  ///< one line for `cubesim list machines` and the docs
   NetworkFactory make;
+  /// Whether two messages from one node to another always arrive in the order they were sent
+  /// (store-and-forward: one route, first-come first-served queues). Where not (a router whose
+  /// packets can take detours), the kernel holds a message that overtook an earlier one with the
+  /// same tag until that one has arrived: messages are not overtaking, as in MPI.
+  bool in_order = true;
 };
 
 /// Registers a model at static initialisation (one per model file).
