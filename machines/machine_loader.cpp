@@ -7,6 +7,7 @@
 
 #include "machines/machine_keys.hpp"
 #include "sim/input_error.hpp"
+#include "sim/net/network.hpp"
 
 namespace cubesim {
 
@@ -46,6 +47,16 @@ struct Ctx {
 /// Sets one parameter from a bare value.
 void set_param(Machine& m, const MachineKey& k, const ojson& v, const Ctx& c) {
   if (auto e = k.set(k, m, v)) c.fail(std::string(k.key), *e);
+}
+
+/// The network model a machine names must be of its switching (sim/net/network.hpp): checked
+/// when the machine is loaded and after overrides, so that the run is not refused later.
+void check_network(const Machine& m, const Ctx& c) {
+  if (m.network.empty()) return;
+  const NetworkModelInfo* i = find_network_model(m.network);
+  if (i != nullptr && i->switching != m.switching)
+    c.fail("network", "network model \"" + m.network + "\" is " + switching_name(i->switching) +
+                          ", but the machine's switching is " + switching_name(m.switching));
 }
 
 }  // namespace
@@ -97,6 +108,7 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
     if ((k.need == Need::always || (preset && k.need == Need::preset)) && seen.count(std::string(k.key)) == 0)
       c.fail("", "missing machine parameter \"" + std::string(k.key) + "\"");
   if (preset && (!j.contains("schema") || !j.contains("name"))) c.fail("", "a preset needs \"schema\" and \"name\"");
+  check_network(m, c);
   return m;
 }
 
@@ -111,6 +123,7 @@ void apply_overrides(Machine& m, const ojson& overrides, const std::string& file
     set_param(m, *k, v, c);
     m.sources[key] = "machine_overrides in the config";
   }
+  check_network(m, c);
 }
 
 bool is_preset_selector(const ojson& v) {
