@@ -156,6 +156,8 @@ constexpr std::array<std::string_view, 2> kModelKindNames{"formula", "calibrated
 bool pipelined(const Machine& m) { return m.switching == Switching::pipelined; }
 bool has_t_elem(const Machine& m) { return m.t_elem != Time{}; }
 bool names_network(const Machine& m) { return !m.network.empty(); }
+bool shares_routers(const Machine& m) { return m.processors_per_router != 1; }
+bool limits_injections(const Machine& m) { return m.router_injections != 0; }
 bool calibrated(const Machine& m) { return m.kind != ModelKind::formula; }
 
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
@@ -203,6 +205,17 @@ const std::array kMachineKeys{
                                    .lo = 0,
                                    .hi = 1 << 20,
                                    .written = &pipelined}),
+    row<&Machine::processors_per_router>({.key = "processors_per_router",
+                                          .meaning = "cm2_router: processors sharing one router chip (a power of two)",
+                                          .lo = 1,
+                                          .hi = 1 << 20,
+                                          .written = &shares_routers}),
+    row<&Machine::router_injections>(
+        {.key = "router_injections",
+         .meaning = "cm2_router: messages a router chip takes from its processors a dimension cycle (0: no limit)",
+         .lo = 0,
+         .hi = 1 << 20,
+         .written = &limits_injections}),
     row<&Machine::t_elem>({.key = "t_elem",
                            .meaning = "loop overhead of a local matrix product, per result element",
                            .written = &has_t_elem}),

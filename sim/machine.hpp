@@ -48,6 +48,11 @@ struct Machine {
   /// The network model (sim/net/network.hpp) by name; empty: the default of `switching`
   /// (store_and_forward, bit_serial_router).
   std::string network;
+  /// cm2_router only: processors sharing one router chip (a power of two; 16 on the CM-2).
+  std::int64_t processors_per_router = 1;
+  /// cm2_router only: messages a router chip takes from its processors in one dimension cycle
+  /// (0: as many as its buffers hold).
+  std::int64_t router_injections = 0;
   ModelKind kind = ModelKind::formula;
   std::map<std::string, std::string> sources;  ///< parameter -> where its value comes from
 };
