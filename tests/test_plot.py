@@ -108,7 +108,13 @@ class PlotCli(unittest.TestCase):
                 self.assertEqual(p.stdout.strip(), svg)
                 check_image(self, svg)
                 d = load(data)
-                varying = {k: v for k, v in c["sweep"].items() if len(v) > 1}
+                report = load(os.path.join(out, "report.json"))
+
+                def values(k, v):
+                    # A preset selector ("presets:kind=formula,..."): the presets it named, as run.
+                    return sorted({r["point"][k] for r in report["runs"]}) if isinstance(v, str) else v
+
+                varying = {k: values(k, v) for k, v in c["sweep"].items() if len(values(k, v)) > 1}
                 numeric = [k for k, v in varying.items() if all(isinstance(x, (int, float)) for x in v)]
                 x = (numeric or list(varying))[-1]
                 self.assertEqual(d["x"], x)
@@ -254,6 +260,7 @@ class PlotCli(unittest.TestCase):
 # The series each figure must show (per panel), as the recipes and configs define them; the
 # paper's curves by label. A map's series are its winners, checked against the config's algorithms.
 EXPECTED = {
+    "tr572-fig16-18-cm2": [(["cm-router, dim=12", "cm-router, dim=16", "cm2, dim=12", "cm2, dim=16"], [])],
     "tr530-fig3": [(["broadcast.nesbt", "broadcast.sbt"], []),
                    (["all runs"], ["speed-up = log N (Fig. 3, dashed)"])],
     "tr530-fig9": [(["matmul1d.a1.gcea", "matmul1d.a1.sbt"], [])] * 3,
