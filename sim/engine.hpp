@@ -18,7 +18,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/kernel/event.hpp"
@@ -211,7 +211,19 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
     std::uint64_t sent = 0, delivered = 0;
     std::map<std::uint64_t, std::uint32_t> parked;
   };
-  std::map<std::tuple<NodeId, NodeId, int>, Order> order_;
+  struct OrderKey {
+    NodeId src, dst;
+    int tag;
+    bool operator==(const OrderKey&) const = default;
+  };
+  struct OrderHash {
+    std::size_t operator()(const OrderKey& k) const {
+      const std::uint64_t x =
+          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.src)) << 32) | static_cast<std::uint32_t>(k.dst);
+      return static_cast<std::size_t>((x ^ static_cast<std::uint32_t>(k.tag)) * 0x9E3779B97F4A7C15ull >> 7);
+    }
+  };
+  std::unordered_map<OrderKey, Order, OrderHash> order_;  ///< looked up, never iterated: deterministic
 };
 
 }  // namespace cubesim
