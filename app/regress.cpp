@@ -250,15 +250,26 @@ RegressSummary run_regress(const std::string& suite_path, const Registry& regist
         v.golden_changes.push_back(where + ": added");
       }
     }
+    if (opt.update && gold != nullptr && gold->is_array())
+      for (std::size_t k = ex.runs.size(); k < gold->size(); ++k)
+        v.golden_changes.push_back("run " + std::to_string(k + 1) + ": removed (the config has " +
+                                   std::to_string(ex.runs.size()) + " runs)");
     if (v.min_ratio > v.max_ratio) v.min_ratio = v.max_ratio = 0;
     v.pass = v.reason.empty();
     new_golden[e.id] = runs;
     sum.experiments.push_back(std::move(v));
   }
   if (opt.update) {
+    // Merge, never lose: the suite's experiments replace their own entries (in place, new ones
+    // last); the entries of experiments this suite does not run (another suite sharing the golden
+    // file) are kept as they were, and the summary names them.
+    ojson merged = golden;
+    for (const auto& [id, runs] : new_golden.items()) merged[id] = runs;
+    for (const auto& [id, runs] : golden.items())
+      if (!new_golden.contains(id)) sum.golden_kept.push_back(id);
     const ojson g = {{"schema", "cubesim.golden/1"},
                      {"note", "written by cubesim regress --update: simulated and predicted times of every run"},
-                     {"experiments", new_golden}};
+                     {"experiments", merged}};
     write_file_atomic(suite.golden_path, g.dump(1) + "\n");
     sum.golden_written = true;
   }
@@ -286,6 +297,7 @@ ojson regress_json(const RegressSummary& s, const RegressOptions& opt) {
              {"failed", s.experiments.size() - passed},
              {"experiments", arr}};
   j["golden_written"] = s.golden_written;
+  j["golden_kept"] = s.golden_kept;
   j["wall_s"] = opt.reproducible ? 0.0 : s.wall_s;
   return j;
 }
@@ -318,7 +330,16 @@ std::string regress_text(const RegressSummary& s) {
     for (const std::string& c : v.golden_changes) o << "      golden " << c << "\n";
   }
   o << passed << " of " << s.experiments.size() << " experiments passed";
-  if (s.golden_written) o << "; golden values written to " << s.golden_path;
+  if (s.golden_written) {
+    o << "; golden values written to " << s.golden_path;
+    if (!s.golden_kept.empty()) {
+      o << " (kept as they were: " << s.golden_kept.size() << " experiment" << (s.golden_kept.size() == 1 ? "" : "s")
+        << " this suite does not run: ";
+      for (std::size_t i = 0; i < s.golden_kept.size() && i < 3; ++i) o << (i == 0 ? "" : ", ") << s.golden_kept[i];
+      if (s.golden_kept.size() > 3) o << " and " << s.golden_kept.size() - 3 << " more";
+      o << ")";
+    }
+  }
   o << "\n";
   return o.str();
 }

@@ -40,6 +40,8 @@ struct RegressSummary {
   std::vector<ExperimentVerdict> experiments;
   bool golden_written = false;
   std::string golden_path;
+  /// --update: experiments of the golden file this suite does not run, kept as they were.
+  std::vector<std::string> golden_kept;
   double wall_s = 0;
   [[nodiscard]] bool pass() const;
 };

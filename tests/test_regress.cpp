@@ -70,6 +70,36 @@ TEST(Regress, GoldenChangeFailsAndUpdateRewritesIt) {
   EXPECT_EQ(run_cli("regress " + dir).code, 0);
 }
 
+TEST(Regress, UpdateOfOneSuiteKeepsTheGoldenValuesOfAnotherSharingTheFile) {
+  // Issue 33: a one-experiment suite pointed at a shared golden file used to rewrite it with its
+  // own experiment alone. --update merges: it replaces its own entries, keeps the others and
+  // names them, and says which runs it added, changed and removed.
+  const std::string dir = temp_dir("regress-shared");
+  write(dir, "c.json", kConfig);
+  std::string three = kConfig;
+  three.replace(three.find("[1, 300]"), 8, "[1, 2, 3]");
+  write(dir, "d.json", three);
+  write(dir, "both.json",
+        R"({"schema": "cubesim.suite/1", "experiments": [{"config": "c.json", "expect": "exact"},
+            {"config": "d.json", "expect": "exact"}]})");
+  write(dir, "one.json", R"({"schema": "cubesim.suite/1", "experiments": [{"config": "d.json", "expect": "exact"}]})");
+  ASSERT_EQ(run_cli("regress " + dir + "/both.json --update").code, 0);
+  const json before = json::parse(read_all(dir + "/golden.json"));
+  ASSERT_EQ(before["experiments"].size(), 2u);
+  // d.json now sweeps two points: its third golden run goes, and c.json's entry stays.
+  write(dir, "d.json", kConfig);
+  Result r = run_cli("regress " + dir + "/one.json --update");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("run 3: removed (the config has 2 runs)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(kept as they were: 1 experiment this suite does not run: c.json)"), std::string::npos)
+      << r.out;
+  const json after = json::parse(read_all(dir + "/golden.json"));
+  ASSERT_EQ(after["experiments"].size(), 2u);
+  EXPECT_EQ(after["experiments"]["c.json"], before["experiments"]["c.json"]);
+  EXPECT_EQ(after["experiments"]["d.json"].size(), 2u);
+  EXPECT_EQ(run_cli("regress " + dir + "/both.json").code, 0) << "the shared file still serves both suites";
+}
+
 TEST(Regress, ExpectationsAreCheckedRunByRun) {
   // Every shipped algorithm is exact, so the failing side is shown with a registry in which
   // broadcast.sbt's formula is 1 ps short: "exact" and "upper_bound" fail, naming the run and
