@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The sanitizer suite (docs/reliability.md "Sanitizers and fuzzing"): the whole test suite built
-# with clang under AddressSanitizer and UndefinedBehaviorSanitizer, halting at the first finding,
-# and the fuzz corpora of tests/fuzz replayed by their libFuzzer harnesses. Into build-sanitize/.
+# The sanitizer suite (docs/reliability.md "Sanitizers and fuzzing"): the test suite built with
+# clang under AddressSanitizer and UndefinedBehaviorSanitizer, halting at the first finding, its
+# quick tier and engine tests run, and the fuzz corpora of tests/fuzz replayed by their libFuzzer
+# harnesses. Into build-sanitize/.
 # Arguments go to ctest (e.g. -R Corpus to run some tests only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,8 @@ cmake --build build-sanitize -j "$(nproc)"
 # Halt (and fail the test) at the first finding of either sanitizer; leaks are findings too.
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-# The plot tests (label "plot": Python drawing the suite's own configs, several minutes under
-# ASan) run in scripts/test.sh only.
-ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)" -LE plot "$@"
+# The quick tier, every test of the kernel and its network models, and the fuzz corpora
+# (docs/reliability.md "Test tiers"); CUBESIM_TEST_TIER=quick thins the few grids that say so.
+# The extensive tier and the plot tests (Python drawing) run in scripts/test.sh, the plain build.
+export CUBESIM_TEST_TIER=quick
+ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)" -L 'quick|engine' -LE plot "$@"

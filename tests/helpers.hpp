@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <ostream>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -17,6 +19,14 @@
 #include "sim/engine.hpp"
 
 namespace cubesim::test {
+
+/// The test tier (docs/reliability.md "Test tiers"): CUBESIM_TEST_TIER=quick, set by the sanitizer
+/// run, makes the few grid tests that ask run a thinner grid (named where they do); unset, every
+/// test runs its whole grid, as the README's test command does.
+inline bool quick_tier() {
+  const char* v = std::getenv("CUBESIM_TEST_TIER");
+  return v != nullptr && std::string_view(v) == "quick";
+}
 
 /// A machine with easy numbers: tau = 1000 ps, t_c = 10 ps, t_a = 3 ps, t_copy = 7 ps.
 inline Machine simple_machine(PortModel ports = {PortKind::one, 1}, std::int64_t bm = 1 << 20) {

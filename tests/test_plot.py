@@ -4,8 +4,13 @@ plot.figures: every shipped sweep config's report plots, every figure recipe run
 non-empty and was drawn from the expected series (the data beside the image is checked, not the
 pixels), the committed figures/ are current, and bad input ends in one line and exit 2.
 
-  CUBESIM_BIN=build/cubesim /usr/bin/python3 tests/test_plot.py [PlotCli|Figures]
+  CUBESIM_BIN=build/cubesim /usr/bin/python3 tests/test_plot.py [PlotCli|PlotSweeps|Figures]
+
+PlotSweeps and Figures take CUBESIM_TEST_SHARD=I/N: only every N-th config or recipe from the I-th
+(ctest runs them as plot.sweeps_I and plot.figures_I, each under a minute; docs/reliability.md).
 """
+import contextlib
+import io
 import glob
 import json
 import os
@@ -20,8 +25,24 @@ BIN = os.environ.get("CUBESIM_BIN", os.path.join(ROOT, "build", "cubesim"))
 RECIPES = os.path.join(ROOT, "figures", "recipes")
 
 # Sweeps that take minutes (fig23: 165 s here; fig26: 6,875 runs, 23 min): the tests run
-# them thinned to the first two values of each numeric sweep key (every algorithm and N1 kept).
-SLOW = {"configs/tr530/maps/fig23-map-2d.json", "configs/tr530/maps/fig26-map-2d-nport.json"}
+# them thinned to the first values of each numeric sweep key (every algorithm and N1 kept): two
+# of each for Fig. 23, one for Fig. 26 (a 1,024-node map: one cell of 55 runs, 9 s here).
+SLOW = {"configs/tr530/maps/fig23-map-2d.json": 2, "configs/tr530/maps/fig26-map-2d-nport.json": 1}
+sys.path.insert(0, os.path.join(ROOT, "app", "plot"))
+import cubesim_plot  # noqa: E402  (drawn in-process where the command line is not what is tested)
+
+
+def shard():
+    """(index, count) from CUBESIM_TEST_SHARD=I/N; (0, 1) when unset."""
+    v = os.environ.get("CUBESIM_TEST_SHARD", "0/1")
+    i, n = (int(x) for x in v.split("/"))
+    assert 0 <= i < n, v
+    return i, n
+
+
+def mine(items):
+    i, n = shard()
+    return [x for k, x in enumerate(items) if k % n == i]
 
 
 def load(path):
@@ -54,11 +75,12 @@ def sweep_configs():
 
 
 def thinned(config, tmp):
-    """A copy of a slow config with each numeric sweep list cut to its first two values."""
+    """A copy of a slow config with each numeric sweep list cut to its first values (SLOW; two
+    for the other maps)."""
     c = load(os.path.join(ROOT, config))
     for k, v in c["sweep"].items():
         if all(isinstance(x, (int, float)) for x in v) and k != "params.N1":
-            c["sweep"][k] = v[:2]
+            c["sweep"][k] = v[:SLOW.get(config, 2)]
     path = os.path.join(tmp, os.path.basename(config))
     save(c, path)
     return path, c
@@ -81,7 +103,7 @@ def check_image(test, path):
         test.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n", path)
 
 
-class PlotCli(unittest.TestCase):
+class PlotSweeps(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="cubesim-plot-test-")
 
@@ -94,18 +116,22 @@ class PlotCli(unittest.TestCase):
         config, not from the plotting code)."""
         configs = sweep_configs()
         self.assertGreater(len(configs), 60)
-        for rel, c in configs:
+        for rel, c in mine([x for x in configs if x[0] not in SLOW]):  # SLOW: drawn by Figures
             with self.subTest(config=rel):
                 path = rel
-                if rel in SLOW or "/maps/" in rel:  # the maps are drawn whole by the figures below
+                if "/maps/" in rel:  # the maps are drawn whole by the figures below
                     path, c = thinned(rel, self.tmp)
                 name = os.path.splitext(os.path.basename(rel))[0]
                 out = os.path.join(self.tmp, name)
                 run_config(path, out)
                 svg, data = os.path.join(out, "plot.svg"), os.path.join(out, "plot.json")
-                p = cubesim("plot", out, "--data", data)
-                self.assertEqual(p.returncode, 0, p.stderr)
-                self.assertEqual(p.stdout.strip(), svg)
+                # In-process: one Python start a config would cost more than the drawing.
+                # PlotCli below runs the command line itself.
+                printed = io.StringIO()
+                with contextlib.redirect_stdout(printed):
+                    rc = cubesim_plot.main(["plot", out, "--data", data])
+                self.assertEqual(rc, 0)
+                self.assertEqual(printed.getvalue().strip(), svg)
                 check_image(self, svg)
                 d = load(data)
                 report = load(os.path.join(out, "report.json"))
@@ -130,6 +156,14 @@ class PlotCli(unittest.TestCase):
                     # A 0-cube (shift.gc at dim 0) takes no time.
                     self.assertTrue(all(isinstance(v, (int, float)) and v >= 0 for v in s["y"]["simulated"]), s["label"])
                 shutil.rmtree(out)
+
+
+class PlotCli(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="cubesim-plot-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
 
     def test_options_select_axes_series_and_runs(self):
         out = os.path.join(self.tmp, "q")
@@ -302,15 +336,19 @@ class Figures(unittest.TestCase):
         cls.out = os.path.join(cls.tmp, "figures")
         os.makedirs(cls.out)
         cls.reports = {}
-        for _, _, configs in recipe_list():
+        cls.recipes = mine(recipe_list())
+        for _, _, configs in cls.recipes:
             for c in configs:
                 if c in SLOW and c not in cls.reports:
                     path, _ = thinned(c, cls.tmp)
                     cls.reports[c] = run_config(path, os.path.join(cls.tmp, "thin-" + os.path.basename(c)))
         args = ["figures", "--out", cls.out, "--work", os.path.join(cls.tmp, "work")]
+        for _, r, _ in cls.recipes:
+            args += ["--only", r["name"]]
         for c, rep in cls.reports.items():
             args += ["--report", f"{c}={rep}"]
         cls.result = cubesim(*args)
+        cls.names = {r["name"] for _, r, _ in cls.recipes}
 
     @classmethod
     def tearDownClass(cls):
@@ -318,8 +356,8 @@ class Figures(unittest.TestCase):
 
     def test_every_recipe_draws_its_figure(self):
         self.assertEqual(self.result.returncode, 0, self.result.stderr)
-        recipes = recipe_list()
-        self.assertGreaterEqual(len(recipes), 19)
+        self.assertGreaterEqual(len(recipe_list()), 19)
+        recipes = self.recipes
         self.assertEqual(len(self.result.stdout.split()), len(recipes))
         for path, r, configs in recipes:
             with self.subTest(recipe=r["name"]):
@@ -334,7 +372,7 @@ class Figures(unittest.TestCase):
                     self.assertTrue({s["label"] for s in panel["series"]} <= algorithms)
                     grid = 1
                     for k in ("params.P", "params.Q", "params.R"):
-                        grid *= len(cfg["sweep"][k]) if configs[0] not in SLOW else 2
+                        grid *= len(cfg["sweep"][k]) if configs[0] not in SLOW else SLOW[configs[0]]
                     self.assertEqual(len(panel["cells"]), grid)
                     self.assertEqual(sum(s["cells"] for s in panel["series"]), grid)
                     if "2d" in configs[0]:  # each cell names the winner's N1, a power of two up to N
@@ -351,6 +389,8 @@ class Figures(unittest.TestCase):
                             self.assertTrue(all(isinstance(v, (int, float)) for v in vals), f"{s['label']} {y}")
 
     def test_tr530_fig3_speedup_stays_below_log_n(self):
+        if "tr530-fig3" not in self.names:
+            self.skipTest("tr530-fig3 is drawn by another shard")
         d = load(os.path.join(self.out, "tr530-fig3.data.json"))
         s = d["panels"][1]["series"][0]
         for n, sim, pred in zip(s["x"], s["y"]["simulated"], s["y"]["predicted"]):
@@ -365,6 +405,8 @@ class Figures(unittest.TestCase):
     def test_tr572_fig19_the_exchange_moves_half_the_elements(self):
         """TR-572 §9 on the figure's own configs: the 1-D exchange moves exactly half the
         elements of the 2-D SPT steps, run for run."""
+        if "tr572-fig19" not in self.names:
+            self.skipTest("tr572-fig19 is drawn by another shard")
         runs = {}
         for c in ("configs/tr572/fig19-1d-vs-2d.json", "configs/tr572/fig19-2d-spt-steps.json"):
             rep = load(run_config(c, os.path.join(self.tmp, "half-" + os.path.basename(c))))
@@ -378,7 +420,7 @@ class Figures(unittest.TestCase):
     def test_committed_figures_are_current(self):
         """figures/NAME.data.json is what `cubesim figures` draws today (the thinned recipes are
         compared by shape only). Regenerate with `./build/cubesim figures`."""
-        for path, r, configs in recipe_list():
+        for path, r, configs in self.recipes:
             with self.subTest(recipe=r["name"]):
                 committed = os.path.join(ROOT, "figures", r["name"] + ".data.json")
                 self.assertTrue(os.path.isfile(committed), committed + " missing: run ./build/cubesim figures")
