@@ -336,9 +336,17 @@ std::string seconds_text(double s, int digits = 6) {
       u = &x;
       break;
     }
+  // `digits` significant digits, never an exponent ("110 ns", not "1.1e+02 ns"), no trailing zeros.
+  const double v = s / u->scale;
+  const int decimals = v == 0 ? 0 : std::max(0, digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g %s", digits, s / u->scale, u->name);
-  return buf;
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string t = buf;
+  if (t.find('.') != std::string::npos) {
+    while (t.back() == '0') t.pop_back();
+    if (t.back() == '.') t.pop_back();
+  }
+  return t + " " + u->name;
 }
 
 /// A time in seconds as a machine file writes it: exact picoseconds in the largest unit ("1.1ms").
@@ -603,19 +611,45 @@ Calibration calibrate(const Registry& reg, const CalibrateOptions& o) {
       break;
     }
     const auto [cor, d] = scaled(a);
+    // The damped step over the keys that are free: a key at its bound 0 that the step would take
+    // below it stays at 0, and the others' step is solved again without it (an active set), so
+    // that a key pinned at 0 does not hold the others away from their optimum.
+    const auto damped_step = [&, &cor = cor, &d = d]() -> std::optional<std::vector<double>> {
+      std::vector<bool> pinned(p, false);
+      std::vector<double> delta(p, 0);
+      for (std::size_t pass = 0; pass <= p; ++pass) {
+        std::vector<std::size_t> free;
+        for (std::size_t j = 0; j < p; ++j)
+          if (!pinned[j]) free.push_back(j);
+        std::vector<std::vector<double>> m(free.size(), std::vector<double>(free.size()));
+        std::vector<double> rhs(free.size());
+        for (std::size_t u = 0; u < free.size(); ++u) {
+          for (std::size_t v = 0; v < free.size(); ++v) m[u][v] = cor[free[u]][free[v]];
+          m[u][u] += lambda;
+          rhs[u] = -g[free[u]] * d[free[u]];
+        }
+        if (!cholesky(m, 0)) return std::nullopt;  // rounding made it indefinite: damp more
+        const std::vector<double> y = cholesky_solve(m, rhs);
+        std::fill(delta.begin(), delta.end(), 0.0);
+        bool more = false;
+        for (std::size_t u = 0; u < free.size(); ++u) {
+          const std::size_t j = free[u];
+          delta[j] = y[u] * d[j];
+          if (theta[j] == 0 && delta[j] < 0) pinned[j] = more = true;
+        }
+        if (!more) break;
+      }
+      return delta;
+    };
     while (true) {
-      auto m = cor;
-      for (std::size_t j = 0; j < p; ++j) m[j][j] += lambda;
-      std::vector<double> rhs(p);
-      for (std::size_t j = 0; j < p; ++j) rhs[j] = -g[j] * d[j];
-      std::vector<std::int64_t> next = theta;
-      if (!cholesky(m, 0) && lambda < 1e10) {  // rounding made the damped matrix indefinite: damp more
+      const std::optional<std::vector<double>> delta = damped_step();
+      if (!delta && lambda < 1e10) {
         lambda *= 10;
         continue;
       }
-      const std::vector<double> y = cholesky_solve(m, rhs);
-      for (std::size_t j = 0; j < p; ++j)
-        next[j] = std::max<std::int64_t>(0, std::llround(static_cast<double>(theta[j]) + y[j] * d[j]));
+      std::vector<std::int64_t> next = theta;
+      for (std::size_t j = 0; delta && j < p; ++j)
+        next[j] = std::max<std::int64_t>(0, std::llround(static_cast<double>(theta[j]) + (*delta)[j]));
       const auto small = [&](const std::vector<std::int64_t>& th) {
         for (std::size_t j = 0; j < p; ++j)
           if (static_cast<double>(std::llabs(th[j] - theta[j])) > std::max(1.0, 1e-9 * static_cast<double>(theta[j])))

@@ -126,6 +126,14 @@ TEST(Calibrate, ExactMeasurementsGiveTheTrueValues) {
     EXPECT_NEAR(j["fit"]["t_c"]["value_s"].get<double>(), kTc, 1e-6 * kTc) << base;
     for (const json& r : j["residuals_by_row"]) EXPECT_LT(std::fabs(r["relative_error"].get<double>()), 1e-6) << base;
   }
+  // A third key whose truth is 0 (the truth has no per-message start-up): the step pushes it below
+  // 0, it stays at the bound, and the other two still reach the truth.
+  const json j = calibrate_json(csv + " --machine ipsc-nx --fit tau_msg,tau,t_c");
+  EXPECT_TRUE(j["converged"].get<bool>());
+  EXPECT_EQ(j["fit"]["tau_msg"]["value_ps"], 0);
+  EXPECT_TRUE(j["fit"]["tau_msg"]["at_bound"].get<bool>());
+  EXPECT_NEAR(j["fit"]["tau"]["value_s"].get<double>(), kTau, 1e-6 * kTau);
+  EXPECT_NEAR(j["fit"]["t_c"]["value_s"].get<double>(), kTc, 1e-6 * kTc);
 }
 
 TEST(Calibrate, TheMachineFileLoadsAndRunsAtTheCalibratedTimes) {
@@ -308,4 +316,14 @@ TEST(Calibrate, StudentQuantiles) {
   for (const auto& [df, t] : {std::pair{1.0, 12.7062}, std::pair{2.0, 4.3027}, std::pair{5.0, 2.5706},
                               std::pair{10.0, 2.2281}, std::pair{30.0, 2.0423}, std::pair{1000.0, 1.9623}})
     EXPECT_NEAR(cubesim::student_t975(df), t, 1e-4) << df;
+}
+
+TEST(Calibrate, TheShippedExampleFindsItsTruth) {
+  // docs/calibrate.md's example: stand-in measurements made on ipsc-nx with tau 1.2 ms and t_c 3.6 us.
+  const json j = calibrate_json("configs/calibrate/ipsc-example.csv --machine ipsc-nx --fit tau,t_c");
+  EXPECT_TRUE(j["converged"].get<bool>());
+  EXPECT_EQ(j["rows"], 16);
+  for (const auto& [key, truth_s] : {std::pair{"tau", 1.2e-3}, std::pair{"t_c", 3.6e-6}})
+    EXPECT_LE(std::fabs(j["fit"][key]["value_s"].get<double>() - truth_s), j["fit"][key]["ci95_s"].get<double>())
+        << key;
 }
