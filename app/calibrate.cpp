@@ -126,8 +126,7 @@ ojson cell_value(const std::string& text) {
 
 }  // namespace
 
-MeasuredTable parse_measured(const std::string& text, const std::string& file,
-                             const std::vector<std::string>& fitted) {
+MeasuredTable parse_measured(const std::string& text, const std::string& file, const std::vector<std::string>& fitted) {
   MeasuredTable t;
   t.file = file;
   std::istringstream in(text);
@@ -154,9 +153,10 @@ MeasuredTable parse_measured(const std::string& text, const std::string& file,
       const bool named = std::find(fields->begin(), fields->end(), "config") != fields->end() ||
                          std::find(fields->begin(), fields->end(), "time") != fields->end();
       if (!named)
-        throw fail(where, "no header row: the first line that is not a comment names the columns (config, "
-                          "time, an optional weight, and config keys as a sweep names them), got \"" +
-                              stripped + "\"");
+        throw fail(where,
+                   "no header row: the first line that is not a comment names the columns (config, "
+                   "time, an optional weight, and config keys as a sweep names them), got \"" +
+                       stripped + "\"");
       std::set<std::string> seen;
       for (std::size_t c = 0; c < fields->size(); ++c) {
         const std::string& name = (*fields)[c];
@@ -169,14 +169,16 @@ MeasuredTable parse_measured(const std::string& text, const std::string& file,
         else if (name == "weight")
           weight_col = static_cast<int>(c);
         else if (name == "machine")
-          throw fail(at(line, c, ""), "a column cannot set the machine: every row runs on --machine, the machine "
-                                      "being calibrated");
+          throw fail(at(line, c, ""),
+                     "a column cannot set the machine: every row runs on --machine, the machine "
+                     "being calibrated");
         else if (!is_sweep_key(name))
-          throw fail(at(line, c, ""), "unknown column \"" + name + "\" (config, time, weight, or a config key as a "
-                                      "sweep names it: " + kSweepKeys + ")");
+          throw fail(at(line, c, ""), "unknown column \"" + name +
+                                          "\" (config, time, weight, or a config key as a "
+                                          "sweep names it: " +
+                                          kSweepKeys + ")");
         const std::string mo = "machine_overrides.";
-        if (name.rfind(mo, 0) == 0 &&
-            std::find(fitted.begin(), fitted.end(), name.substr(mo.size())) != fitted.end())
+        if (name.rfind(mo, 0) == 0 && std::find(fitted.begin(), fitted.end(), name.substr(mo.size())) != fitted.end())
           throw fail(at(line, c, ""), "column \"" + name + "\" sets a key that --fit fits: the fit needs it free");
         t.columns.push_back(name);
       }
@@ -239,7 +241,8 @@ std::vector<const MachineKey*> parse_fit_keys(const std::string& text) {
     if (comma == std::string::npos) break;
     rest = rest.substr(comma + 1);
   }
-  if (keys.empty()) throw InputError("", "--fit", "name the keys to fit, e.g. --fit tau,t_c (time keys: " + time_keys() + ")");
+  if (keys.empty())
+    throw InputError("", "--fit", "name the keys to fit, e.g. --fit tau,t_c (time keys: " + time_keys() + ")");
   return keys;
 }
 
@@ -280,8 +283,8 @@ double beta_fraction(double a, double b, double x) {
 double incomplete_beta(double a, double b, double x) {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-                                b * std::log1p(-x));
+  const double front =
+      std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
   if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
   return 1 - front * beta_fraction(b, a, 1 - x) / b;
 }
@@ -418,9 +421,8 @@ class Evaluator {
     const std::size_t n = rows_.size(), total = sets.size() * n;
     std::vector<std::vector<double>> times(sets.size(), std::vector<double>(n, 0));
     std::vector<std::string> errors(total);
-    const std::size_t jobs =
-        std::min<std::size_t>(total, jobs_ > 0 ? static_cast<std::size_t>(jobs_)
-                                              : std::max(1u, std::thread::hardware_concurrency()));
+    const std::size_t jobs = std::min<std::size_t>(
+        total, jobs_ > 0 ? static_cast<std::size_t>(jobs_) : std::max(1u, std::thread::hardware_concurrency()));
     make_executor(jobs)->run(total, [&](std::size_t t) {
       const std::size_t k = t / n, i = t % n;
       RunPoint p = rows_[i].point;
@@ -565,12 +567,14 @@ Calibration calibrate(const Registry& reg, const CalibrateOptions& o) {
     return std::make_pair(r, d);
   };
   // A key no row's time depends on, or keys the rows cannot tell apart: bad input, named.
-  const auto check_identifiable = [&](const std::vector<std::vector<double>>& a, const std::vector<std::int64_t>& theta) {
+  const auto check_identifiable = [&](const std::vector<std::vector<double>>& a,
+                                      const std::vector<std::int64_t>& theta) {
     for (std::size_t j = 0; j < p; ++j)
       if (!(a[j][j] > 0))
         throw InputError(o.measured, "--fit " + fitted[j],
                          "changes no simulated time of these " + std::to_string(n) + " rows (tried " +
-                             time_value_text(theta[j]) + " and a step of 2 % or 1 ns from it): it cannot be fitted "
+                             time_value_text(theta[j]) +
+                             " and a step of 2 % or 1 ns from it): it cannot be fitted "
                              "from them; leave it out of --fit, or add rows whose runs it costs");
     const auto [r, d] = scaled(a);
     for (std::size_t j = 0; j < p; ++j)
@@ -733,11 +737,12 @@ Calibration calibrate(const Registry& reg, const CalibrateOptions& o) {
   c.machine.kind = ModelKind::calibrated;
   const std::string rows_text = std::to_string(n) + " row" + (n == 1 ? "" : "s");
   for (const FittedKey& f : c.keys)
-    c.machine.sources[f.key] =
-        "fitted by cubesim calibrate to " + o.measured + " (" + rows_text + "): " + seconds_text(f.value_s) +
-        (f.half_width_s ? " ± " + seconds_text(*f.half_width_s, 2) + " (95 %)" : " (no interval: as many keys as rows)");
-  c.machine.sources["kind"] = "cubesim calibrate: " + join(fitted) + " fitted to the measured times of " +
-                              o.measured + " (" + rows_text + "), the other keys from " + o.machine;
+    c.machine.sources[f.key] = "fitted by cubesim calibrate to " + o.measured + " (" + rows_text +
+                               "): " + seconds_text(f.value_s) +
+                               (f.half_width_s ? " ± " + seconds_text(*f.half_width_s, 2) + " (95 %)"
+                                               : " (no interval: as many keys as rows)");
+  c.machine.sources["kind"] = "cubesim calibrate: " + join(fitted) + " fitted to the measured times of " + o.measured +
+                              " (" + rows_text + "), the other keys from " + o.machine;
   return c;
 }
 
@@ -828,9 +833,9 @@ std::string calibration_text(const Calibration& c) {
 ojson calibrated_machine_json(const Calibration& c, const std::string& name) {
   Machine m = c.machine;
   m.name = name;
-  m.description = c.machine.description.empty() ? c.base + " calibrated by cubesim calibrate to " + c.measured
-                                                : c.machine.description + "; calibrated by cubesim calibrate to " +
-                                                      c.measured;
+  m.description = c.machine.description.empty()
+                      ? c.base + " calibrated by cubesim calibrate to " + c.measured
+                      : c.machine.description + "; calibrated by cubesim calibrate to " + c.measured;
   const ojson body = machine_to_json(m);
   ojson j;
   j["schema"] = "cubesim.machine/1";
@@ -841,8 +846,7 @@ ojson calibrated_machine_json(const Calibration& c, const std::string& name) {
   // A fitted key that machine_to_json leaves out (its default, on this machine) is written all the same:
   // its source says where its value comes from.
   for (const FittedKey& f : c.keys)
-    if (!j.contains(f.key))
-      j[f.key] = {{"value", std::to_string(f.value_ps) + "ps"}, {"source", m.sources[f.key]}};
+    if (!j.contains(f.key)) j[f.key] = {{"value", std::to_string(f.value_ps) + "ps"}, {"source", m.sources[f.key]}};
   for (auto& [k, v] : j.items())
     if (v.is_object() && v.contains("value") && v["value"].is_string()) {
       const MachineKey* key = find_machine_key(k);

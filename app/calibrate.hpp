@@ -20,12 +20,12 @@ using ojson = nlohmann::ordered_json;
 
 /// One measurement: a row of MEASURED.csv.
 struct MeasuredRow {
-  int line = 0;                                                ///< in the CSV, from 1
-  std::string config;                                          ///< as written in the CSV
-  std::string config_path;                                     ///< resolved against the CSV's folder
-  std::vector<std::pair<std::string, std::string>> cells;      ///< override column -> cell text (non-empty cells)
-  std::vector<std::pair<std::string, std::string>> cell_where; ///< override column -> "line L, column C (KEY)"
-  double time_s = 0;                                           ///< the measured time
+  int line = 0;                                                 ///< in the CSV, from 1
+  std::string config;                                           ///< as written in the CSV
+  std::string config_path;                                      ///< resolved against the CSV's folder
+  std::vector<std::pair<std::string, std::string>> cells;       ///< override column -> cell text (non-empty cells)
+  std::vector<std::pair<std::string, std::string>> cell_where;  ///< override column -> "line L, column C (KEY)"
+  double time_s = 0;                                            ///< the measured time
   double weight = 1;
 };
 
@@ -48,12 +48,12 @@ std::vector<const MachineKey*> parse_fit_keys(const std::string& text);
 
 /// What `cubesim calibrate` is asked to do.
 struct CalibrateOptions {
-  std::string measured;  ///< MEASURED.csv
-  std::string machine;   ///< --machine: a preset name or a machine file
-  std::string fit;       ///< --fit KEY,...
-  std::string out;       ///< --out FILE: the calibrated machine file; empty: none
-  bool absolute = false; ///< --residuals absolute: sim - measured in seconds (default relative)
-  int jobs = 0;          ///< runs at once; 0: one per core
+  std::string measured;   ///< MEASURED.csv
+  std::string machine;    ///< --machine: a preset name or a machine file
+  std::string fit;        ///< --fit KEY,...
+  std::string out;        ///< --out FILE: the calibrated machine file; empty: none
+  bool absolute = false;  ///< --residuals absolute: sim - measured in seconds (default relative)
+  int jobs = 0;           ///< runs at once; 0: one per core
   int max_iterations = 50;
   RunLimits limits;
 };
@@ -91,8 +91,8 @@ struct Calibration {
   int iterations = 0;
   std::int64_t runs = 0;  ///< simulations run, all in
   bool converged = false;
-  std::string stop;     ///< why the iterations ended, in words
-  Machine machine;      ///< the calibrated machine (kind calibrated, sources of the fitted keys)
+  std::string stop;  ///< why the iterations ended, in words
+  Machine machine;   ///< the calibrated machine (kind calibrated, sources of the fitted keys)
   ojson default_topology;
   [[nodiscard]] bool intervals() const { return n > p; }
 };

@@ -268,9 +268,9 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     for (std::size_t i = 0; i < values.size(); ++i) {
       const AlgorithmInfo* a = values[i].is_string() ? registry.find(values[i].get<std::string>()) : nullptr;
       if (a == nullptr)
-        throw value_error(ax, i,
-                          values[i].is_string() ? "unknown algorithm " + values[i].dump()
-                                                : "an algorithm is a name (a string)");
+        throw value_error(
+            ax, i,
+            values[i].is_string() ? "unknown algorithm " + values[i].dump() : "an algorithm is a name (a string)");
       lenient.insert(a->params.begin(), a->params.end());
     }
   }
@@ -306,7 +306,8 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     pointers.emplace_back(dotted_to_pointer(key));
     const std::string parent = key.substr(0, key.find('.'));
     if (parent != key && base.contains(parent) && !base[parent].is_object()) {
-      const std::string msg = parent + " must be an object to " + (override_at[a] ? "set" : "sweep") + " \"" + key + "\"";
+      const std::string msg =
+          parent + " must be an object to " + (override_at[a] ? "set" : "sweep") + " \"" + key + "\"";
       if (override_at[a]) throw InputError(file, "/" + parent, msg + " (" + override_at[a]->where + ")");
       P.fail("/" + parent, msg);
     }

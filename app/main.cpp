@@ -402,8 +402,10 @@ int main(int argc, char** argv) {
   CalibrateOptions copt;
   std::string residuals = "relative";
   auto* cal = app.add_subcommand(
-      "calibrate", "fit a machine's time keys (tau, t_c, ...) to measured times, with 95 % intervals (docs/calibrate.md)");
-  cal->add_option("measured", copt.measured, "MEASURED.csv: config, config keys, time (and weight) per row")->required();
+      "calibrate",
+      "fit a machine's time keys (tau, t_c, ...) to measured times, with 95 % intervals (docs/calibrate.md)");
+  cal->add_option("measured", copt.measured, "MEASURED.csv: config, config keys, time (and weight) per row")
+      ->required();
   cal->add_option("--machine", copt.machine, "the machine to calibrate: a preset name or a machine file")->required();
   cal->add_option("--fit", copt.fit, "the time keys to fit, comma-separated (e.g. tau,t_c)")->required();
   cal->add_option("--out", out_dir, "write the calibrated machine file here (atomically; only when the fit converged)");

@@ -171,13 +171,12 @@ TEST(Calibrate, TheMachineFileLoadsAndRunsAtTheCalibratedTimes) {
   ASSERT_EQ(rep.code, 0) << rep.err;
   const std::string one = write_temp("written/one.csv", "config,time\nrow.json,20ms\n");
   const json k = calibrate_json(one + " --machine " + out + " --fit tau");  // the file is a base machine too
-  EXPECT_EQ(json::parse(rep.out)["runs"][0]["simulated"]["time_ps"].get<std::int64_t>(),
-            [&] {
-              // row.json (broadcast.sbt, d = 3, M = 1000) on the written machine, one-port:
-              // 3 (4 tau + 1000 t_c), the values as the file holds them.
-              const json& f = j["fit"];
-              return 3 * (4 * f["tau"]["value_ps"].get<std::int64_t>() + 1000 * f["t_c"]["value_ps"].get<std::int64_t>());
-            }());
+  EXPECT_EQ(json::parse(rep.out)["runs"][0]["simulated"]["time_ps"].get<std::int64_t>(), [&] {
+    // row.json (broadcast.sbt, d = 3, M = 1000) on the written machine, one-port:
+    // 3 (4 tau + 1000 t_c), the values as the file holds them.
+    const json& f = j["fit"];
+    return 3 * (4 * f["tau"]["value_ps"].get<std::int64_t>() + 1000 * f["t_c"]["value_ps"].get<std::int64_t>());
+  }());
   EXPECT_TRUE(k["converged"].get<bool>());
   EXPECT_EQ(k["fit"]["tau"]["base_s"], j["fit"]["tau"]["value_s"]);
 }
@@ -239,11 +238,13 @@ TEST(Calibrate, BadInputIsOneLineExitTwoAndWritesNothing) {
        "line 1, column 2: a column cannot set the machine"},
       {"fitted_key_column", "config,machine_overrides.tau,time\nrow.json,1ms,1ms\n", "--fit tau",
        "line 1, column 2: column \"machine_overrides.tau\" sets a key that --fit fits"},
-      {"column_twice", "config,time,time\nrow.json,1ms,2ms\n", "--fit tau", "line 1, column 3: column \"time\" is named twice"},
+      {"column_twice", "config,time,time\nrow.json,1ms,2ms\n", "--fit tau",
+       "line 1, column 3: column \"time\" is named twice"},
       {"bad_time", "config,time\nrow.json,12 parsecs\n", "--fit tau", "line 2, column 2 (time): unknown time unit"},
       {"negative_time", "config,time\n\nrow.json,-3ms\n", "--fit tau",
        "line 3, column 2 (time): a measured time cannot be negative"},
-      {"zero_time", "config,time\nrow.json,0\n", "--fit tau", "line 2, column 2 (time): a measured time must be above 0"},
+      {"zero_time", "config,time\nrow.json,0\n", "--fit tau",
+       "line 2, column 2 (time): a measured time must be above 0"},
       {"bad_weight", "config,time,weight\nrow.json,1ms,heavy\n", "--fit tau",
        "line 2, column 3 (weight): a weight is a number above 0"},
       {"field_count", "config,time\nrow.json,1ms,2\n", "--fit tau", "line 2: 3 fields, but the header names 2 columns"},
@@ -263,7 +264,8 @@ TEST(Calibrate, BadInputIsOneLineExitTwoAndWritesNothing) {
       {"key_changes_nothing", good, "--fit tau,t_a", f + ": --fit t_a: changes no simulated time of these 3 rows"},
       {"keys_inseparable", "config,params.M,time\nrow.json,100,12ms\nrow.json,200,20ms\nrow.json,250,30ms\n",
        "--fit tau,tau_msg", f + ": --fit tau,tau_msg: the two keys change every row's"},  // one packet a message
-      {"unknown_machine", good, "--fit tau --machine ipsc-nine", "--machine: \"ipsc-nine\" is neither a machine preset"},
+      {"unknown_machine", good, "--fit tau --machine ipsc-nine",
+       "--machine: \"ipsc-nine\" is neither a machine preset"},
       {"bad_residuals", good, "--fit tau --residuals squared", "--residuals: must be relative or absolute"},
       {"out_is_a_folder", good, "--fit tau --out " + dir, dir + ": --out: is a folder"},
   };
