@@ -50,6 +50,14 @@ ResolvedMachine resolve_machine(const ojson& mj, const std::string& file, const 
   return r;
 }
 
+ResolvedMachine machine_argument(const std::string& arg, const std::string& option, const std::string& also) {
+  if (preset_json(arg)) return resolve_machine(ojson(arg), "", option);
+  if (std::error_code ec; std::filesystem::exists(arg, ec)) return resolve_machine(read_json_file(arg), arg, "");
+  throw InputError("", option,
+                   "\"" + arg + "\" is neither a machine preset (" + join(preset_names()) + "), " +
+                       (also.empty() ? "" : also + ", ") + "nor a file");
+}
+
 namespace {
 
 /// The parameter a too-large problem is named by: the largest size given.
@@ -143,7 +151,9 @@ std::string dotted_to_pointer(const std::string& key) {
   return p;
 }
 
-bool allowed_sweep_key(const std::string& key) {
+}  // namespace
+
+bool is_sweep_key(const std::string& key) {
   static const std::set<std::string> exact = {"algorithm",      "machine",       "topology.dim",
                                               "topology.shape", "topology.kind", "mode"};
   if (exact.count(key)) return true;
@@ -154,9 +164,8 @@ bool allowed_sweep_key(const std::string& key) {
   return false;
 }
 
-}  // namespace
-
-Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry) {
+Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry,
+                            const std::vector<KeyOverride>& overrides) {
   const ojson j = parse_json_text(text, file);
   Parser P{file, registry};
   if (!j.is_object()) P.fail("", "a config is a JSON object");
@@ -207,10 +216,7 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     const ojson& sw = j["sweep"];
     if (!sw.is_object()) P.fail("/sweep", "sweep maps dotted config keys to lists of values");
     for (const auto& [k, v] : sw.items()) {
-      if (!allowed_sweep_key(k))
-        P.fail("/sweep/" + k, "cannot sweep \"" + k +
-                                  "\" (sweep algorithm, machine, mode, topology.dim, topology.shape, topology.kind, "
-                                  "params.X or machine_overrides.X)");
+      if (!is_sweep_key(k)) P.fail("/sweep/" + k, "cannot sweep \"" + k + "\" (sweep " + kSweepKeys + ")");
       if (k == "machine" && is_preset_selector(v)) {
         axes.emplace_back(k, presets_axis(v, "/sweep/machine"));
         selector_at.emplace_back("/sweep/machine");
@@ -230,16 +236,41 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     axes.emplace(axes.begin(), "machine", presets_axis(j["machine"], "/machine"));
     selector_at.emplace(selector_at.begin(), "/machine");
   }
-  // A swept algorithm: every name must exist; the parameters any of them takes are accepted.
+  // Keys set from outside: each a one-value axis, in place of the config's axis of that key.
+  std::vector<const KeyOverride*> override_at(axes.size(), nullptr);  // per axis: the override that set it
+  for (const KeyOverride& o : overrides) {
+    if (!is_sweep_key(o.key))
+      throw InputError(o.file, o.where, "cannot set \"" + o.key + "\" (set " + kSweepKeys + ")");
+    const auto it = std::find_if(axes.begin(), axes.end(), [&](const auto& a) { return a.first == o.key; });
+    const auto a = static_cast<std::size_t>(it - axes.begin());
+    if (it == axes.end()) {
+      axes.emplace_back(o.key, std::vector<ojson>{});
+      selector_at.emplace_back();
+      override_at.push_back(nullptr);
+    }
+    axes[a].second = {o.value};
+    selector_at[a].clear();
+    override_at[a] = &o;
+  }
+  // Where the value of axis `a` is, for errors: the override's place, or the sweep's list.
+  const auto value_error = [&](std::size_t a, std::size_t i, const std::string& msg) {
+    if (override_at[a] != nullptr) return InputError(override_at[a]->file, override_at[a]->where, msg);
+    return InputError(file, "/sweep/" + axes[a].first + "/" + std::to_string(i), msg);
+  };
+  // A swept algorithm: every name must exist; the parameters any of them takes are accepted. An
+  // algorithm set from outside accepts those of the config's own too.
   std::set<std::string> lenient;
-  for (const auto& [key, values] : axes) {
+  for (std::size_t ax = 0; ax < axes.size(); ++ax) {
+    const auto& [key, values] = axes[ax];
     if (key != "algorithm") continue;
     ex.algorithm_swept = true;
+    if (override_at[ax] != nullptr) lenient.insert(ex.info->params.begin(), ex.info->params.end());
     for (std::size_t i = 0; i < values.size(); ++i) {
       const AlgorithmInfo* a = values[i].is_string() ? registry.find(values[i].get<std::string>()) : nullptr;
       if (a == nullptr)
-        P.fail("/sweep/algorithm/" + std::to_string(i),
-               values[i].is_string() ? "unknown algorithm " + values[i].dump() : "an algorithm is a name (a string)");
+        throw value_error(
+            ax, i,
+            values[i].is_string() ? "unknown algorithm " + values[i].dump() : "an algorithm is a name (a string)");
       lenient.insert(a->params.begin(), a->params.end());
     }
   }
@@ -270,11 +301,16 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
   ojson base = j;
   base.erase("sweep");
   std::vector<ojson::json_pointer> pointers;
-  for (const auto& [key, values] : axes) {
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    const std::string& key = axes[a].first;
     pointers.emplace_back(dotted_to_pointer(key));
     const std::string parent = key.substr(0, key.find('.'));
-    if (parent != key && base.contains(parent) && !base[parent].is_object())
-      P.fail("/" + parent, parent + " must be an object to sweep \"" + key + "\"");
+    if (parent != key && base.contains(parent) && !base[parent].is_object()) {
+      const std::string msg =
+          parent + " must be an object to " + (override_at[a] ? "set" : "sweep") + " \"" + key + "\"";
+      if (override_at[a]) throw InputError(file, "/" + parent, msg + " (" + override_at[a]->where + ")");
+      P.fail("/" + parent, msg);
+    }
   }
   std::vector<std::size_t> idx(axes.size(), 0);
   for (std::size_t r = 0; r < total; ++r) {
@@ -295,11 +331,12 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
         if (e.where().rfind(sp, 0) == 0 && e.file() == file) {
           if (!selector_at[a].empty())
             throw InputError(file, selector_at[a], e.message() + " (preset " + axes[a].second[idx[a]].dump() + ")");
-          throw InputError(file, "/sweep/" + axes[a].first + "/" + std::to_string(idx[a]), e.message());
+          throw value_error(a, idx[a], e.message());
         }
       }
-      std::string at;
-      for (const auto& [k, v] : rp.point) at += (at.empty() ? "" : ", ") + k + "=" + v.dump();
+      std::string at;  // the swept values (those set from outside are the caller's to name)
+      for (std::size_t a = 0; a < axes.size(); ++a)
+        if (override_at[a] == nullptr) at += (at.empty() ? "" : ", ") + axes[a].first + "=" + rp.point[a].second.dump();
       throw InputError(e.file(), e.where(), e.message() + (at.empty() ? "" : " (at sweep point " + at + ")"));
     }
     ex.runs.push_back(std::move(rp));
@@ -311,8 +348,9 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
   return ex;
 }
 
-Experiment load_experiment(const std::string& path, const Registry& registry) {
-  return parse_experiment(read_text_file(path), path, registry);
+Experiment load_experiment(const std::string& path, const Registry& registry,
+                           const std::vector<KeyOverride>& overrides) {
+  return parse_experiment(read_text_file(path), path, registry, overrides);
 }
 
 }  // namespace cubesim

@@ -42,9 +42,32 @@ struct ResolvedMachine {
 /// A preset name or an inline machine object.
 ResolvedMachine resolve_machine(const ojson& m, const std::string& file, const std::string& pointer);
 
+/// A preset name or a machine file (an inline machine object in a JSON file), as `replay --machine`
+/// and `calibrate --machine` take it. InputError at `option` when `arg` is neither; `also` names
+/// the option's other values in that message (e.g. "\"recorded\"").
+ResolvedMachine machine_argument(const std::string& arg, const std::string& option, const std::string& also = "");
+
+/// A config key set to one value for every run, from outside the config (`cubesim calibrate`'s
+/// columns): a key a sweep may name (is_sweep_key), set as a one-value sweep axis would set it,
+/// in place of the config's own axis of that key if it sweeps one. An error in the value is an
+/// InputError at `file` and `where` (e.g. the CSV's line and column), not at the config.
+struct KeyOverride {
+  std::string key;
+  ojson value;
+  std::string file, where;
+};
+/// Whether a sweep (or a KeyOverride) may name `key`: algorithm, machine, mode, topology.dim,
+/// topology.shape, topology.kind, params.X or machine_overrides.X.
+bool is_sweep_key(const std::string& key);
+/// The keys is_sweep_key accepts, in words, for error messages.
+inline constexpr const char* kSweepKeys =
+    "algorithm, machine, mode, topology.dim, topology.shape, topology.kind, params.X or machine_overrides.X";
+
 /// Reads and parses a config file. Throws InputError.
-Experiment load_experiment(const std::string& path, const Registry& registry);
+Experiment load_experiment(const std::string& path, const Registry& registry,
+                           const std::vector<KeyOverride>& overrides = {});
 /// Parses a config already read; `file` names it in errors.
-Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry);
+Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry,
+                            const std::vector<KeyOverride>& overrides = {});
 
 }  // namespace cubesim

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "app/algorithm_docs.hpp"
+#include "app/calibrate.hpp"
 #include "app/config.hpp"
 #include "app/interrupt.hpp"
 #include "app/io.hpp"
@@ -255,6 +256,36 @@ int cmd_validate(const Registry& reg, const std::string& config) {
   return 0;
 }
 
+/// `cubesim calibrate` (docs/calibrate.md): the fit printed; the machine file written only when
+/// the fit converged (exit 1 when it did not).
+int cmd_calibrate(const Registry& reg, CalibrateOptions o, const std::string& residuals, bool json,
+                  const BudgetArgs& budget) {
+  if (residuals != "relative" && residuals != "absolute")
+    throw InputError("", "--residuals", "must be relative or absolute, not \"" + residuals + "\"");
+  o.absolute = residuals == "absolute";
+  o.limits = run_limits(budget);
+  const Calibration c = calibrate(reg, o);
+  const bool write = c.converged && !o.out.empty();
+  if (write) {
+    const ojson m = calibrated_machine_json(c, std::filesystem::path(o.out).stem().string());
+    try {
+      write_file_atomic(o.out, m.dump(2) + "\n");
+    } catch (const std::exception& e) {
+      throw InputError(o.out, "", std::string("cannot write the machine file: ") + e.what());
+    }
+  }
+  if (json)
+    std::cout << calibration_json(c, write ? o.out : "").dump(2) << "\n";
+  else
+    std::cout << calibration_text(c) << (write ? "wrote " + o.out + " (kind calibrated)\n" : "");
+  if (!c.converged) {
+    spdlog::get("cubesim")->error("{}: the fit did not converge ({}){}", o.measured, c.stop,
+                                  o.out.empty() ? "" : ": " + o.out + " not written");
+    return 1;
+  }
+  return 0;
+}
+
 int cmd_list(const Registry& reg, const std::string& what, bool markdown, bool summary) {
   if (what == "machines") {
     for (const std::string& n : preset_names()) {
@@ -368,6 +399,22 @@ int main(int argc, char** argv) {
   expl->add_option("config", config, "experiment config (JSON)")->required();
   expl->add_option("--out", out_dir, "the XML file to write (default: standard output)");
   expl->add_option("--point", point, "which point of a sweep (1-based, default 1)");
+  CalibrateOptions copt;
+  std::string residuals = "relative";
+  auto* cal = app.add_subcommand(
+      "calibrate",
+      "fit a machine's time keys (tau, t_c, ...) to measured times, with 95 % intervals (docs/calibrate.md)");
+  cal->add_option("measured", copt.measured, "MEASURED.csv: config, config keys, time (and weight) per row")
+      ->required();
+  cal->add_option("--machine", copt.machine, "the machine to calibrate: a preset name or a machine file")->required();
+  cal->add_option("--fit", copt.fit, "the time keys to fit, comma-separated (e.g. tau,t_c)")->required();
+  cal->add_option("--out", out_dir, "write the calibrated machine file here (atomically; only when the fit converged)");
+  cal->add_flag("--json", json, "print the calibration as JSON on stdout and nothing else");
+  cal->add_option("--residuals", residuals,
+                  "relative (default: (simulated - measured) / measured) or absolute (seconds)");
+  cal->add_option("--jobs,-j", copt.jobs, "runs at once (default 0: one per core); the result is the same");
+  cal->add_option("--max-iterations", copt.max_iterations, "stop after this many iterations (default 50): exit 1");
+  add_budgets(cal);
   auto* pred = app.add_subcommand("predict", "print the analytic predictions of a config");
   pred->add_option("config", config, "experiment config (JSON)")->required();
   pred->add_flag("--json", json, "JSON on stdout");
@@ -413,6 +460,10 @@ int main(int argc, char** argv) {
     if (*reg_cmd) return cmd_regress(reg, suite, out_dir, json, update, reproducible, budget);
     if (*rep) return cmd_replay(reg, trace_path, ropt, out_dir, json, reproducible, targs, budget);
     if (*expl) return cmd_export_platform(reg, config, out_dir, point);
+    if (*cal) {
+      copt.out = out_dir;
+      return cmd_calibrate(reg, copt, residuals, json, budget);
+    }
     if (*pred) return cmd_predict(reg, config, json);
     if (*val) return cmd_validate(reg, config);
     if (*list) return cmd_list(reg, what, markdown, summary);

@@ -82,19 +82,10 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   if (opt.machine == "recorded") {
     if (format != "cubesim")
       throw InputError("", "--machine", "a SimGrid trace records no machine: name one (cubesim list machines)");
-  } else if (preset_json(opt.machine)) {
-    ResolvedMachine rm = resolve_machine(ojson(opt.machine), "", "--machine");
-    machine = std::move(rm.machine);
-    default_topology = std::move(rm.default_topology);
-  } else if (std::error_code ec; std::filesystem::exists(opt.machine, ec)) {
-    ResolvedMachine rm = resolve_machine(read_json_file(opt.machine), opt.machine, "");
-    machine = std::move(rm.machine);
-    default_topology = std::move(rm.default_topology);
   } else {
-    std::string known;
-    for (const std::string& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("", "--machine",
-                     "\"" + opt.machine + "\" is neither a machine preset (" + known + "), \"recorded\", nor a file");
+    ResolvedMachine rm = machine_argument(opt.machine, "--machine", "\"recorded\"");
+    machine = std::move(rm.machine);
+    default_topology = std::move(rm.default_topology);
   }
 
   // Trace.

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 C=tests/fuzz/corpus
-mkdir -p $C/config $C/native_trace $C/simgrid_ti $C/machine $C/suite
+mkdir -p $C/config $C/native_trace $C/simgrid_ti $C/machine $C/suite $C/measured
 # The selection maps (thousands of points each) take seconds an input: left out.
 for f in $(find configs -name "*.json" ! -name schema.json ! -name golden.json ! -name suite.json ! -path "*maps*" | sort); do
   cp "$f" "$C/config/seed-$(echo "${f#configs/}" | tr '/' '-')"
@@ -50,3 +50,6 @@ printf '0 init\n1 init\n0 send 1 3000000000 1\n1 recv 0 0 1\n' > $C/simgrid_ti/i
 printf '0 init\n1 init\n0 sleep 1e10\n0 compute 1e30\n' > $C/simgrid_ti/issue18-sleep-compute
 printf '{"schema": "cubesim.suite/1", "tolerance": 1e400, "experiments": []}' > $C/suite/issue18-1e400
 printf '{"schema": "cubesim.suite/1", "experiments": [{"config": "%s.json"}]}' "$(printf 'a%.0s' $(seq 300))" > $C/suite/issue18-long-name
+for f in configs/calibrate/*.csv; do cp "$f" "$C/measured/seed-$(basename "$f" .csv)"; done
+printf 'config , "topology.shape", params.M, time, weight\n# a comment\n"a,b.json", "[4, 4]", , 1.5e-3, 2\nc.json,,100,12.5ms,\n' \
+  > $C/measured/seed-quoted-and-empty
