@@ -146,6 +146,8 @@ ojson simulated_json(const RunStats& st, const ReportOptions& opt) {
   sim["critical_path"] = {
       {"startups", cp.startups}, {"element_transfers", cp.element_transfers}, {"flops", cp.flops},
       {"copies", cp.copies},     {"msg_startups", cp.msg_startups},           {"delay_s", sec(cp.delays)}};
+  // Node software overheads (o_send, o_recv, t_call): only on machines that have them.
+  if (cp.overheads != Time{}) sim["critical_path"]["overhead_s"] = sec(cp.overheads);
   sim["messages"] = st.messages;
   sim["packets"] = st.packets;
   sim["packet_hops"] = st.packet_hops;

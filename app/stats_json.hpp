@@ -19,7 +19,7 @@ void from_json(const J& j, Time& t) {
 }
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PathCounts, startups, msg_startups, element_transfers, flops, copies, delays,
-                                   routing)
+                                   routing, overheads)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunStats, time, critical_path, messages, packets, packet_hops, element_hops, events,
                                    resumes, max_link_load, mean_link_load, busiest_link_node, busiest_link_port,
                                    max_node_comm_busy, mean_node_comm_busy_s, max_node_compute_busy,

@@ -155,6 +155,10 @@ constexpr std::array<std::string_view, 2> kModelKindNames{"formula", "calibrated
 
 bool pipelined(const Machine& m) { return m.switching == Switching::pipelined; }
 bool has_t_elem(const Machine& m) { return m.t_elem != Time{}; }
+bool has_t_init(const Machine& m) { return m.t_init != Time{}; }
+bool has_o_send(const Machine& m) { return m.o_send != Time{}; }
+bool has_o_recv(const Machine& m) { return m.o_recv != Time{}; }
+bool has_t_call(const Machine& m) { return m.t_call != Time{}; }
 bool names_network(const Machine& m) { return !m.network.empty(); }
 bool shares_routers(const Machine& m) { return m.processors_per_router != 1; }
 bool limits_injections(const Machine& m) { return m.router_injections != 0; }
@@ -219,6 +223,19 @@ const std::array kMachineKeys{
     row<&Machine::t_elem>({.key = "t_elem",
                            .meaning = "loop overhead of a local matrix product, per result element",
                            .written = &has_t_elem}),
+    row<&Machine::t_init>(
+        {.key = "t_init",
+         .meaning = "one-off initialisation of a product's result, per element, once per multiplication",
+         .written = &has_t_init}),
+    row<&Machine::o_send>({.key = "o_send",
+                           .meaning = "node software: CPU time of each send call before its message enters the network",
+                           .written = &has_o_send}),
+    row<&Machine::o_recv>({.key = "o_recv",
+                           .meaning = "node software: CPU time of each receive after its message has arrived",
+                           .written = &has_o_recv}),
+    row<&Machine::t_call>({.key = "t_call",
+                           .meaning = "node software: overhead of each call of an arithmetic kernel (compute)",
+                           .written = &has_t_call}),
     row<&Machine::kind>({.key = "kind",
                          .meaning = "formula (the papers' formulas hold) or calibrated (fitted overheads)",
                          .overridable = false,

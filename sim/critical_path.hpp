@@ -19,11 +19,12 @@ struct PathCounts {
   std::int64_t copies = 0;             ///< elements copied (t_copy each)
   Time delays;                         ///< explicit delay(t) calls
   Time routing;                        ///< pipelined machines: from injection into the router to delivery
+  Time overheads;                      ///< node software: o_send, o_recv and t_call (docs/model.md)
 
   /// The time this chain accounts for under machine m.
   [[nodiscard]] Time time(const Machine& m) const {
     return m.tau * startups + m.tau_msg * msg_startups + m.t_c * element_transfers + m.t_a * flops + m.t_copy * copies +
-           delays + routing;
+           delays + routing + overheads;
   }
   bool operator==(const PathCounts&) const = default;
 };

@@ -126,6 +126,17 @@ bool Engine::begin(detail::OpState& op, detail::Waiter& w) {
   op.waiter = &w;
   switch (op.kind) {
     case detail::OpKind::send:
+      if (machine_.o_send != Time{} && !op.overhead_paid) {
+        // Node software (o_send): the call's CPU time first; the run loop starts the send at
+        // its end (a kOpEnd of a send is only ever this).
+        op.overhead_paid = true;
+        op.path = current_path_;
+        op.path.overheads += machine_.o_send;
+        op.end = now_ + machine_.o_send;
+        compute_busy_[static_cast<std::size_t>(op.node)] += machine_.o_send;
+        push(op.end, detail::kOpEnd, reinterpret_cast<std::uint64_t>(&op));
+        return false;
+      }
       if (op.peer == op.node) {  // to itself: delivered at once, no link crossed
         const std::uint32_t mi = new_message();
         detail::Message& m = messages_[mi];
@@ -150,8 +161,9 @@ bool Engine::begin(detail::OpState& op, detail::Waiter& w) {
       Time dur;
       op.path = current_path_;
       if (op.kind == detail::OpKind::compute) {
-        dur = machine_.t_a * op.amount;
+        dur = machine_.t_a * op.amount + machine_.t_call;  // t_call: the kernel's call overhead
         op.path.flops += op.amount;
+        op.path.overheads += machine_.t_call;
       } else if (op.kind == detail::OpKind::copy) {
         dur = machine_.t_copy * op.amount;
         op.path.copies += op.amount;
@@ -238,6 +250,11 @@ void Engine::match(std::uint32_t mi, Time t, const PathCounts& p) {
     op->buffer = std::move(m.data);
     m.data = Buffer{};
     messages_.release(mi);
+    if (machine_.o_recv != Time{}) {  // node software: the receive's CPU time after arrival
+      op->path = p;
+      finish_recv(*op, t);
+      return;
+    }
     complete(*op->waiter, t, p);
     return;
   }
@@ -250,6 +267,13 @@ void Engine::match(std::uint32_t mi, Time t, const PathCounts& p) {
   else
     messages_[s.msg_tail].next = mi;
   s.msg_tail = mi;
+}
+
+void Engine::finish_recv(detail::OpState& op, Time from) {
+  op.path.overheads += machine_.o_recv;
+  op.end = from + machine_.o_recv;
+  compute_busy_[static_cast<std::size_t>(op.node)] += machine_.o_recv;
+  push(op.end, detail::kOpEnd, reinterpret_cast<std::uint64_t>(&op));
 }
 
 bool Engine::start_recv(detail::OpState& op) {
@@ -265,6 +289,11 @@ bool Engine::start_recv(detail::OpState& op) {
     op.buffer = std::move(m.data);
     m.data = Buffer{};
     messages_.release(mi);
+    if (machine_.o_recv != Time{}) {  // node software: the receive's CPU time, from now
+      op.path = current_path_;
+      finish_recv(op, now_);
+      return false;
+    }
     return true;  // arrived earlier: the process's own chain is the later one
   }
   op.next = nullptr;
@@ -417,6 +446,12 @@ RunStats Engine::run(const ProcessFactory& make_process) {
     }
     take(ev);
     auto* op = reinterpret_cast<detail::OpState*>(ev.payload);
+    if (op->kind == detail::OpKind::send) {  // its o_send has passed: the message leaves now
+      current_node_ = op->node;
+      current_path_ = op->path;
+      if (begin(*op, *op->waiter)) complete(*op->waiter, now_, current_path_);
+      continue;
+    }
     complete(*op->waiter, op->end, op->path);
   }
   if (options_.progress != nullptr)

@@ -154,6 +154,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   void match(std::uint32_t mi, Time t, const PathCounts& p);
   void start_send(detail::OpState& op);
   bool start_recv(detail::OpState& op);
+  /// Node software: a receive whose message is in ends o_recv after `from` (op.path: the chain so far).
+  void finish_recv(detail::OpState& op, Time from);
   [[noreturn]] void deadlock();
   /// "3 of 8 processes <verb>: node 0 waits for recv from node 1 (port 0) tag 0; ..."
   std::string unfinished(const char* verb) const;

@@ -33,6 +33,15 @@ struct Machine {
   /// Loop overhead of a local matrix product: per element of its result, per product (FOH eq.
   /// (16)'s M^2 term on the Mark II; 0 elsewhere). Charged by the mesh family (algorithms/mesh/).
   Time t_elem;
+  /// One-off initialisation of a product's result, per element, once per multiplication (FOH
+  /// §5.1: "the time taken to initialize the matrix C to zero"; 0 elsewhere). Mesh family.
+  Time t_init;
+  /// Node software (docs/model.md "Node software"): CPU time of each send call before its
+  /// message enters the network, and of each receive after its message has arrived (LogP's o),
+  /// and the call overhead of each arithmetic kernel (compute). 0 on every formula preset.
+  Time o_send;
+  Time o_recv;
+  Time t_call;
   std::int64_t packet_elements = 1;  ///< B_m, the largest packet
   int element_bytes = 4;
   PortModel ports;

@@ -372,3 +372,56 @@ TEST(Engine, SlotTiesCountSameInstantRequestsFromTwoNodes) {
     EXPECT_EQ(go(0, 3, 1).slot_ties, 1);  // only the first request ties; later packets alternate
   }
 }
+
+namespace {
+// Node 0 sends 10 elements to node 1 (at once, and again after node 1 has posted its receive).
+Task<> ping(Node& self, Log* log) {
+  if (self.id() == 0) {
+    co_await self.send(0, Buffer::sized(10));
+    log->times[0].push_back(self.now());
+    co_await self.delay(Time::ps(5000));
+    co_await self.send(0, Buffer::sized(10));
+    log->times[0].push_back(self.now());
+  } else if (self.id() == 1) {
+    co_await self.delay(Time::ps(3000));  // the first message arrived at 1,100 (+ o_send)
+    co_await self.recv(0);
+    log->times[1].push_back(self.now());
+    co_await self.recv(0);  // posted before the second arrives
+    log->times[1].push_back(self.now());
+  }
+}
+}  // namespace
+
+// docs/model.md "Node software": o_send before a message enters the network, o_recv after it is
+// in (or after the receive is posted, if it came earlier), t_call on every compute; each on the
+// critical path as overhead_s, which with the rest accounts for the whole time.
+TEST(Engine, NodeSoftwareOverheadsAreChargedOnTheirOperationsChains) {
+  Machine m = simple_machine();  // tau 1000, t_c 10: a 10-element packet takes 1,100 ps
+  m.o_send = Time::ps(200);
+  m.o_recv = Time::ps(30);
+  Log log;
+  const RunStats s = run(m, Topology::hypercube(1), [&](Node& n) { return ping(n, &log); });
+  // Send 1: o_send 200, then the packet 1,100: done at 1,300. Send 2 starts at 6,300: 7,600.
+  EXPECT_EQ(log.times[0], (std::vector<Time>{Time::ps(1300), Time::ps(7600)}));
+  // Receive 1 posted at 3,000 after the message came in (1,300): o_recv from 3,000. Receive 2
+  // posted at 3,030, the message in at 7,600: o_recv from then.
+  EXPECT_EQ(log.times[1], (std::vector<Time>{Time::ps(3030), Time::ps(7630)}));
+  EXPECT_EQ(s.time, Time::ps(7630));
+  EXPECT_EQ(s.critical_path.overheads, Time::ps(200 + 200 + 30));  // node 0's two o_send, then o_recv
+  EXPECT_EQ(s.critical_path.time(m), s.time);
+
+  Machine c = simple_machine();
+  c.t_call = Time::ps(11);
+  const RunStats w = run(c, Topology::hypercube(2), local_work);  // two computes (5 flops, 0 flops)
+  EXPECT_EQ(w.time, Time::ps(5 * 3 + 4 * 7 + 100 + 2 * 11));
+  EXPECT_EQ(w.critical_path.overheads, Time::ps(22));
+}
+
+TEST(Engine, NodeSoftwareOverheadsOfZeroChangeNothing) {
+  Log a;
+  const Topology t = Topology::hypercube(1);
+  const RunStats x = run(simple_machine(), t, [&](Node& n) { return ping(n, &a); });
+  EXPECT_EQ(a.times[0], (std::vector<Time>{Time::ps(1100), Time::ps(7200)}));
+  EXPECT_EQ(a.times[1], (std::vector<Time>{Time::ps(3000), Time::ps(7200)}));
+  EXPECT_EQ(x.critical_path.overheads, Time{});
+}

@@ -54,6 +54,46 @@ def say(text):
     print(f"[ reproduction ] {text}", flush=True)
 
 
+class FohMeasured(unittest.TestCase):
+    """caltech-mark2-measured (docs/calibration.md): eq. (16)'s M^2 term split into t_init (once)
+    and t_elem (every cycle), t_elem fitted to eq. (17)'s 1.39 on the 4 x 4. Fitted: eq. (16) and
+    the 4 x 4 slope. Predicted: the 8 x 8 slope (Fig. 7), the ring's 3.61 and 7.49 (Fig. 8)."""
+
+    def test_eq16_still_exact_on_one_node(self):
+        for r in runs("configs/foh/eq16-single-node-measured.json"):
+            M = r["point"]["params.M"]
+            self.assertEqual(r["simulated"]["time_ps"], 119_000_000 * M * M + 123_000_000 * M ** 3, M)
+            self.assertTrue(r["verified"])
+
+    def test_eq17_fitted_and_fig7_universal(self):
+        fits = fit("configs/foh/fig6-7-efficiency-measured.json", INV_SQRT_GRAIN, INV_EPS, "--series", "topology.dim",
+                   "--max-x", "0.1")
+        s = {f["series"]["topology.dim"]: f for f in fits}
+        say(f"FOH eq. (17) on caltech-mark2-measured: slope {s[4]['slope']:.4f} (4 x 4, fitted to 1.39), "
+            f"{s[6]['slope']:.3f} ± {s[6]['slope_ci95']:.3f} (8 x 8, predicted; paper: the same, 'universal')")
+        self.assertLess(abs(s[4]["slope"] - 1.39), 0.005)  # the fit itself (scripts/calibrate-mark2.py)
+        # Prediction: within 10 % of 1.39 (the 8 x 8's longer pipelines add to it, as FOH say below grain 100).
+        self.assertLess(abs(s[6]["slope"] / 1.39 - 1), 0.10)
+        inv = {(2 ** r["point"]["topology.dim"], r["point"]["params.M"]): r
+               for r in runs("configs/foh/fig6-7-efficiency-measured.json")}
+        for M16, M64 in ((48, 96), (64, 128), (96, 192), (128, 256)):  # equal grain on 16 and 64 nodes
+            a, b = (N * inv[(N, M)]["simulated"]["time_s"] / (119e-6 * M * M + 123e-6 * M ** 3) - 1
+                    for N, M in ((16, M16), (64, M64)))
+            say(f"FOH Fig. 7 on caltech-mark2-measured: grain {M16 * M16 // 16}: 1/eps - 1 = {a:.4f} (4 x 4), "
+                f"{b:.4f} (8 x 8), {abs(b / a - 1):.1%} apart")
+            self.assertLess(abs(b / a - 1), 0.10)
+
+    def test_fig8_ring_slopes_predicted(self):
+        fits = fit("configs/foh/fig8-ring-measured.json", INV_SQRT_GRAIN, INV_EPS, "--series", "topology.dim")
+        s = {f["series"]["topology.dim"]: f["slope"] for f in fits}
+        say(f"FOH Fig. 8 on caltech-mark2-measured: slopes {s[4]:.3f} (16 nodes), {s[6]:.3f} (64 nodes); "
+            f"paper 3.61, 7.49 ({s[4] / 3.61 - 1:+.1%}, {s[6] / 7.49 - 1:+.1%})")
+        # Predictions within 5 % (the paper's slopes are fits to measured points; the 4 x 4 fit
+        # above has a 95 % interval of 0.1 %, theirs is not given).
+        self.assertLess(abs(s[4] / 3.61 - 1), 0.05)
+        self.assertLess(abs(s[6] / 7.49 - 1), 0.05)
+
+
 class Foh(unittest.TestCase):
     def test_eq16_single_node_law_exact(self):
         for r in runs("configs/foh/eq16-single-node.json"):

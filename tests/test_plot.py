@@ -313,6 +313,8 @@ EXPECTED = {
     "foh-fig5": [(["all runs"], ["123 µs M / 16 (eq. (16) over 16 nodes)"])],
     "foh-fig6-8": [(["dim=4", "dim=6"], ["FOH eq. (17): slope 1.39"]),
                    (["dim=4", "dim=6"], ["FOH Fig. 8: slope 3.61 (16 nodes)", "FOH Fig. 8: slope 7.49 (64 nodes)"])],
+    "foh-fig6-8-measured": [(["dim=4", "dim=6"], ["FOH eq. (17): slope 1.39 (fitted)"]),
+                            (["dim=4", "dim=6"], ["FOH Fig. 8: slope 3.61 (16 nodes)", "FOH Fig. 8: slope 7.49 (64 nodes)"])],
     "foh-fig9-10": [(["matmul.foh", "matmul.foh_ring"], [])],
     "gao-theorems": [(["matmul.gao1d", "matmul.gao2d", "matmul.gao3d"], ["p", "sqrt(p)", "p^(1/3)"]),
                      (["matmul.gao1d", "matmul.gao2d", "matmul.gao3d"], ["n^2", "n^2 / sqrt(p)", "n^2 / p^(2/3)"])],

@@ -149,6 +149,10 @@ Task<> local_product(Node& self, std::int64_t m, std::int64_t k, std::int64_t n)
   if (self.machine().t_elem != Time{}) co_await self.delay(self.machine().t_elem * (m * n));
 }
 
+Task<> initialise(Node& self, std::int64_t elements) {
+  if (self.machine().t_init != Time{}) co_await self.delay(self.machine().t_init * elements);
+}
+
 Task<> both(Node& self, Task<> a, Task<> b) {
   if (self.machine().ports.kind == PortKind::all) {
     std::vector<Task<>> t;

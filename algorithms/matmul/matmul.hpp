@@ -80,8 +80,14 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer slots, routing::SubCube
 /// Charges one local product of m x k by k x n: 2 m k n flops, then the machine's loop overhead
 /// t_elem for each of the m n result elements (FOH eq. (16): the Mark II's 119 µs M^2; a delay on
 /// the critical path). The mesh family charges its products so; TR-530's algorithms charge flops
-/// only, as its Table 7 does.
+/// only, as its Table 7 does (their loop overhead on a calibrated machine is t_call, a kernel
+/// call's overhead, which the kernel charges on every compute: docs/model.md "Node software").
 Task<> local_product(Node& self, std::int64_t m, std::int64_t k, std::int64_t n);
+
+/// Charges the one-off initialisation of a node's result block of `elements` (FOH §5.1: "the
+/// time taken to initialize the matrix C to zero at the beginning of the multiplication"): the
+/// machine's t_init each, a delay, once per multiplication. 0 on every formula preset.
+Task<> initialise(Node& self, std::int64_t elements);
 
 /// Runs `a` and `b` (operations on disjoint links: a row's and a column's) at once on an all-port
 /// machine, one after the other otherwise.

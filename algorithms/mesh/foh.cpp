@@ -131,6 +131,7 @@ Task<> foh(Node& self, Params given, bool ring) {
   const std::int64_t i = f.row(lat, x), J = f.col(lat, x), q = lat.ring_pos(x, f.col_axis);
   Buffer acc = matmul::block(data, sh, Which::E, f.a_block(lat, x));
   Buffer d = matmul::block(data, sh, Which::D, f.d_block(lat, x));
+  co_await matmul::initialise(self, f.bp * f.br);  // FOH §5.1: C set to zero, once
   for (std::int64_t t = 0; t < f.N1; ++t) {
     const std::int64_t k =
         lat.coord(lat.ring_node(x, f.col_axis, q - t), f.col_axis);  // the row block of the D held now
@@ -166,7 +167,9 @@ Prediction predict_foh(const Setup& given, bool ring) {
   Prediction pr =
       matmul::from_terms(s, cycle.times(f.N1), f.N1 * 2 * f.bp * f.bq * f.br,
                          ring ? "FOH §4.2 eq. (12), the row/column ring" : "FOH §3.2 eq. (5), §4.2 eq. (9)");
-  pr.delays = s.machine.t_elem * (f.N1 * f.bp * f.br);  // the loop overhead of N1 products (eq. (16))
+  // The loop overhead of N1 products and the one-off initialisation of the result (eq. (16)'s M^2
+  // term, split as FOH §5.1 explains it: t_init once, t_elem every cycle).
+  pr.delays = s.machine.t_elem * (f.N1 * f.bp * f.br) + s.machine.t_init * (f.bp * f.br);
   pr.time = prediction_time(s.machine, pr);
   // The cycles are summed as if in lockstep (as FOH's eq. (5) and (9) sum them). Measured over the
   // grid of tests/test_meshes.cpp (docs/meshes.md): the ring on a torus or cube is exactly that

@@ -40,6 +40,7 @@ struct OpState {
   Time end;                      ///< timed ops: completion time
   PathCounts path;               ///< timed ops: chain at completion
   std::int64_t trace_slot = -1;  ///< a recording observer's handle on this op
+  bool overhead_paid = false;    ///< send: its o_send has passed (the message may leave)
 };
 }  // namespace detail
 

@@ -26,6 +26,10 @@ std::optional<Unsupported> unsupported(const Machine& m, const Topology& t) {
   if (m.switching != Switching::store_and_forward)
     return Unsupported{
         true, "the SimGrid backend models store-and-forward machines only, not " + switching_name(m.switching)};
+  if (m.o_send != Time{} || m.o_recv != Time{} || m.t_call != Time{})
+    return Unsupported{true,
+                       "the SimGrid backend does not model node software overheads (o_send, o_recv, t_call): "
+                       "run this machine with --engine cycle"};
   if (t.kind() == Topology::Kind::mesh && t.size() > kMaxFullNodes)
     return Unsupported{false, "a mesh of " + std::to_string(t.size()) +
                                   " nodes needs a SimGrid route table of N x N routes; at most " +
