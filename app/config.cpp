@@ -34,11 +34,25 @@ ResolvedMachine resolve_machine(const ojson& mj, const std::string& file, const 
                      "the preset selector \"" + mj.get<std::string>() +
                          "\" names several machines: it stands for a config's \"machine\" or a whole "
                          "\"sweep\": {\"machine\": ...} axis, not for one value of a list");
+  if (mj.is_string() && !preset_json(mj.get<std::string>()) && mj.get<std::string>().ends_with(".json")) {
+    // A machine file (the format of machines/presets/*.json), relative to the config's folder.
+    namespace fs = std::filesystem;
+    const fs::path name = mj.get<std::string>();
+    const fs::path path = name.is_absolute() || file.empty() ? name : fs::path(file).parent_path() / name;
+    if (std::error_code ec; !fs::is_regular_file(path, ec))
+      throw InputError(file, ptr,
+                       "no machine file \"" + path.string() + "\" (a machine is a preset: " + join(preset_names()) +
+                           "; a machine file, NAME.json, relative to the config; or an object)");
+    const ojson m = read_json_file(path.string());
+    if (!m.is_object()) throw InputError(path.string(), "", "a machine file holds one machine object");
+    return resolve_machine(m, path.string(), "");
+  }
   if (mj.is_string()) {
     auto p = preset_json(mj.get<std::string>());
     if (!p)
       throw InputError(file, ptr,
-                       "unknown machine \"" + mj.get<std::string>() + "\" (known: " + join(preset_names()) + ")");
+                       "unknown machine \"" + mj.get<std::string>() + "\" (known: " + join(preset_names()) +
+                           "; or a machine file, NAME.json)");
     r.machine = machine_from_json(*p, "machines/presets/" + mj.get<std::string>() + ".json", "", true);
     if (p->contains("default_topology")) r.default_topology = (*p)["default_topology"];
   } else if (mj.is_object()) {

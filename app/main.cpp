@@ -116,6 +116,7 @@ struct RunArgs {
   int jobs = 0;                    ///< 0: one per core
   std::string shard;               ///< "I/K": run points I, I+K, I+2K, ... (1-based)
   std::vector<std::string> merge;  ///< cubesim merge: the shards' --out folders
+  std::string machine;             ///< --machine: a preset or a machine file in place of the config's
 };
 
 /// `cubesim run` and `cubesim merge` (app/sweep.hpp): the options parsed and checked, the sweep
@@ -132,6 +133,7 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
   o.jobs = a.jobs;
   o.reproducible = a.reproducible;
   o.progress_line = stderr_is_terminal() && !a.json;
+  o.machine = a.machine;
   check_sweep_options(o);
   const SweepResult r = run_sweep_command(reg, o, run_limits(a.budget));
   const Experiment& ex = r.plan.ex;
@@ -329,7 +331,7 @@ int main(int argc, char** argv) {
   BudgetArgs budget;
   bool json = false, reproducible = false, resume = false;
   int jobs = 0;
-  std::string shard;
+  std::string shard, run_machine;
   std::vector<std::string> merge_dirs;
   // The budgets (docs/reliability.md "Budgets"), on every command that runs the engine.
   auto add_budgets = [&budget](CLI::App* c) {
@@ -344,6 +346,8 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "simulate a config (one run or a sweep) and report simulated vs predicted");
   run->add_option("config", config, "experiment config (JSON)")->required();
   run->add_option("--out", out_dir, "write report.json and runs.csv into this folder (atomically)");
+  run->add_option("--machine", run_machine,
+                  "run on this machine instead of the config's: a preset name or a machine file (NAME.json)");
   run->add_flag("--json", json, "print the JSON report on stdout and nothing else");
   run->add_option("--engine", engine,
                   "cycle (the discrete-event engine, default), simgrid (SimGrid S4U), or both side by side");
@@ -453,7 +457,9 @@ int main(int argc, char** argv) {
   try {
     const Registry reg = make_registry();
     if (*run)
-      return cmd_run(reg, RunArgs{config, out_dir, engine, json, reproducible, resume, targs, budget, jobs, shard, {}});
+      return cmd_run(
+          reg,
+          RunArgs{config, out_dir, engine, json, reproducible, resume, targs, budget, jobs, shard, {}, run_machine});
     if (*merge)
       return cmd_run(reg,
                      RunArgs{config, out_dir, engine, json, reproducible, false, targs, budget, 1, "", merge_dirs});

@@ -13,6 +13,7 @@
 #include "app/interrupt.hpp"
 #include "app/progress.hpp"
 #include "app/resume.hpp"
+#include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
 #include "sim/resources.hpp"
 #include "sim/simgrid/platform.hpp"
@@ -308,7 +309,18 @@ SweepResult finish_sweep(SweepPlan plan, const SweepRun& run, const SweepOptions
 
 SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLimits limits) {
   OutputDir out(o.out_dir);
-  SweepPlan plan = plan_sweep(load_experiment(o.config, reg), o);
+  std::vector<KeyOverride> overrides;
+  if (!o.machine.empty()) {
+    // A file named on the command line is relative to where cubesim runs, not to the config.
+    std::string m = o.machine;
+    (void)machine_argument(m, "--machine");  // a preset or a file: else one line naming --machine
+    if (!preset_json(m) && !m.ends_with(".json"))
+      throw InputError("", "--machine", "a machine file is named NAME.json, not \"" + m + "\"");
+    if (std::error_code ec; m.ends_with(".json") && std::filesystem::is_regular_file(m, ec))
+      m = std::filesystem::absolute(m).string();
+    overrides.push_back(KeyOverride{.key = "machine", .value = m, .file = "", .where = "--machine"});
+  }
+  SweepPlan plan = plan_sweep(load_experiment(o.config, reg, overrides), o);
   if (limits.stop == nullptr) {
     install_stop_handlers();
     limits.stop = &stop_signal();

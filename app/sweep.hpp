@@ -51,6 +51,8 @@ struct SweepOptions {
   int jobs = 0;                    ///< --jobs: points run at once; 0: one per core
   bool reproducible = false;       ///< --reproducible: no wall-clock fields in the report
   bool progress_line = false;      ///< the live progress line on stderr (app/progress.hpp)
+  /// --machine NAME|FILE: the config's machine (and any machine axis) replaced by this one.
+  std::string machine;
 };
 /// The checks of the options among themselves, before anything is read: InputError naming the
 /// option (--trace under --engine simgrid, --resume or --shard without --out, --jobs below 0).

@@ -181,3 +181,40 @@ TEST(Cli, ValidatePredictAndList) {
                         "scatter.sbt", "alltoall.sbt"})
     EXPECT_NE(a.out.find(n), std::string::npos) << n;
 }
+
+// Issue 33, point 2: a config names a machine file (relative to the config's folder), as replay
+// --machine takes one; run --machine runs a config on another machine (preset or file).
+TEST(Cli, AConfigNamesAMachineFileAndRunTakesMachine) {
+  const std::string mine = R"({"schema": "cubesim.machine/1", "name": "mycube", "tau": "2ms", "t_c": "1us",
+    "packet_elements": 256, "ports": "one", "switching": "store_and_forward"})";
+  write_temp("mycube.json", mine);
+  const std::string cfg = write_temp(
+      "onmine.json",
+      R"({"schema": "cubesim.config/1", "name": "onmine", "machine": "mycube.json", "topology": {"kind": "hypercube", "dim": 3},
+          "algorithm": "broadcast.sbt", "params": {"M": 256}})");
+  Result r = run_cli("run " + cfg + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["machine"]["name"], "mycube");
+  EXPECT_EQ(j["runs"][0]["simulated"]["time_ps"], 3 * (2'000'000'000LL + 256 * 1'000'000LL));  // 3 hops
+  // --machine: a preset in place of the file; then the file again, named from here.
+  r = run_cli("run " + cfg + " --json --machine ipsc-nx");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["machine"]["name"], "ipsc-nx");
+  r = run_cli("run configs/quickstart.json --json --machine " + cubesim::test::scratch_path("mycube.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["machine"]["name"], "mycube");
+  // Bad: a missing file, and an unknown name; one line, exit 2.
+  const std::string bad = write_temp(
+      "onnone.json",
+      R"({"schema": "cubesim.config/1", "machine": "nosuch.json", "topology": {"kind": "hypercube", "dim": 3},
+          "algorithm": "broadcast.sbt", "params": {"M": 256}})");
+  r = run_cli("run " + bad);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/machine: no machine file"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  r = run_cli("run configs/quickstart.json --machine nosuch");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--machine"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
