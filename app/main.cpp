@@ -433,7 +433,9 @@ int main(int argc, char** argv) {
   auto* figs = app.add_subcommand("figures", "regenerate the papers' figures into figures/ (cubesim figures --help)");
   auto* fit = app.add_subcommand(
       "fit", "fit a line or a power law through a sweep's runs, with 95 % intervals (cubesim fit --help)");
-  for (CLI::App* c : {plot, figs, fit}) {
+  auto* claims = app.add_subcommand(
+      "claims", "check the papers' claims (claims/ledger.json) and write docs/claims.md (cubesim claims --help)");
+  for (CLI::App* c : {plot, figs, fit, claims}) {
     c->prefix_command();
     c->set_help_flag();
   }
@@ -452,6 +454,7 @@ int main(int argc, char** argv) {
   if (*plot) return exec_plot_tool("plot", plot->remaining());
   if (*figs) return exec_plot_tool("figures", figs->remaining());
   if (*fit) return exec_plot_tool("fit", fit->remaining());
+  if (*claims) return exec_plot_tool("claims", claims->remaining());
   if (verbose) log->set_level(spdlog::level::info);
   targs.max_events_given = run->count("--trace-max-events") + rep->count("--trace-max-events") > 0;
   try {

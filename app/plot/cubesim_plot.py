@@ -907,10 +907,18 @@ def cmd_fit(argv):
     return 0
 
 
+def cmd_claims(argv):
+    """cubesim claims: in app/plot/cubesim_claims.py, which builds on this file's Expr and fits."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.modules.setdefault("cubesim_plot", sys.modules[__name__])  # one InputError, whether run or imported
+    import cubesim_claims
+    return cubesim_claims.cmd_claims(argv)
+
+
 def main(argv):
-    commands = {"plot": cmd_plot, "figures": cmd_figures, "fit": cmd_fit}
+    commands = {"plot": cmd_plot, "figures": cmd_figures, "fit": cmd_fit, "claims": cmd_claims}
     if not argv or argv[0] not in commands:
-        print("usage: cubesim_plot.py plot|figures|fit ...", file=sys.stderr)
+        print("usage: cubesim_plot.py plot|figures|fit|claims ...", file=sys.stderr)
         return 2
     try:
         return commands[argv[0]](argv[1:])
