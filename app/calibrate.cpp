@@ -383,9 +383,11 @@ std::vector<Row> load_rows(const Registry& reg, const MeasuredTable& t, const Re
       ex = load_experiment(m.config_path, reg, overrides);
       if (ex.runs.size() != 1) {
         std::vector<std::string> swept;
-        for (const auto& [k, v] : ex.runs.front().point)
+        for (const auto& kv : ex.runs.front().point) {
+          const std::string& k = kv.first;  // not a structured binding: clang 14 cannot capture one
           if (std::none_of(overrides.begin(), overrides.end(), [&](const KeyOverride& o) { return o.key == k; }))
             swept.push_back(k);
+        }
         throw InputError(t.file, where,
                          m.config + " sweeps " + std::to_string(ex.runs.size()) + " points (" + join(swept) +
                              "): a row is one run; give each swept key a column");
@@ -618,7 +620,7 @@ Calibration calibrate(const Registry& reg, const CalibrateOptions& o) {
     // The damped step over the keys that are free: a key at its bound 0 that the step would take
     // below it stays at 0, and the others' step is solved again without it (an active set), so
     // that a key pinned at 0 does not hold the others away from their optimum.
-    const auto damped_step = [&, &cor = cor, &d = d]() -> std::optional<std::vector<double>> {
+    const auto damped_step = [&, &cor = cor, &d = d, &g = g]() -> std::optional<std::vector<double>> {
       std::vector<bool> pinned(p, false);
       std::vector<double> delta(p, 0);
       for (std::size_t pass = 0; pass <= p; ++pass) {

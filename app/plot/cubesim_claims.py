@@ -31,7 +31,7 @@ from cubesim_plot import (MISSING, ROOT, ArgParser, Expr, InputError, least_squa
 LEDGER_SCHEMA = "cubesim.claims/1"
 PAPERS = ["TR-530", "TR-572", "FOH", "Gao"]
 KINDS = ["measured", "formula"]
-VERDICTS = ["reproduced", "partial", "not", "unchecked"]
+VERDICTS = ["reproduced", "partial", "not", "fitted", "unchecked"]
 METRICS = ["value", "ratio", "argmin", "argmax", "slope", "exponent", "max", "min", "all", "fraction"]
 RELATIONS = ["equal", "<", "<=", ">", ">=", "between"]
 COMPARE = re.compile(r"(<=|>=|==|<|>)")
@@ -233,6 +233,8 @@ def load_ledger(path, check_files=True):
             raise InputError(path, f"{ptr}/check: want an object or null")
         if "reason" in c:
             need(c, "reason", str, path, ptr)
+        if "fitted" in c and not need(c, "fitted", str, path, ptr).strip():
+            raise InputError(path, f"{ptr}/fitted: empty (say which machine value was fitted to this claim)")
         for cfg, cptr in validate_check(c["check"], path, f"{ptr}/check", presets):
             if check_files and not os.path.isfile(os.path.join(base, cfg)):
                 raise InputError(path, f"{cptr}: no config {cfg} (paths are relative to the repository root)")
@@ -477,6 +479,10 @@ def evaluate(led, only, cubesim, work, jobs):
                 raise CheckError(f"the check says machine \"{chk['machine']}\", its runs are on "
                                  f"{', '.join(sorted(str(m) for m in machines))}")
             verdict, expected = verdict_of(chk, measured, extra)
+            # A claim a calibrated machine was fitted to holds by construction: not evidence
+            # (docs/calibration.md). It is "fitted" while it holds, "not" if it stops holding.
+            if c.get("fitted") and verdict in ("reproduced", "partial"):
+                verdict = "fitted"
             r.update(verdict=verdict, measured=measured, expected=expected,
                      measured_text=(f"{measured} of {extra} runs hold" if chk["metric"]["kind"] == "all"
                                     else fmt(measured) + (f" ({extra})" if extra else "")))
@@ -520,12 +526,14 @@ def markdown(led, results, ledger_path):
            "`equal`, |measured − expected| ≤ tolerance; for an inequality or `between`, it holds with the",
            "tolerance as slack; for `all`, every selected run satisfies the predicate); **partial** — it",
            "does so only within twice the tolerance, or (`all`) for some but not all runs; **not** — it",
-           "fails (the claim stays in the ledger with its reason); **unchecked** — no check (an input",
+           "fails (the claim stays in the ledger with its reason); **fitted** — it holds, but a calibrated",
+           "machine's value was fitted to it, so it is not evidence (docs/calibration.md); **unchecked** — no check (an input",
            "parameter, a figure whose values the text does not give, a lower bound over all algorithms, a",
            "model cubesim lacks), with the reason. Tolerances are relative unless marked absolute.",
            "Where a claim is about a measurement on a real machine, it is checked on the formula preset",
-           "(the papers' τ, t_c, t_a); the calibrated presets `ipsc-measured` and `caltech-mark2-measured`",
-           "are expected to be added, and the reasons say which claims they should move.",
+           "(the papers' τ, t_c, t_a), and where a calibrated preset exists (`caltech-mark2-measured`) once",
+           "more on it, as a claim of its own (id ending `-measured`); docs/calibration.md says why the iPSC",
+           "has none.",
            "",
            "Metrics: `value` (an expression over one run), `ratio` (run A over run B), `argmin`/`argmax`",
            "(the sweep key's value where an expression is least/greatest), `slope`/`exponent` (least",
