@@ -142,6 +142,7 @@ struct Departures {
     if (!highest_at.empty()) measured.push_back({Relation::lower_bound, 0, three_digits(highest), highest_at});
     std::cout << "[ relation ] " << c.algorithm << " " << c.ports.name() << " " << runs
               << " runs: " << describe(measured) << "\n";
+    if (quick_tier()) return;  // the registered figures are the whole grid's: the plain build checks them
     const bool all = c.ports.kind == PortKind::all;
     EXPECT_EQ(describe(all ? info.all_port.deviations : info.one_port.deviations), describe(measured))
         << "register these for " << info.name << (all ? " all_port" : " one_port") << ":\n"

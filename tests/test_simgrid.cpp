@@ -101,11 +101,11 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
   int runs = 0, contention_free = 0, queued = 0;
   double worst = 0;
   // Cubes of 1 to 6 dimensions; the quick tier (the sanitizer run, where SimGrid is slowest)
-  // stops at 3 and at messages of 257 elements.
+  // stops at 3, with messages of 1 and 257 elements.
   const std::vector<int> dims = test::quick_tier() ? std::vector<int>{1, 2, 3} : std::vector<int>{1, 2, 3, 4, 6};
   for (int n : dims) {
     for (std::int64_t M : {1, 7, 256, 257, 1000}) {
-      if (test::quick_tier() && M > 257) continue;
+      if (test::quick_tier() && M != 1 && M != 257) continue;
       for (std::int64_t B : {1, 16, 256}) {
         if (M / B > 64) continue;  // keep the suite quick: at most ~64 packets a message
         const Costs& c = costs[static_cast<std::size_t>((n + M + B) % 4)];
@@ -146,11 +146,13 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
   // Contention-free runs (no transmission ever queued in the cycle engine) are what issue 4
   // requires; runs where packets queued for a slot or a link agree too, because S4U's FIFO
   // semaphores reproduce the cycle engine's first-come first-served order.
-  // exchange.grid's one-port nodes begin all their sends at one instant, so every run queues.
-  if (!(info->name == "exchange.grid" && GetParam().ports.kind != PortKind::all)) {
-    EXPECT_GE(contention_free, test::quick_tier() ? 5 : 10) << "the grid must hold contention-free configs";
+  // exchange.grid's one-port nodes begin all their sends at one instant, so every run queues; its
+  // all-port runs are free of contention only on the larger cubes, which the quick tier leaves out.
+  const bool grid = info->name.starts_with("exchange.grid");
+  if (!(grid && (GetParam().ports.kind != PortKind::all || test::quick_tier()))) {
+    EXPECT_GE(contention_free, test::quick_tier() ? 3 : 10) << "the grid must hold contention-free configs";
   }
-  EXPECT_GT(runs, test::quick_tier() ? 20 : 30);
+  EXPECT_GT(runs, test::quick_tier() ? 10 : 30);
   std::printf("[ %s ] %d runs (%d contention-free, %d with queueing), worst |relative difference| %.2e\n",
               cubesim::test::case_label(GetParam()).c_str(), runs, contention_free, queued, worst);
 }
