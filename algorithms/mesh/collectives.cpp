@@ -38,6 +38,12 @@ std::optional<SetupError> check_line(const Setup& s, bool uses_root) {
   return check_block(s);
 }
 
+/// exchange.grid and exchange.grid_phased: a block, on a 3-D grid (emulated where N = q^3).
+std::optional<SetupError> check_exchange_grid(const Setup& s) {
+  if (auto e = check_block(s)) return e;
+  return mesh::lattice_error(s, mesh::grid_extents(s.topology, s.params, 3), 0, false);
+}
+
 /// A prediction of the given terms (and flops), with the folded ring's relation on one port.
 Prediction ring_prediction(const Setup& s, const RowTerms& t, std::int64_t flops, bool folded, std::string source) {
   Prediction pr;
@@ -422,11 +428,7 @@ const Registration kRegistration{[](Registry& r) {
          .source = "Gao Lemma 4 (the unit step of the emulation)",
          .params = {"M", "B", "grid"},
          .required = {"M"},
-         .check =
-             [](const Setup& s) {
-               if (auto e = check_block(s)) return e;
-               return mesh::lattice_error(s, mesh::grid_extents(s.topology, s.params, 3), 0, false);
-             },
+         .check = check_exchange_grid,
          .process = exchange_grid,
          .predict = predict_exchange_grid,
          .verify = verify_exchange_grid,
@@ -438,11 +440,7 @@ const Registration kRegistration{[](Registry& r) {
          .source = "Gao Lemma 4, proof (Constructions A and B)",
          .params = {"M", "B", "grid"},
          .required = {"M"},
-         .check =
-             [](const Setup& s) {
-               if (auto e = check_block(s)) return e;
-               return mesh::lattice_error(s, mesh::grid_extents(s.topology, s.params, 3), 0, false);
-             },
+         .check = check_exchange_grid,
          .process = exchange_grid_phased,
          .predict = predict_exchange_grid_phased,
          .verify = verify_exchange_grid,
