@@ -86,9 +86,12 @@ def thinned(config, tmp):
     return path, c
 
 
-def run_config(path, out):
+def run_config(path, out, broken_ok=False):
+    """Runs a config into `out`; `broken_ok`: exit 1 with a report written (a relation that does
+    not hold, which a claims config may show on purpose: docs/claims.md) is data, not a failure."""
     p = cubesim("run", path, "--out", out, "--reproducible")
-    assert p.returncode == 0, f"cubesim run {path}: {p.returncode} {p.stderr}"
+    ok = p.returncode == 0 or (broken_ok and p.returncode == 1 and os.path.isfile(os.path.join(out, "report.json")))
+    assert ok, f"cubesim run {path}: {p.returncode} {p.stderr}"
     return os.path.join(out, "report.json")
 
 
@@ -123,13 +126,14 @@ class PlotSweeps(unittest.TestCase):
                     path, c = thinned(rel, self.tmp)
                 name = os.path.splitext(os.path.basename(rel))[0]
                 out = os.path.join(self.tmp, name)
-                run_config(path, out)
+                run_config(path, out, broken_ok=True)
                 svg, data = os.path.join(out, "plot.svg"), os.path.join(out, "plot.json")
                 # In-process: one Python start a config would cost more than the drawing.
                 # PlotCli below runs the command line itself.
                 printed = io.StringIO()
                 with contextlib.redirect_stdout(printed):
                     rc = cubesim_plot.main(["plot", out, "--data", data])
+                cubesim_plot.pyplot().close("all")  # in-process: the figures would pile up
                 self.assertEqual(rc, 0)
                 self.assertEqual(printed.getvalue().strip(), svg)
                 check_image(self, svg)
