@@ -25,8 +25,8 @@ import subprocess
 import sys
 import tempfile
 
-from cubesim_plot import (MISSING, ROOT, ArgParser, Expr, InputError, least_squares, load_report, lookup,
-                          matches, value_text)
+from cubesim_plot import (MISSING, ROOT, ArgParser, Expr, InputError, least_squares, load_json, load_report,
+                          lookup, matches, value_text)
 
 LEDGER_SCHEMA = "cubesim.claims/1"
 PAPERS = ["TR-530", "TR-572", "FOH", "Gao"]
@@ -185,15 +185,7 @@ def validate_check(chk, path, ptr, presets):
 
 
 def load_ledger(path, check_files=True):
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise InputError(path, f"cannot read the ledger: {e.strerror}")
-    try:
-        led = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(path, f"line {e.lineno}, column {e.colno}: not JSON: {e.msg}")
+    path, led = load_json(path, "the ledger")
     if not isinstance(led, dict) or led.get("schema") != LEDGER_SCHEMA:
         raise InputError(path, f"/schema: not a claims ledger (want \"{LEDGER_SCHEMA}\")")
     claims = led.get("claims")
