@@ -23,13 +23,6 @@ namespace cubesim {
 
 namespace {
 
-std::shared_ptr<spdlog::logger> calibrate_log() {
-  if (auto log = spdlog::get("cubesim")) return log;
-  static const auto none =
-      std::make_shared<spdlog::logger>("cubesim-calibrate", std::make_shared<spdlog::sinks::null_sink_mt>());
-  return none;
-}
-
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos) return "";
@@ -481,7 +474,7 @@ double student_t975(double df) {
 }
 
 Calibration calibrate(const Registry& reg, const CalibrateOptions& o) {
-  auto log = calibrate_log();
+  auto log = command_log();
   const std::vector<const MachineKey*> keys = parse_fit_keys(o.fit);
   if (o.max_iterations < 1)
     throw InputError("", "--max-iterations", "must be at least 1, not " + std::to_string(o.max_iterations));

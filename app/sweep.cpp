@@ -20,16 +20,14 @@
 
 namespace cubesim {
 
-namespace {
-
-/// The command line's logger ("cubesim", set up by main); one that drops everything where there
-/// is none (the tests).
-std::shared_ptr<spdlog::logger> sweep_log() {
+std::shared_ptr<spdlog::logger> command_log() {
   if (auto log = spdlog::get("cubesim")) return log;
   static const auto none =
-      std::make_shared<spdlog::logger>("cubesim-sweep", std::make_shared<spdlog::sinks::null_sink_mt>());
+      std::make_shared<spdlog::logger>("cubesim-quiet", std::make_shared<spdlog::sinks::null_sink_mt>());
   return none;
 }
+
+namespace {
 
 /// Every point must be one SimGrid can model, before anything runs.
 void check_simgrid(const Experiment& ex) {
@@ -119,8 +117,8 @@ SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
   } else if (o.resume && std::filesystem::exists(resume_file, ec)) {
     stored = read_resume(resume_file);
   } else if (o.resume) {
-    sweep_log()->warn("--resume: {} has no {} (its last run finished or never ran): running every point", o.out_dir,
-                      kResumeFile);
+    command_log()->warn("--resume: {} has no {} (its last run finished or never ran): running every point", o.out_dir,
+                        kResumeFile);
   }
   plan.reused.resize(e.runs.size());
   for (std::size_t i = 0; i < e.runs.size(); ++i) {
@@ -237,7 +235,7 @@ SweepRun run_sweep(const SweepPlan& plan, Executor& executor, const RunnerOption
       try {
         for (const std::string& f :
              session.write(o.trace_dir, stem, trace_header(ex.name, p.info->name, p.setup, out.stats), p.setup.machine))
-          sweep_log()->info("wrote {}", f);
+          command_log()->info("wrote {}", f);
       } catch (const InputError& e) {
         // A trace this point cannot be written as (a SimGrid TI trace of concurrent strands):
         // name the point; --out stays as it was.
@@ -279,9 +277,9 @@ SweepResult finish_sweep(SweepPlan plan, const SweepRun& run, const SweepOptions
   const std::vector<RunOutcome> all_finished = run.finished();
   const std::size_t reused = r.plan.reused_count(), n = ex.runs.size();
   if (reused > 0 && !o.merge.empty())
-    sweep_log()->info("merge: {} of {} points taken from {} shard(s)", reused, n, o.merge.size());
+    command_log()->info("merge: {} of {} points taken from {} shard(s)", reused, n, o.merge.size());
   else if (reused > 0)
-    sweep_log()->info("--resume: {} of {} points taken from {}", reused, n, resume_path(o));
+    command_log()->info("--resume: {} of {} points taken from {}", reused, n, resume_path(o));
   ReportOptions& opt = r.report_options;
   opt = ReportOptions{o.reproducible, o.engine};
   r.stopped = run.stopped;
@@ -325,7 +323,7 @@ SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLim
     install_stop_handlers();
     limits.stop = &stop_signal();
   }
-  auto log = sweep_log();
+  auto log = command_log();
   const Experiment& ex = plan.ex;
   SweepRun run;
   {

@@ -9,6 +9,8 @@
 ///   and keeps each outcome in its point's place, so that the report is the serial run's byte
 ///   for byte whatever the executor; a stop flag (a signal) keeps the points that finished;
 /// - finish_sweep: the report of what finished, and the files of --out.
+#include <spdlog/logger.h>
+
 #include <atomic>
 #include <cstddef>
 #include <functional>
@@ -38,6 +40,10 @@ struct Shard {
 Shard parse_shard(const std::string& text);
 /// The points (indexes from 0, ascending) of a sweep of `total` points that shard `s` runs.
 std::vector<std::size_t> shard_points(std::size_t total, const Shard& s);
+
+/// The command line's logger ("cubesim", set up by main); one that drops everything where there
+/// is none (the tests). For the commands' progress and notes (run, merge, calibrate).
+std::shared_ptr<spdlog::logger> command_log();
 
 /// What `cubesim run` or `cubesim merge` asks for, its options parsed.
 struct SweepOptions {
