@@ -10,6 +10,7 @@
 #include "app/params_json.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
+#include "sim/suggest.hpp"
 
 namespace cubesim {
 
@@ -51,7 +52,8 @@ ResolvedMachine resolve_machine(const ojson& mj, const std::string& file, const 
     auto p = preset_json(mj.get<std::string>());
     if (!p)
       throw InputError(file, ptr,
-                       "unknown machine \"" + mj.get<std::string>() + "\" (known: " + join(preset_names()) +
+                       "unknown machine \"" + mj.get<std::string>() + "\"" +
+                           did_you_mean(mj.get<std::string>(), preset_names()) + " (known: " + join(preset_names()) +
                            "; or a machine file, NAME.json)");
     r.machine = machine_from_json(*p, "machines/presets/" + mj.get<std::string>() + ".json", "", true);
     if (p->contains("default_topology")) r.default_topology = (*p)["default_topology"];
@@ -73,6 +75,24 @@ ResolvedMachine machine_argument(const std::string& arg, const std::string& opti
 }
 
 namespace {
+
+std::vector<std::string> algorithm_names(const Registry& registry) {
+  std::vector<std::string> names;
+  for (const AlgorithmInfo* a : registry.all()) names.push_back(a->name);
+  return names;
+}
+
+/// The names of an operation ("broadcast.sbtt" -> broadcast.*), or a hint at the whole list:
+/// sixty names in one line help nobody.
+std::string unknown_algorithm(const std::string& name, const std::vector<std::string>& names) {
+  std::string msg = "unknown algorithm \"" + name + "\"" + did_you_mean(name, names);
+  const std::string op = name.substr(0, name.find('.'));
+  std::vector<std::string> same_op;
+  for (const std::string& n : names)
+    if (n.rfind(op + ".", 0) == 0) same_op.push_back(n);
+  if (!same_op.empty() && same_op.size() <= 12) return msg + " (" + op + ": " + join(same_op) + ")";
+  return msg + " (`cubesim list algorithms` names all " + std::to_string(names.size()) + ")";
+}
 
 /// The parameter a too-large problem is named by: the largest size given.
 std::string size_pointer(const Params& p) {
@@ -115,7 +135,8 @@ struct Parser {
       if (accepted.count(k) == 0)
         fail(ptr, find_param(k) != nullptr
                       ? info.name + " takes no parameter \"" + k + "\" (it takes: " + join(info.params) + ")"
-                      : "unknown parameter \"" + k + "\" (" + info.name + " takes: " + join(info.params) + ")");
+                      : "unknown parameter \"" + k + "\"" + did_you_mean(k, info.params) + " (" + info.name +
+                            " takes: " + join(info.params) + ")");
       if (const ParamSpec* spec = find_param(k))
         if (auto e = param_from_json(s.params, *spec, v)) fail(ptr, *e);
     }
@@ -178,14 +199,97 @@ bool is_sweep_key(const std::string& key) {
   return false;
 }
 
+KeyOverride parse_set_option(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("", "--set",
+                     "\"" + text + "\" is not KEY=VALUE (e.g. --set params.M=1024, --set machine.tau=100us)");
+  KeyOverride o;
+  o.key = text.substr(0, eq);
+  const std::string v = text.substr(eq + 1);
+  o.value = ojson::parse(v, nullptr, false);
+  if (o.value.is_discarded()) o.value = v;
+  o.where = "--set " + o.key;
+  if (o.key.rfind("machine.", 0) == 0) o.key = "machine_overrides." + o.key.substr(8);
+  o.any_path = true;
+  return o;
+}
+
+namespace {
+
+/// A --set of a key no sweep names, written into the config's JSON: "sweep.KEY" is one axis of
+/// the sweep (its keys are dotted), anything else a dotted path of objects.
+void apply_set(ojson& j, const KeyOverride& o, const std::string& file) {
+  const auto fail = [&](const std::string& msg) { throw InputError(file, o.where, msg); };
+  if (!j.is_object()) return;  // the config's own error comes first
+  if (o.key.rfind("sweep.", 0) == 0 && o.key.size() > 6) {
+    if (j.contains("sweep") && !j["sweep"].is_object()) fail("the config's sweep is not an object");
+    j["sweep"][o.key.substr(6)] = o.value;
+    return;
+  }
+  ojson* at = &j;
+  std::size_t start = 0;
+  for (;;) {
+    const auto dot = o.key.find('.', start);
+    const std::string part = o.key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (part.empty()) fail("\"" + o.key + "\" is not a dotted config key");
+    if (dot == std::string::npos) {
+      (*at)[part] = o.value;
+      return;
+    }
+    if (at->contains(part) && !(*at)[part].is_object())
+      fail("\"" + o.key.substr(0, dot) + "\" is not an object in the config, so it has no \"" + o.key.substr(dot + 1) +
+           "\"");
+    at = &(*at)[part];
+    start = dot + 1;
+  }
+}
+
+/// The JSON pointer a --set edit writes to (for naming it in errors).
+std::string set_pointer(const KeyOverride& o) {
+  if (o.key.rfind("sweep.", 0) == 0) return "/sweep/" + o.key.substr(6);
+  return dotted_to_pointer(o.key);
+}
+
+/// The config's JSON (after any --set edits) -> typed runs.
+Experiment parse_config_json(const ojson& j, const std::string& file, const Registry& registry,
+                             const std::vector<KeyOverride>& overrides);
+
+}  // namespace
+
 Experiment parse_experiment(const std::string& text, const std::string& file, const Registry& registry,
                             const std::vector<KeyOverride>& overrides) {
-  const ojson j = parse_json_text(text, file);
+  ojson j = parse_json_text(text, file);
+  std::vector<const KeyOverride*> edits;  // --set keys written into the JSON
+  for (const KeyOverride& o : overrides)
+    if (o.any_path && !is_sweep_key(o.key)) {
+      apply_set(j, o, file);
+      edits.push_back(&o);
+    }
+  if (edits.empty()) return parse_config_json(j, file, registry, overrides);
+  try {
+    return parse_config_json(j, file, registry, overrides);
+  } catch (const InputError& e) {
+    // An error in a value a --set wrote names the --set, not the file's line.
+    for (const KeyOverride* o : edits) {
+      const std::string ptr = set_pointer(*o);
+      if (e.file() == file && (e.where() == ptr || e.where().rfind(ptr + "/", 0) == 0))
+        throw InputError("", o->where, e.message());
+    }
+    throw;
+  }
+}
+
+namespace {
+
+Experiment parse_config_json(const ojson& j, const std::string& file, const Registry& registry,
+                             const std::vector<KeyOverride>& overrides) {
   Parser P{file, registry};
   if (!j.is_object()) P.fail("", "a config is a JSON object");
   for (const auto& [k, v] : j.items())
     if (kTopKeys.count(k) == 0)
-      P.fail("/" + k, "unknown key (known: " + join({kTopKeys.begin(), kTopKeys.end()}) + ")");
+      P.fail("/" + k, "unknown key" + did_you_mean(k, {kTopKeys.begin(), kTopKeys.end()}) +
+                          " (known: " + join({kTopKeys.begin(), kTopKeys.end()}) + ")");
   if (!j.contains("schema")) P.fail("", "missing \"schema\": \"cubesim.config/1\"");
   if (!j["schema"].is_string() || j["schema"].get<std::string>() != "cubesim.config/1")
     P.fail("/schema", "schema must be \"cubesim.config/1\"");
@@ -198,9 +302,8 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
   ex.algorithm = j["algorithm"].get<std::string>();
   ex.info = registry.find(ex.algorithm);
   if (ex.info == nullptr) {
-    std::vector<std::string> names;
-    for (const AlgorithmInfo* a : registry.all()) names.push_back(a->name);
-    P.fail("/algorithm", "unknown algorithm \"" + ex.algorithm + "\" (known: " + join(names) + ")");
+    const std::vector<std::string> names = algorithm_names(registry);
+    P.fail("/algorithm", unknown_algorithm(ex.algorithm, names));
   }
   if (j.contains("name")) {
     if (!j["name"].is_string() || j["name"].get<std::string>().empty())
@@ -253,6 +356,7 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
   // Keys set from outside: each a one-value axis, in place of the config's axis of that key.
   std::vector<const KeyOverride*> override_at(axes.size(), nullptr);  // per axis: the override that set it
   for (const KeyOverride& o : overrides) {
+    if (o.any_path && !is_sweep_key(o.key)) continue;  // written into the JSON (parse_experiment)
     if (!is_sweep_key(o.key))
       throw InputError(o.file, o.where, "cannot set \"" + o.key + "\" (set " + kSweepKeys + ")");
     const auto it = std::find_if(axes.begin(), axes.end(), [&](const auto& a) { return a.first == o.key; });
@@ -282,9 +386,10 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
     for (std::size_t i = 0; i < values.size(); ++i) {
       const AlgorithmInfo* a = values[i].is_string() ? registry.find(values[i].get<std::string>()) : nullptr;
       if (a == nullptr)
-        throw value_error(
-            ax, i,
-            values[i].is_string() ? "unknown algorithm " + values[i].dump() : "an algorithm is a name (a string)");
+        throw value_error(ax, i,
+                          values[i].is_string()
+                              ? unknown_algorithm(values[i].get<std::string>(), algorithm_names(registry))
+                              : "an algorithm is a name (a string)");
       lenient.insert(a->params.begin(), a->params.end());
     }
   }
@@ -361,6 +466,8 @@ Experiment parse_experiment(const std::string& text, const std::string& file, co
   }
   return ex;
 }
+
+}  // namespace
 
 Experiment load_experiment(const std::string& path, const Registry& registry,
                            const std::vector<KeyOverride>& overrides) {

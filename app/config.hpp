@@ -55,7 +55,15 @@ struct KeyOverride {
   std::string key;
   ojson value;
   std::string file, where;
+  /// `cubesim run --set`: a key no sweep may name (name, verify, compare, sweep.KEY, ...) is set
+  /// in the config's JSON before it is read, and checked as if the file said it.
+  bool any_path = false;
 };
+/// `--set KEY=VALUE` (run, predict, validate): VALUE is JSON when it parses as JSON (1024, true,
+/// [1,2], "x"), else a string (ipsc-d7, 100us); "machine.KEY" means machine_overrides.KEY, so that
+/// a preset's parameter can be changed; "sweep.KEY" sets one axis of the sweep. InputError at
+/// "--set" when the text is not KEY=VALUE.
+KeyOverride parse_set_option(const std::string& text);
 /// Whether a sweep (or a KeyOverride) may name `key`: algorithm, machine, mode, topology.dim,
 /// topology.shape, topology.kind, params.X or machine_overrides.X.
 bool is_sweep_key(const std::string& key);

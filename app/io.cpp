@@ -15,7 +15,24 @@
 
 namespace cubesim {
 
+void check_readable_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    std::string jsons;  // a folder where a file belongs: name what it holds that would do
+    std::size_t count = 0;
+    for (const auto& e : std::filesystem::directory_iterator(path, ec))
+      if (e.path().extension() == ".json" && ++count <= 3)
+        jsons += (jsons.empty() ? "" : ", ") + e.path().filename().string();
+    throw InputError(
+        path, "",
+        "is a folder, not a file" +
+            (count == 0 ? std::string() : " (it holds " + jsons + (count > 3 ? ", ..." : "") + ": name one of them)"));
+  }
+  if (!std::filesystem::exists(path, ec)) throw InputError(path, "", "cannot read the file: there is no such file");
+}
+
 std::string read_text_file(const std::string& path) {
+  check_readable_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot read the file");
   std::ostringstream ss;

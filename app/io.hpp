@@ -10,7 +10,9 @@ namespace cubesim {
 
 using ojson = nlohmann::ordered_json;
 
-/// Reads a whole file. Throws InputError ("cannot read the file").
+/// InputError when `path` is a folder (naming the JSON files it holds) or does not exist.
+void check_readable_file(const std::string& path);
+/// Reads a whole file. Throws InputError ("cannot read the file", or check_readable_file's).
 std::string read_text_file(const std::string& path);
 /// Writes `content` to `path` atomically: a temporary file in the same folder, then a rename.
 void write_file_atomic(const std::string& path, const std::string& content);

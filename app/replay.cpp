@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "app/config.hpp"
@@ -19,16 +20,31 @@ Topology parse_topology_spec(const std::string& spec) {
   const auto fail = [&](const std::string& msg) -> Topology { throw InputError("", "--topology", msg); };
   const auto colon = spec.find(':');
   if (colon == std::string::npos)
-    return fail("expected hypercube:N, mesh:AxB[xC] or torus:AxB[xC], got \"" + spec + "\"");
+    return fail("expected hypercube:n (dimension n), hypercube:nodes=N, mesh:AxB[xC] or torus:AxB[xC], got \"" + spec +
+                "\"");
   const std::string kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
+  std::optional<long long> not_power;  // hypercube:nodes=N with N not a power of two
   ojson j;
   j["kind"] = kind;
   try {
     if (kind == "hypercube") {
+      // The papers write n for the dimension and N = 2^n for the nodes: both spellings, and a
+      // bare number is the dimension (as a config's topology.dim).
+      const bool nodes = rest.rfind("nodes=", 0) == 0 || rest.rfind("N=", 0) == 0;
+      const std::string num =
+          nodes ? rest.substr(rest.find('=') + 1)
+                : (rest.rfind("dim=", 0) == 0 || rest.rfind("n=", 0) == 0 ? rest.substr(rest.find('=') + 1) : rest);
       std::size_t used = 0;
-      const long long n = std::stoll(rest, &used);
-      if (used != rest.size()) throw std::invalid_argument("");
-      j["dim"] = n;
+      const long long n = std::stoll(num, &used);
+      if (used != num.size()) throw std::invalid_argument("");
+      if (nodes) {
+        int d = 0;
+        while (d < 62 && (1LL << d) < n) ++d;
+        j["dim"] = n >= 1 && (1LL << d) == n ? d : -1;
+        if (j["dim"] == -1) not_power = n;
+      } else {
+        j["dim"] = n;
+      }
     } else {
       ojson shape = ojson::array();
       std::stringstream ss(rest);
@@ -43,6 +59,7 @@ Topology parse_topology_spec(const std::string& spec) {
   } catch (const std::exception&) {
     return fail("cannot read the sizes in \"" + spec + "\"");
   }
+  if (not_power) return fail("a hypercube has 2^n nodes: " + std::to_string(*not_power) + " is not a power of two");
   try {
     return parse_topology(j, "", "--topology");
   } catch (const InputError& e) {
@@ -52,13 +69,42 @@ Topology parse_topology_spec(const std::string& spec) {
 
 namespace {
 
-std::string head_of(const std::string& path) {
+std::string head_of(const std::string& path, std::size_t bytes = 64) {
+  check_readable_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot read the file");
-  std::string s(64, '\0');
+  std::string s(bytes, '\0');
   in.read(s.data(), static_cast<std::streamsize>(s.size()));
   s.resize(static_cast<std::size_t>(in.gcount()));
   return s;
+}
+
+/// A JSON file given to replay is not a trace of either format: say what it is and what to do.
+void refuse_json_files(const std::string& path) {
+  const std::string head = head_of(path, 4096);
+  const auto first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || (head[first] != '{' && head[first] != '[')) return;
+  if (head.find("cubesim.config/1") != std::string::npos)
+    throw InputError(path, "",
+                     "this is an experiment config, not a trace: run it with `cubesim run " + path +
+                         "` (add --trace cubesim --out DIR to record a trace to replay)");
+  if (head.find("traceEvents") != std::string::npos || head[first] == '[')
+    throw InputError(path, "",
+                     "this is a Chrome trace (for viewing in Perfetto or chrome://tracing), not a trace to replay: "
+                     "replay the cubesim trace (.trace, from --trace cubesim) or a SimGrid TI trace");
+  if (head.find("cubesim.report/1") != std::string::npos)
+    throw InputError(path, "", "this is a report, not a trace: replay a .trace (cubesim) or a SimGrid TI trace");
+  throw InputError(path, "", "a JSON file is not a trace: replay a .trace (cubesim) or a SimGrid TI trace");
+}
+
+/// Element counts scaled so that each message keeps its bytes: ceil(count * from / to).
+void scale_elements(Trace& t, int from, int to) {
+  for (NodeTrace& n : t.nodes)
+    for (std::vector<Step>& strand : n.strands)
+      for (Step& st : strand)
+        for (TraceOp& op : st.ops)
+          if ((op.code == OpCode::send || op.code == OpCode::recv || op.code == OpCode::copy) && op.amount > 0)
+            op.amount = (op.amount * from + to - 1) / to;
 }
 
 }  // namespace
@@ -70,8 +116,13 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
     throw InputError(
         "", "--packet",
         "a packet size is at least 1 element (leave it out for the default), not " + std::to_string(opt.packet));
+  if (opt.elements != "keep" && opt.elements != "bytes")
+    throw InputError("", "--elements", "must be keep or bytes, not \"" + opt.elements + "\"");
   std::string format = opt.format;
-  if (format == "auto") format = looks_native(head_of(path)) ? "cubesim" : "simgrid";
+  if (format == "auto") {
+    refuse_json_files(path);
+    format = looks_native(head_of(path)) ? "cubesim" : "simgrid";
+  }
   if (format != "cubesim" && format != "simgrid")
     throw InputError("", "--format", "format must be auto, cubesim or simgrid, not \"" + format + "\"");
   r.loaded.format = format;
@@ -99,6 +150,27 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
       if (!h.contains("machine"))
         throw InputError(path, "line 1: /machine", "the header records no machine: give --machine");
       machine = machine_from_json(h["machine"], path, "line 1: /machine", false);
+    }
+    const ojson& h = r.loaded.trace->header;
+    // The recorded machine's element size: a number, or {"value": n, "source": ...} as presets write it.
+    const ojson* eb = h.contains("machine") && h["machine"].is_object() && h["machine"].contains("element_bytes")
+                          ? &h["machine"]["element_bytes"]
+                          : nullptr;
+    if (eb != nullptr && eb->is_object() && eb->contains("value")) eb = &(*eb)["value"];
+    if (eb != nullptr && eb->is_number_integer()) {
+      const auto from = eb->get<int>();
+      if (from > 0 && from != machine.element_bytes) {
+        const std::string bytes =
+            std::to_string(from) + " bytes, " + machine.name + "'s " + std::to_string(machine.element_bytes);
+        if (opt.elements == "bytes") {
+          scale_elements(*r.loaded.trace, from, machine.element_bytes);
+          r.elements_note = "the trace's elements are " + bytes + ": counts scaled to keep each message's bytes";
+        } else {
+          r.elements_note = "the trace's elements are " + bytes +
+                            ": the same element counts replayed (messages change size in bytes; "
+                            "--elements bytes keeps the bytes)";
+        }
+      }
     }
   } else {
     r.loaded.trace = std::make_shared<Trace>(
@@ -132,10 +204,17 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
                        "the trace has " + std::to_string(nodes) + " ranks, not a power of two: give --topology");
     topo = Topology::hypercube(dim);
   }
-  if (topo.size() != nodes)
-    throw InputError(
-        "", "--topology",
-        topo.describe() + " has " + std::to_string(topo.size()) + " nodes; the trace has " + std::to_string(nodes));
+  if (topo.size() != nodes) {
+    std::string hint;  // hypercube:16 for 16 nodes: the papers' N is the node count, ours the dimension
+    int d = 0;
+    while (d < 62 && (NodeId{1} << d) < nodes) ++d;
+    if (!opt.topology.empty() && opt.topology.rfind("hypercube:", 0) == 0 && (NodeId{1} << d) == nodes)
+      hint = " (hypercube:n is the dimension: hypercube:" + std::to_string(d) +
+             " or hypercube:nodes=" + std::to_string(nodes) + ")";
+    throw InputError("", "--topology",
+                     topo.describe() + " has " + std::to_string(topo.size()) + " nodes; the trace has " +
+                         std::to_string(nodes) + hint);
+  }
   if (format == "simgrid") t.topology = topo;
 
   // Packet size.
@@ -235,6 +314,7 @@ ojson replay_report(const ReplayResult& r, bool reproducible) {
     rep["recorded_machine"] = t.header["machine"]["name"];
   if (t.header.contains("topology")) rep["recorded_topology"] = t.header["topology"];
   if (t.header.contains("recorded")) rep["recorded"] = t.header["recorded"];
+  if (!r.elements_note.empty()) rep["elements"] = r.elements_note;
   j["replay"] = rep;
   ojson run;
   run["point"] = ojson::object();

@@ -22,6 +22,11 @@ struct ReplayOptions {
   std::string topology;         ///< "hypercube:6", "mesh:8x8", "torus:4x4x4"; empty: see above
   std::int64_t packet = 0;      ///< 0: see above
   std::string format = "auto";  ///< auto | cubesim | simgrid
+  /// A cubesim trace replayed on a machine whose element_bytes differ from the recorded one's:
+  /// "keep" (default) the element counts (the algorithm's M on the new machine: messages change
+  /// size in bytes), or "bytes": the byte counts (counts scaled, rounded up). Either way the
+  /// report and the text say which (docs/traces.md).
+  std::string elements = "keep";
 };
 
 struct LoadedTrace {
@@ -37,10 +42,12 @@ struct ReplayResult {
   std::optional<Prediction> prediction;  ///< when the trace names a known algorithm that fits
   std::string prediction_note;           ///< why there is none
   bool relation_holds = false;
-  std::string error;  ///< the replay failed (a process error or deadlock)
+  std::string error;          ///< the replay failed (a process error or deadlock)
+  std::string elements_note;  ///< how elements were read when the machines' element_bytes differ
 };
 
-/// Parses "hypercube:N", "mesh:AxB[xC]" or "torus:AxB[xC]". Throws InputError.
+/// Parses "hypercube:n" (dimension n, 2^n nodes), "hypercube:dim=n", "hypercube:nodes=N",
+/// "mesh:AxB[xC]" or "torus:AxB[xC]". Throws InputError.
 Topology parse_topology_spec(const std::string& spec);
 
 /// Loads a trace in either format and resolves the machine and topology. Throws InputError.

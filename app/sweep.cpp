@@ -289,6 +289,8 @@ SweepResult finish_sweep(SweepPlan plan, const SweepRun& run, const SweepOptions
       opt.resume_command = "cubesim run " + shell_quote(o.config) + " --out " + shell_quote(o.out_dir) + " --resume";
       if (o.engine != EngineKind::cycle) opt.resume_command += " --engine " + engine_name(o.engine);
       if (o.shard) opt.resume_command += " --shard " + o.shard->text;
+      if (!o.machine.empty()) opt.resume_command += " --machine " + shell_quote(o.machine);
+      for (const std::string& kv : o.set) opt.resume_command += " --set " + shell_quote(kv);
     }
   }
   r.report = report_json(ex, r.outcomes, opt);
@@ -305,12 +307,11 @@ SweepResult finish_sweep(SweepPlan plan, const SweepRun& run, const SweepOptions
   return r;
 }
 
-SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLimits limits) {
-  OutputDir out(o.out_dir);
+std::vector<KeyOverride> command_overrides(const std::string& machine, const std::vector<std::string>& set) {
   std::vector<KeyOverride> overrides;
-  if (!o.machine.empty()) {
+  if (!machine.empty()) {
     // A file named on the command line is relative to where cubesim runs, not to the config.
-    std::string m = o.machine;
+    std::string m = machine;
     (void)machine_argument(m, "--machine");  // a preset or a file: else one line naming --machine
     if (!preset_json(m) && !m.ends_with(".json"))
       throw InputError("", "--machine", "a machine file is named NAME.json, not \"" + m + "\"");
@@ -318,7 +319,13 @@ SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLim
       m = std::filesystem::absolute(m).string();
     overrides.push_back(KeyOverride{.key = "machine", .value = m, .file = "", .where = "--machine"});
   }
-  SweepPlan plan = plan_sweep(load_experiment(o.config, reg, overrides), o);
+  for (const std::string& s : set) overrides.push_back(parse_set_option(s));
+  return overrides;
+}
+
+SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLimits limits) {
+  OutputDir out(o.out_dir);
+  SweepPlan plan = plan_sweep(load_experiment(o.config, reg, command_overrides(o.machine, o.set)), o);
   if (limits.stop == nullptr) {
     install_stop_handlers();
     limits.stop = &stop_signal();

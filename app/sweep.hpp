@@ -59,7 +59,12 @@ struct SweepOptions {
   bool progress_line = false;      ///< the live progress line on stderr (app/progress.hpp)
   /// --machine NAME|FILE: the config's machine (and any machine axis) replaced by this one.
   std::string machine;
+  /// --set KEY=VALUE, in order (parse_set_option): config keys changed without editing the file.
+  std::vector<std::string> set;
 };
+/// The config keys a command line sets: --machine NAME|FILE (a file relative to where cubesim
+/// runs) and each --set KEY=VALUE, in that order. InputError naming the option.
+std::vector<KeyOverride> command_overrides(const std::string& machine, const std::vector<std::string>& set);
 /// The checks of the options among themselves, before anything is read: InputError naming the
 /// option (--trace under --engine simgrid, --resume or --shard without --out, --jobs below 0).
 void check_sweep_options(const SweepOptions& o);

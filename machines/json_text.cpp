@@ -3,6 +3,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include "sim/input_error.hpp"
 
@@ -38,28 +41,46 @@ bool number_char(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+'
 
 /// One pass over the text outside strings: the nesting depth, and numbers that no double holds.
 /// Syntax is left to the parser; this only refuses what would crash or lose the position.
+/// Also refuses a key given twice in one object: the JSON library keeps the last and drops the
+/// first without a word, so a config with two "params" blocks ran with half of what it said.
 void prescan(std::string_view text, const std::string& file, Position o) {
   int depth = 0;
   bool in_string = false, escaped = false;
+  std::size_t string_start = 0;
+  // Per open object or array: the keys seen (objects only); a key is a string followed by ':'.
+  std::vector<std::pair<bool, std::set<std::string_view>>> open;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (escaped)
+      if (escaped) {
         escaped = false;
-      else if (c == '\\')
+      } else if (c == '\\') {
         escaped = true;
-      else if (c == '"')
+      } else if (c == '"') {
         in_string = false;
+        if (open.empty() || !open.back().first) continue;
+        std::size_t j = i + 1;
+        while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')) ++j;
+        if (j >= text.size() || text[j] != ':') continue;
+        const std::string_view key = text.substr(string_start + 1, i - string_start - 1);
+        if (!open.back().second.insert(key).second)
+          throw InputError(
+              file, where(text, string_start, o),
+              "the key \"" + std::string(key) + "\" appears twice in one object (only the last would count): keep one");
+      }
       continue;
     }
     if (c == '"') {
       in_string = true;
+      string_start = i;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxJsonDepth)
         throw InputError(file, where(text, i, o),
                          "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
+      open.emplace_back(c == '{', std::set<std::string_view>{});
     } else if (c == ']' || c == '}') {
       --depth;
+      if (!open.empty()) open.pop_back();
     } else if ((c >= '0' && c <= '9') || c == '-') {
       std::size_t j = i;
       while (j < text.size() && number_char(text[j])) ++j;

@@ -8,6 +8,7 @@
 #include "machines/machine_keys.hpp"
 #include "sim/input_error.hpp"
 #include "sim/net/network.hpp"
+#include "sim/suggest.hpp"
 
 namespace cubesim {
 
@@ -100,8 +101,11 @@ Machine machine_from_json(const ojson& j, const std::string& file, const std::st
         m.sources[key] = "inline machine";
       }
     } else {
-      c.fail(key, "unknown key in a machine (known: name, description, default_topology, " +
-                      std::string(preset ? "order, " : "") + machine_key_list(nullptr) + ")");
+      std::vector<std::string> known{"name", "description", "default_topology"};
+      for (const MachineKey& mk : machine_keys()) known.emplace_back(mk.key);
+      c.fail(key, "unknown key in a machine" + did_you_mean(key, known) +
+                      " (known: name, description, default_topology, " + std::string(preset ? "order, " : "") +
+                      machine_key_list(nullptr) + ")");
     }
   }
   for (const MachineKey& k : machine_keys())
@@ -117,9 +121,13 @@ void apply_overrides(Machine& m, const ojson& overrides, const std::string& file
   if (!overrides.is_object()) c.fail("", "machine_overrides must be an object");
   for (const auto& [key, v] : overrides.items()) {
     const MachineKey* k = find_machine_key(key);
-    if (k == nullptr || !k->overridable)
-      c.fail(key,
-             "unknown override (known: " + machine_key_list([](const MachineKey& r) { return r.overridable; }) + ")");
+    if (k == nullptr || !k->overridable) {
+      std::vector<std::string> known;
+      for (const MachineKey& mk : machine_keys())
+        if (mk.overridable) known.emplace_back(mk.key);
+      c.fail(key, "unknown override" + did_you_mean(key, known) +
+                      " (known: " + machine_key_list([](const MachineKey& r) { return r.overridable; }) + ")");
+    }
     set_param(m, *k, v, c);
     m.sources[key] = "machine_overrides in the config";
   }

@@ -3,7 +3,7 @@
 set -euo pipefail
 # Arguments: further packages to install with them (scripts/sanitize.sh adds clang's).
 pkgs=(g++ cmake ninja-build pkg-config libsimgrid-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
-      libgtest-dev libbenchmark-dev python3 python3-jsonschema python3-matplotlib "$@")
+      libgtest-dev libbenchmark-dev python3 python3-jsonschema python3-matplotlib help2man "$@")
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -41,7 +41,7 @@ class InputError : public std::runtime_error {
 
  private:
   static std::string compose(const std::string& f, const std::string& w, const std::string& m) {
-    std::string s = f.empty() ? std::string("<input>") : f;
+    std::string s = f.empty() ? std::string("cubesim") : f;  // the command line: no file
     if (!w.empty()) s += ": " + w;
     return one_line(s + ": " + m);
   }
