@@ -2,7 +2,9 @@
 // own smpirun, SimGrid TI import, the Chrome timeline, and the bad-input paths.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -16,6 +18,10 @@ using cubesim::test::run_cli;
 using cubesim::test::temp_dir;
 using cubesim::test::write_temp;
 using nlohmann::json;
+
+struct NodeRange {
+  long first = 0, last = -1;
+};
 
 json replay_json(const std::string& args) {
   Result r = run_cli("replay " + args + " --json --reproducible");
@@ -130,12 +136,12 @@ TEST(TraceCli, ChromeTraceHasSlicesTracksAndFlows) {
   const json c = json::parse(read_all("traces/samples/tr530-s4.1.6-gc.chrome.json"));
   const std::string text = read_all("traces/samples/tr530-s4.1.6-gc.trace");
   const json h = json::parse(text.substr(15, text.find('\n') - 15));
-  long slices = 0, starts = 0, ends = 0, names = 0;
+  long slices = 0, recvs = 0, starts = 0, ends = 0, names = 0;
   double last_end = 0;
   for (const json& e : c["traceEvents"]) {
     const std::string ph = e["ph"];
     if (ph == "X") {
-      ++slices;
+      ++(e["name"] == "recv" ? recvs : slices);
       last_end = std::max(last_end, e["ts"].get<double>() + e["dur"].get<double>());
     }
     if (ph == "s") ++starts;
@@ -145,9 +151,10 @@ TEST(TraceCli, ChromeTraceHasSlicesTracksAndFlows) {
   // GC(1,1) at n=4 with 8 packets, pipelined: each of the 15 nodes on the path after the root
   // receives 8 one-packet messages, each one hop.
   EXPECT_EQ(slices, 15 * 8);
+  EXPECT_EQ(recvs, 15 * 8);
   EXPECT_EQ(starts, 15 * 8);
   EXPECT_EQ(ends, 15 * 8);
-  EXPECT_EQ(names, 15);  // one port track per sending node
+  EXPECT_EQ(names, 15 + 15);  // one port track per sending node, one per receiving node
   EXPECT_NEAR(last_end, h["recorded"]["time_ps"].get<double>() / 1e6, 1e-6);
 
   // A node range keeps the file small for big machines.
@@ -163,6 +170,136 @@ TEST(TraceCli, ChromeTraceHasSlicesTracksAndFlows) {
   r = run_cli("run configs/traces/quickstart-trace.json --trace chrome --trace-max-events 5 --out " + dir);
   ASSERT_EQ(r.code, 0);
   EXPECT_NE(r.err.find("dropped"), std::string::npos) << r.err;
+}
+
+// The structure a viewer needs to draw a message as an arrow between two nodes (Chrome trace
+// event format: a flow event binds to the slice enclosing its ts on its own pid/tid; "bp":"e"
+// makes the end do the same). For every flow id: exactly one start and one end; the start lies
+// strictly inside one slice, on the source's port track, of that message; the end strictly
+// inside one "recv" slice of that message on a track of the destination node; slices on a port
+// track never overlap (each would nest in the other). Returns the number of arrows.
+struct FlowCount {
+  long arrows = 0, recv_slices = 0, recv_without_arrow = 0;
+};
+FlowCount check_flows(const json& trace, NodeRange range = {}) {
+  struct Slice {
+    long long start, end;
+    json args;
+    std::string name;
+  };
+  const auto ps = [](const json& us) { return std::llround(us.get<double>() * 1e6); };
+  std::map<std::pair<long, long>, std::vector<Slice>> tracks;
+  std::map<long long, std::vector<json>> starts, ends;
+  FlowCount n;
+  for (const json& e : trace["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "X") {
+      tracks[{e["pid"], e["tid"]}].push_back({ps(e["ts"]), ps(e["ts"]) + ps(e["dur"]), e["args"], e["name"]});
+      if (e["name"] == "recv") {
+        ++n.recv_slices;
+        n.recv_without_arrow += e["args"].contains("arrow") ? 1 : 0;
+      }
+    }
+    if (ph == "s") starts[e["id"].get<long long>()].push_back(e);
+    if (ph == "f") ends[e["id"].get<long long>()].push_back(e);
+  }
+  for (auto& [track, slices] : tracks) {
+    if (track.second == 0) continue;  // cpu: concurrent strands may nest
+    std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) { return a.start < b.start; });
+    for (std::size_t i = 1; i < slices.size(); ++i)
+      EXPECT_LE(slices[i - 1].end, slices[i].start) << "overlap on node " << track.first << " tid " << track.second;
+  }
+  // The one slice on e's own track that encloses e's ts, strictly inside (a shared boundary would
+  // be ambiguous to a viewer); nullptr, with a failure, if none or several.
+  const auto enclosing = [&](const json& e) -> const Slice* {
+    const long long ts = ps(e["ts"]);
+    const Slice* hit = nullptr;
+    int hits = 0;
+    for (const Slice& s : tracks[{e["pid"], e["tid"]}])
+      if (s.start <= ts && ts <= s.end) {
+        ++hits;
+        hit = s.start < ts && ts < s.end ? &s : nullptr;
+      }
+    EXPECT_EQ(hits, 1) << e.dump();
+    EXPECT_NE(hit, nullptr) << "not strictly inside its slice: " << e.dump();
+    return hits == 1 ? hit : nullptr;
+  };
+  for (const auto& [id, ss] : starts) EXPECT_TRUE(ends.contains(id)) << "flow " << id << " has no end";
+  for (const auto& [id, fs] : ends) {
+    SCOPED_TRACE("flow " + std::to_string(id));
+    EXPECT_TRUE(starts.contains(id)) << "an end without a start";
+    EXPECT_EQ(fs.size(), 1U);
+    if (!starts.contains(id) || fs.size() != 1) continue;
+    EXPECT_EQ(starts[id].size(), 1U);
+    const json& s = starts[id][0];
+    const json& f = fs[0];
+    EXPECT_EQ(f.value("bp", ""), "e");
+    EXPECT_NE(s["pid"], f["pid"]) << "the arrow must leave the sender's node";
+    for (const json* e : {&s, &f}) {
+      EXPECT_GE((*e)["pid"].get<long>(), range.first);
+      if (range.last >= 0) {
+        EXPECT_LE((*e)["pid"].get<long>(), range.last);
+      }
+    }
+    const Slice* from = enclosing(s);
+    const Slice* to = enclosing(f);
+    if (from == nullptr || to == nullptr) continue;
+    EXPECT_EQ(from->args.value("message", json()), id);
+    EXPECT_EQ(from->args.value("packet", json()), 0);
+    EXPECT_EQ(from->args.value("src", json()), s["pid"]) << "the arrow starts at the message's source";
+    EXPECT_EQ(to->name, "recv");
+    EXPECT_EQ(to->args.value("message", json()), id);
+    EXPECT_EQ(to->args.value("dst", json()), f["pid"]) << "the arrow ends at the message's destination";
+    EXPECT_LT(from->start, to->end);
+    ++n.arrows;
+  }
+  EXPECT_EQ(trace["traceEvents"][0]["args"].value("flows", -1L), n.arrows);
+  return n;
+}
+
+// Issue 33: every message is an arrow from the sender's packet slice to a recv slice on the
+// receiving node: on a one-hop broadcast, a pipelined path and routed (multi-hop) sends; with a
+// node range, arrows whose either end is outside are dropped (their recv slice says so); with
+// an event cap, an arrow is written whole or not at all.
+TEST(TraceCli, ChromeFlowsGoFromSenderToReceiver) {
+  const std::string dir = temp_dir("flows");
+  const auto trace = [&](const std::string& cfg, const std::string& extra, json* report = nullptr) {
+    Result r = run_cli("run " + cfg + " --trace chrome --json --reproducible --out " + dir + " " + extra);
+    EXPECT_EQ(r.code, 0) << r.err;
+    if (report != nullptr) *report = json::parse(r.out);
+    const std::string name = json::parse(r.out)["name"];
+    return json::parse(read_all(dir + "/traces/" + name + ".chrome.json"));
+  };
+  const std::string routed = write_temp("cubesim_flows_routed.json", R"({"schema": "cubesim.config/1",
+    "name": "routed", "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 3},
+    "algorithm": "transpose.router", "params": {"P": 16, "Q": 16}})");
+  for (const std::string& cfg : std::vector<std::string>{"configs/traces/quickstart-trace.json",
+                                                         "configs/traces/tr530-s4.1.6-gc-trace.json", routed}) {
+    SCOPED_TRACE(cfg);
+    json rep;
+    const json t = trace(cfg, "", &rep);
+    const FlowCount n = check_flows(t);
+    const long messages = rep["runs"][0]["simulated"]["messages"];
+    EXPECT_EQ(n.arrows, messages) << "one arrow a message";
+    EXPECT_EQ(n.recv_slices, messages);
+    EXPECT_EQ(n.recv_without_arrow, 0);
+  }
+  // Nodes 1-5 of the SBT broadcast from node 0: arrows 1->3 and 1->5 inside; 0->1, 0->2, 0->4
+  // come from outside (a recv slice, no arrow); 1->9, 2->6, ... leave (a packet slice, no arrow).
+  const FlowCount cut = check_flows(trace("configs/traces/quickstart-trace.json", "--trace-nodes 1-5"), {1, 5});
+  EXPECT_GT(cut.arrows, 0);
+  EXPECT_GT(cut.recv_without_arrow, 0);
+  for (const int cap : {5, 62, 63, 400}) {  // 62: the first message's 60 packets fit, its arrow not
+    SCOPED_TRACE("cap " + std::to_string(cap));
+    const json t = trace("configs/traces/quickstart-trace.json", "--trace-max-events " + std::to_string(cap));
+    check_flows(t);
+    EXPECT_LE(t["traceEvents"][0]["args"]["kept_events"].get<long>(), cap);
+    EXPECT_GT(t["traceEvents"][0]["args"]["dropped_events"].get<long>(), 0);
+  }
+  // The same config gives the same bytes.
+  const std::string first = read_all(dir + "/traces/routed.chrome.json");
+  trace(routed, "");
+  EXPECT_EQ(read_all(dir + "/traces/routed.chrome.json"), first);
 }
 
 TEST(TraceCli, BadInputIsOneLineAndExitTwo) {
