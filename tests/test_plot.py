@@ -162,12 +162,101 @@ class PlotSweeps(unittest.TestCase):
                 shutil.rmtree(out)
 
 
+def small_config(name, sweep, **change):
+    """A small broadcast sweep (an SBT on a 3-cube of the iPSC, M = 1024): runs in milliseconds."""
+    c = {"schema": "cubesim.config/1", "name": name, "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 3},
+         "algorithm": "broadcast.sbt", "params": {"root": 0, "M": 1024}, "sweep": sweep, "verify": True}
+    c.update(change)
+    return c
+
+
 class PlotCli(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="cubesim-plot-test-")
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
+
+    def report(self, name, sweep, **change):
+        """Runs small_config(name, sweep) and returns its --out folder."""
+        cfg = os.path.join(self.tmp, name + ".json")
+        save(small_config(name, sweep, **change), cfg)
+        out = os.path.join(self.tmp, name)
+        run_config(cfg, out)
+        return out
+
+    def plot(self, *args):
+        """cubesim plot ARGS --data D in-process: (exit status, stderr, the data, the figure);
+        the figure is left open for the test to look at (closed at the test's end)."""
+        plt = cubesim_plot.pyplot()
+        plt.close("all")
+        self.addCleanup(plt.close, "all")
+        data = os.path.join(self.tmp, "plot-data.json")
+        if os.path.exists(data):
+            os.remove(data)
+        err, out = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            rc = cubesim_plot.main(["plot", *args, "--out", os.path.join(self.tmp, "plot.svg"), "--data", data])
+        figs = plt.get_fignums()
+        return rc, err.getvalue(), load(data) if rc == 0 else None, plt.figure(figs[-1]) if figs else None
+
+    def test_reports_with_different_sweep_keys_plot_together(self):
+        """Issue 33: two reports whose sweeps have different keys, or --series naming a key by its
+        short name, ended in "TypeError: Object of type object is not JSON serializable"."""
+        algs = self.report("algs", {"algorithm": ["broadcast.sbt", "broadcast.nesbt", "broadcast.gc"]})
+        ports = self.report("ports", {"machine_overrides.ports": ["one", "all"], "topology.dim": [1, 2, 3]})
+        sizes = self.report("sizes", {"params.M": [256, 1024, 4096]})
+        for pair in ((algs, ports), (ports, sizes)):
+            with self.subTest(pair=pair):
+                p = cubesim("plot", *pair, "--out", os.path.join(self.tmp, "two.svg"),
+                            "--data", os.path.join(self.tmp, "two.json"))
+                self.assertEqual((p.returncode, p.stderr), (0, ""))
+                d = load(os.path.join(self.tmp, "two.json"))
+                # A series of the report without a key leaves that key out of its label.
+                labels = [s["label"] for s in d["series"]]
+                self.assertEqual(len(labels), len(set(labels)), labels)
+                self.assertTrue(all("object" not in l for l in labels), labels)
+        d = load(os.path.join(self.tmp, "two.json"))
+        self.assertEqual(d["x"], "params.M")
+        self.assertEqual(d["series"][-1]["label"], "dim=3, sizes")
+        self.assertEqual(d["series"][-1]["keys"]["machine_overrides.ports"], None)
+        self.assertEqual(d["series"][-1]["x"], [256, 1024, 4096])
+        # --series by the legend's short name of a sweep key.
+        p = cubesim("plot", ports, "--series", "ports", "--out", os.path.join(self.tmp, "p.svg"),
+                    "--data", os.path.join(self.tmp, "p.json"))
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual([s["label"] for s in load(os.path.join(self.tmp, "p.json"))["series"]], ["ports=all", "ports=one"])
+        # A series key that no run has is bad input.
+        p = cubesim("plot", ports, "--series", "nosuch", "--out", os.path.join(self.tmp, "n.svg"))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.splitlines(), ['cubesim plot: no run has a value for series "nosuch" '
+                                                 '(sweep keys: machine_overrides.ports, topology.dim)'])
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "n.svg")))
+
+    def test_a_bug_is_one_line_and_exit_1(self):
+        """An unexpected exception (a bug, not the input) is one line on stderr and exit 1."""
+        out = self.report("sizes", {"params.M": [256, 1024]})
+
+        def broken(*args, **kwargs):
+            raise ValueError("boom\nsecond line")
+
+        real = cubesim_plot.draw_lines
+        cubesim_plot.draw_lines = broken
+        try:
+            rc, err, _, _ = self.plot(out)
+        finally:
+            cubesim_plot.draw_lines = real
+        self.assertEqual(rc, 1)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertTrue(err.startswith("cubesim plot: internal error: ValueError: boom"), err)
+        self.assertNotIn("Traceback", err)
+
+    def test_data_file_takes_numpy_and_missing_values(self):
+        import numpy
+        path = os.path.join(self.tmp, "d.json")
+        cubesim_plot.write_json(path, {"a": numpy.float64(1.5), "b": numpy.int64(3), "c": [numpy.arange(2)],
+                                       "d": cubesim_plot.MISSING})
+        self.assertEqual(load(path), {"a": 1.5, "b": 3, "c": [[0, 1]], "d": None})
 
     def test_options_select_axes_series_and_runs(self):
         out = os.path.join(self.tmp, "q")

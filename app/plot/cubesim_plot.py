@@ -108,6 +108,11 @@ def lookup(rep, run, key):
         v = walk(root, key.split("."))
         if v is not MISSING:
             return v
+    # A short name for a sweep key, as the legend writes it: "ports" for machine_overrides.ports,
+    # "dim" for topology.dim, when exactly one sweep key of the run ends with it.
+    hits = [k for k in point if k.endswith("." + key)]
+    if len(hits) == 1:
+        return point[hits[0]]
     return MISSING
 
 
@@ -225,8 +230,12 @@ def value_text(v):
 
 
 def series_label(keys, values, names=None):
+    """The legend's text for one series; a key the series' runs do not have (None: a report
+    without that sweep key, beside one with it) is left out."""
     parts = []
     for k, v in zip(keys, values):
+        if v is None:
+            continue
         name = (names or {}).get(k, label_of(k))
         parts.append(value_text(v) if k in ("algorithm", "report", "machine") else f"{name}={value_text(v)}")
     return ", ".join(parts) if parts else "all runs"
@@ -275,8 +284,11 @@ def matches(rep, run, conditions):
 
 
 def hashable(v):
-    """A sweep value as a series key or x value: lists and objects (params.perm) by their JSON."""
-    return json.dumps(v, separators=(",", ":")) if isinstance(v, (list, dict)) else v
+    """A sweep value as a series key or x value: lists and objects (params.perm) by their JSON;
+    no value (MISSING: a report that lacks the key, beside one that has it) is None."""
+    if v is MISSING:
+        return None
+    return json.dumps(v, separators=(",", ":"), default=str) if isinstance(v, (list, dict)) else v
 
 
 class Table:
@@ -309,10 +321,16 @@ class Table:
         for y in ys:
             if all(v is None for s in self.series.values() for v in s[y.text]):
                 raise InputError(place, f"no run has a number for y = \"{y.text}\"")
+        for i, k in enumerate(self.series_keys):
+            if all(key[i] is None for key in self.series):
+                keys = sorted({k for _, rep in reports for run in rep["runs"] for k in (run.get("point") or {})})
+                raise InputError(place, f"no run has a value for series \"{k}\""
+                                        + (f" (sweep keys: {', '.join(keys)})" if keys else ""))
 
     def ordered(self):
         def sort_key(item):
-            return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, json.dumps(v)) for v in item[0])
+            return tuple((0, v, "") if isinstance(v, (int, float)) and not isinstance(v, bool)
+                         else (1, 0, json.dumps(v, default=str)) for v in item[0])
         return sorted(self.series.items(), key=sort_key)
 
 
@@ -409,10 +427,22 @@ def save(fig, out, place):
     os.replace(tmp, out)
 
 
+def plain(v):
+    """What json.dump cannot write, as JSON: numpy scalars and arrays by their values, no value
+    (MISSING) as null, sets as sorted lists, anything else by its text."""
+    if v is MISSING:
+        return None
+    if hasattr(v, "tolist"):  # numpy scalars and arrays
+        return v.tolist()
+    if isinstance(v, (set, frozenset, tuple)):
+        return sorted(v, key=lambda e: json.dumps(e, default=str)) if not isinstance(v, tuple) else list(v)
+    return str(v)
+
+
 def write_json(path, obj):
     tmp = path + f".tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=1, sort_keys=False)
+        json.dump(obj, f, indent=1, sort_keys=False, default=plain)
         f.write("\n")
     os.replace(tmp, path)
 
@@ -928,10 +958,20 @@ def main(argv):
     except RuntimeError as e:
         print(one_line(e), file=sys.stderr)
         return 1
-    except Exception as e:  # a bug: one line and exit 1, like cubesim's own "error:" path
-        print(one_line(f"cubesim {argv[0]}: error: {type(e).__name__}: {e}"), file=sys.stderr)
+    except Exception as e:  # a bug, not the input: one line and exit 1, never a traceback
+        print(one_line(f"cubesim {argv[0]}: internal error: {type(e).__name__}: {e} (a bug in "
+                       f"app/plot/cubesim_plot.py: please report it with the command line)"), file=sys.stderr)
         return 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        rc = main(sys.argv[1:])
+    except KeyboardInterrupt:
+        rc = 130
+    except BaseException as e:  # SystemExit from a library, or an error while reporting one
+        if isinstance(e, SystemExit) and isinstance(e.code, int):
+            raise
+        print(one_line(f"cubesim: internal error: {type(e).__name__}: {e}"), file=sys.stderr)
+        rc = 1
+    sys.exit(rc)
