@@ -229,6 +229,31 @@ def value_text(v):
     return str(v)
 
 
+# Times as the configs write them (DESIGN.md: "Times are numbers in seconds or strings with a
+# unit (ps ns us ms s)"); µs and μs are read as us.
+TIME_UNITS = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0}
+TIME_RE = None
+
+
+def parse_time(v):
+    """Seconds for a time string ("100us", "1.5 ms"), else None."""
+    global TIME_RE
+    if not isinstance(v, str):
+        return None
+    if TIME_RE is None:
+        import re
+        TIME_RE = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(ps|ns|us|µs|μs|ms|s)\s*")
+    m = TIME_RE.fullmatch(v)
+    return float(m.group(1)) * TIME_UNITS[m.group(2)] if m else None
+
+
+def seconds(v):
+    """A number as it is, a time string in seconds, else None."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v
+    return parse_time(v)
+
+
 def series_label(keys, values, names=None):
     """The legend's text for one series; a key the series' runs do not have (None: a report
     without that sweep key, beside one with it) is left out."""
@@ -272,15 +297,49 @@ def parse_where(items, where):
     return out
 
 
+def same_value(got, want):
+    """A run's value equals a --where value: as JSON values, or as times ("1ms" == 0.001)."""
+    if got is not MISSING and got == want:
+        return True
+    a, b = seconds(got), seconds(want)
+    return a is not None and b is not None and (isinstance(got, str) or isinstance(want, str)) \
+        and math.isclose(a, b, rel_tol=1e-9)
+
+
 def matches(rep, run, conditions):
     for k, want in conditions:
         got = lookup(rep, run, k)
         if isinstance(want, list):
-            if got not in want:
+            if not any(same_value(got, w) for w in want):
                 return False
-        elif got != want:
+        elif not same_value(got, want):
             return False
     return True
+
+
+def check_where(reports, where, place="--where"):
+    """--where that keeps no run is bad input: which condition matched nothing, and the values
+    that the runs do have."""
+    runs = [(rep, run) for _, rep in reports for run in rep["runs"]]
+    for k, want in where:
+        if any(matches(rep, run, [(k, want)]) for rep, run in runs):
+            continue
+        present = []
+        for rep, run in runs:
+            v = lookup(rep, run, k)
+            v = None if v is MISSING else value_text(hashable(v))
+            if v is not None and v not in present:
+                present.append(v)
+        wanted = "|".join(value_text(w) for w in want) if isinstance(want, list) else value_text(want)
+        if present:
+            shown = ", ".join(present[:20]) + (f", ... ({len(present)} in all)" if len(present) > 20 else "")
+            raise InputError(place, f"no run has {k}={wanted} (values present: {shown})")
+        keys = sorted({p for _, run in runs for p in (run.get("point") or {})})
+        raise InputError(place, f"no run has {k}={wanted}: no run has a value for {k}"
+                                + (f" (sweep keys: {', '.join(keys)})" if keys else ""))
+    if where and not any(matches(rep, run, where) for rep, run in runs):
+        raise InputError(place, "no run has " + " and ".join(f"{k}={value_text(v)}" for k, v in where)
+                                + " together (each alone matches some runs)")
 
 
 def hashable(v):
@@ -466,6 +525,7 @@ def cmd_plot(argv):
     a = ap.parse_args(argv)
     reports = [load_report(p) for p in a.reports]
     where = parse_where(a.where, "--where")
+    check_where(reports, where)
     varying = varying_keys(reports, where)
     if len({rep.get("name") for _, rep in reports}) > 1:
         varying.append("report")
@@ -892,6 +952,7 @@ def cmd_fit(argv):
     a = ap.parse_args(argv)
     reports = [load_report(p) for p in a.reports]
     where = parse_where(a.where, "--where")
+    check_where(reports, where)
     x, y = Expr(a.x, "--x"), Expr(a.y, "--y")
     series = [Expr(t.strip(), "--series") for t in (a.series or "").split(",") if t.strip()]
     expect = None
