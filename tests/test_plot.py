@@ -233,6 +233,62 @@ class PlotCli(unittest.TestCase):
                                                  '(sweep keys: machine_overrides.ports, topology.dim)'])
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "n.svg")))
 
+    def test_categories_are_points_not_a_trend(self):
+        """Issue 33: algorithm names were joined by lines as if they were a trend. A categorical x
+        is drawn as points (no line) at integer positions with the names as tick labels; several
+        series sit side by side in each column."""
+        algs = ["broadcast.sbt", "broadcast.nesbt", "broadcast.gc"]
+        out = self.report("algs", {"algorithm": algs})
+        rc, err, d, fig = self.plot(out)
+        self.assertEqual((rc, err), (0, ""))
+        ax = fig.axes[0]
+        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], algs)
+        self.assertEqual(len(ax.lines), 2)  # simulated and predicted
+        for line in ax.lines:
+            self.assertEqual(line.get_linestyle(), "None")
+            self.assertNotEqual(line.get_marker(), "None")
+            self.assertEqual(list(line.get_xdata()), [0, 1, 2])
+        self.assertEqual((d["x"], d["x_kind"]), ("algorithm", "category"))
+        # Two series: side by side around each category's position, never on it together.
+        two = self.report("algs2", {"machine_overrides.ports": ["one", "all"], "algorithm": algs[:2]})
+        rc, err, d, fig = self.plot(two, "--x", "algorithm")
+        self.assertEqual((rc, err, d["x_kind"]), (0, "", "category"))
+        sim = [l for l in fig.axes[0].lines if l.get_label().endswith(": simulated")]
+        self.assertEqual(len(sim), 2)
+        a, b = (list(l.get_xdata()) for l in sim)
+        for i in range(2):
+            self.assertLess(a[i], b[i])
+            self.assertAlmostEqual((a[i] + b[i]) / 2, i)
+            self.assertLess(b[i] - a[i], 0.5)
+
+    def test_time_strings_are_numbers_with_units(self):
+        """Issue 33: time strings ("100us", "5ms") were spaced as categories. They are drawn at
+        their values, in the unit that suits them, and are the default x before a category."""
+        taus = ["100us", "500us", "1ms", "5ms"]
+        out = self.report("tau", {"machine_overrides.tau": taus, "algorithm": ["broadcast.sbt", "broadcast.nesbt"]})
+        rc, err, d, fig = self.plot(out)
+        self.assertEqual((rc, err), (0, ""))
+        ax = fig.axes[0]
+        self.assertEqual(ax.get_xlabel(), "machine_overrides.tau (ms)")
+        for line in ax.lines:
+            self.assertEqual([round(v, 12) for v in line.get_xdata()], [0.1, 0.5, 1.0, 5.0])
+            self.assertNotEqual(line.get_linestyle(), "None")  # a trend: joined
+        self.assertEqual((d["x"], d["x_kind"], d["x_unit"]), ("machine_overrides.tau", "time", "ms"))
+        self.assertEqual([s["label"] for s in d["series"]], ["broadcast.nesbt", "broadcast.sbt"])
+        for s in d["series"]:
+            self.assertEqual(s["x"], taus)
+            self.assertEqual(s["x_s"], [1e-4, 5e-4, 1e-3, 5e-3])
+        # The seconds are what fit sees, and what --where compares a number with.
+        p = cubesim("fit", out, "--x", "machine_overrides.tau", "--y", "simulated", "--series", "algorithm", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([f["points"] for f in json.loads(p.stdout)["fits"]], [4, 4])
+        rc, err, d, _ = self.plot(out, "--where", "machine_overrides.tau=0.001", "--x", "algorithm")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual([s["x"] for s in d["series"]], [["broadcast.sbt", "broadcast.nesbt"]])
+        self.assertEqual(cubesim_plot.parse_time("1.5 µs"), 1.5e-6)
+        self.assertEqual(cubesim_plot.parse_time("2ps"), 2e-12)
+        self.assertIsNone(cubesim_plot.parse_time("5 minutes"))
+
     def test_a_bug_is_one_line_and_exit_1(self):
         """An unexpected exception (a bug, not the input) is one line on stderr and exit 1."""
         out = self.report("sizes", {"params.M": [256, 1024]})

@@ -231,7 +231,7 @@ def value_text(v):
 
 # Times as the configs write them (DESIGN.md: "Times are numbers in seconds or strings with a
 # unit (ps ns us ms s)"); µs and μs are read as us.
-TIME_UNITS = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0}
+TIME_UNITS = {"ps": 1e12, "ns": 1e9, "us": 1e6, "µs": 1e6, "μs": 1e6, "ms": 1e3, "s": 1.0}  # per second
 TIME_RE = None
 
 
@@ -244,7 +244,7 @@ def parse_time(v):
         import re
         TIME_RE = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(ps|ns|us|µs|μs|ms|s)\s*")
     m = TIME_RE.fullmatch(v)
-    return float(m.group(1)) * TIME_UNITS[m.group(2)] if m else None
+    return float(m.group(1)) / TIME_UNITS[m.group(2)] if m else None  # "100us": 1e-4 exactly, not 1e-4 - 1 ulp
 
 
 def seconds(v):
@@ -370,6 +370,7 @@ class Table:
                 s["x"].append(xv)
                 for y in ys:
                     yv = y(rep, run)
+                    yv = parse_time(yv) if isinstance(yv, str) else yv  # "5ms" as 0.005
                     s[y.text].append(None if yv is MISSING or not isinstance(yv, (int, float)) else yv)
                 used += 1
         if used == 0:
@@ -425,52 +426,111 @@ LINE_STYLES = ["-", "--", ":", "-."]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 
 
+def number_like(values):
+    """Numbers, or times: numbers and time strings with at least one string ("100us", "5ms")."""
+    return bool(values) and all(seconds(v) is not None for v in values) and not numeric(values)
+
+
+def time_unit(values_s):
+    """The unit of a time axis: the largest of s, ms, µs, ns, ps in which the largest value is
+    at least 1."""
+    top = max((abs(v) for v in values_s), default=0.0)
+    for name, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if top >= scale:
+            return name, scale
+    return "ps", 1e-12
+
+
+def x_kind(values):
+    """How an x axis is drawn: "number", "time" (time strings, drawn as numbers in a unit) or
+    "category" (anything else: algorithm names, port models, lists), drawn as points."""
+    if numeric(values):
+        return "number"
+    return "time" if number_like(values) else "category"
+
+
 def draw_lines(ax, table, logx="auto", logy="auto", xlabel=None, ylabel=None, y_labels=None, series_names=None):
-    """One colour per series, one line style per y quantity (simulated solid, predicted dashed)."""
+    """One colour per series, one line style per y quantity (simulated solid, predicted dashed).
+
+    The x axis is one of three kinds (x_kind): numbers, drawn as lines; time strings ("100us",
+    "5ms"), drawn as lines against their value in the unit that suits them (the axis label names
+    it); categories (algorithm names, port models), drawn as points without lines, one column
+    per category in the order met, the series side by side in it. Returns the series as drawn
+    and {"x_kind", and "x_unit" for a time axis}."""
     data = []
-    all_x = [v for _, s in table.ordered() for v in s["x"]]
-    categorical = not numeric(all_x)
-    cats = []
-    if categorical:
+    ordered = table.ordered()
+    all_x = [v for _, s in ordered for v in s["x"]]
+    kind = x_kind(all_x)
+    info = {"x_kind": kind}
+    cats, scale = [], 1.0
+    if kind == "category":
         for v in all_x:
             if v not in cats:
                 cats.append(v)
+    elif kind == "time":
+        unit, scale = time_unit([seconds(v) for v in all_x])
+        info["x_unit"] = unit
+    n = len(ordered)
+    width = min(0.6 / n, 0.2) if kind == "category" and n > 1 else 0.0
+
+    def position(v, i):
+        if kind == "category":
+            return cats.index(v) + (i - (n - 1) / 2) * width
+        if kind == "time":
+            return seconds(v) / scale
+        return v
+
     all_y = [v for _, s in table.series.items() for y in table.ys for v in s[y.text] if v is not None]
-    for i, (key, s) in enumerate(table.ordered()):
+    for i, (key, s) in enumerate(ordered):
         colour = f"C{i % 10}"
-        pts = sorted(range(len(s["x"])), key=lambda j: (cats.index(s["x"][j]) if categorical else s["x"][j]))
+        order = {"category": lambda v: cats.index(v), "time": seconds, "number": lambda v: v}[kind]
+        pts = sorted(range(len(s["x"])), key=lambda j: order(s["x"][j]))
         xs = [s["x"][j] for j in pts]
         entry = {"label": series_label(table.series_keys, key, series_names), "keys": dict(zip(table.series_keys, key)),
                  "x": xs, "y": {}}
+        if kind == "time":
+            entry["x_s"] = [seconds(v) for v in xs]
         for k, y in enumerate(table.ys):
             ys = [s[y.text][j] for j in pts]
             entry["y"][y.text] = ys
-            xy = [(cats.index(a) if categorical else a, b) for a, b in zip(xs, ys) if b is not None]
+            xy = [(position(a, i), b) for a, b in zip(xs, ys) if b is not None]
             if not xy:
                 continue
             name = (y_labels or {}).get(y.text, y.text)
             label = entry["label"] if len(table.ys) == 1 else f"{entry['label']}: {name}"
             # The first quantity solid with the series' marker; the others (the prediction) dashed
-            # with crosses, so that a prediction that equals the simulation still shows.
-            ax.plot([p[0] for p in xy], [p[1] for p in xy], LINE_STYLES[k % len(LINE_STYLES)],
+            # with crosses, so that a prediction that equals the simulation still shows. Categories
+            # are not a trend: points only.
+            style = "none" if kind == "category" else LINE_STYLES[k % len(LINE_STYLES)]
+            size = (4 if k == 0 else 6) + (2 if kind == "category" else 0)
+            ax.plot([p[0] for p in xy], [p[1] for p in xy], linestyle=style,
                     color=colour, marker=MARKERS[i % len(MARKERS)] if k == 0 else "x",
-                    markersize=4 if k == 0 else 6, linewidth=1.4 if k == 0 else 1.0, label=label)
+                    markersize=size, linewidth=1.4 if k == 0 else 1.0, label=label)
         data.append(entry)
-    if categorical:
+    xs_drawn = [position(v, 0) for v in all_x] if kind != "category" else []
+    if kind == "category":
+        texts = [value_text(c) for c in cats]
         ax.set_xticks(range(len(cats)))
-        ax.set_xticklabels([value_text(c) for c in cats], rotation=20)
-    elif wants_log(all_x, logx):
-        ax.set_xscale("log", base=2 if all(v > 0 and math.log2(v).is_integer() for v in all_x) else 10)
-    elif all(float(v).is_integer() for v in all_x):
+        ax.set_xticklabels(texts, rotation=20 if sum(len(t) for t in texts) > 60 else 0,
+                           ha="right" if sum(len(t) for t in texts) > 60 else "center")
+        ax.set_xlim(-0.5, len(cats) - 0.5)
+        ax.grid(False, axis="x")
+    elif wants_log(xs_drawn, logx):
+        ax.set_xscale("log", base=2 if all(v > 0 and math.log2(v).is_integer() for v in xs_drawn) else 10)
+        if kind == "time":  # 0.1, 1, 10 ms rather than 10^-1
+            from matplotlib.ticker import FuncFormatter
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    elif all(float(v).is_integer() for v in xs_drawn):
         from matplotlib.ticker import MaxNLocator
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if wants_log(all_y, logy):
         ax.set_yscale("log")
-    ax.set_xlabel(xlabel or table.x.text)
+    label = xlabel or table.x.text
+    ax.set_xlabel(f"{label} ({info['x_unit']})" if kind == "time" else label)
     times = all(Y_ALIASES.get(y.text, y.text) in ("simulated.time_s", "predicted.time_s") for y in table.ys)
     ax.set_ylabel(ylabel or ("time (s)" if times else ", ".join((y_labels or {}).get(y.text, y.text) for y in table.ys)))
-    ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
-    return data, cats if categorical else None
+    ax.grid(True, which="both", axis="y" if kind == "category" else "both", linewidth=0.3, alpha=0.5)
+    return data, info
 
 
 def save(fig, out, place):
@@ -532,8 +592,9 @@ def cmd_plot(argv):
     if a.x is None:
         if not varying:
             raise InputError(reports[0][0], "nothing varies between the runs: a plot needs a sweep (or --x KEY)")
-        num = [k for k in varying if k != "report" and numeric([lookup(r, run, k) for _, r in reports
-                                                                  for run in r["runs"] if lookup(r, run, k) is not MISSING])]
+        # Numbers and time strings make an x axis before categories do.
+        num = [k for k in varying if k != "report" and x_kind([lookup(r, run, k) for _, r in reports for run in r["runs"]
+                                                               if lookup(r, run, k) is not MISSING]) != "category"]
         a.x = (num or varying)[-1]
     x = Expr(a.x, "--x")
     ys = [Expr(t.strip(), "--y") for t in a.y.split(",") if t.strip()]
@@ -557,7 +618,7 @@ def cmd_plot(argv):
     out = a.out or os.path.join(os.path.dirname(os.path.abspath(reports[0][0])), "plot.svg")
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    data, cats = draw_lines(ax, table, a.logx, a.logy)
+    data, info = draw_lines(ax, table, a.logx, a.logy)
     names = sorted({rep.get("name", "?") for _, rep in reports})
     ax.set_title(a.title or ", ".join(names), fontsize=9)
     entries = len(ax.get_legend_handles_labels()[0])
@@ -570,7 +631,7 @@ def cmd_plot(argv):
     save(fig, out, "--out")
     if a.data:
         write_json(a.data, {"schema": "cubesim.plot-data/1", "reports": [p for p, _ in reports], "x": x.text,
-                            "y": [y.text for y in ys], "series_keys": table.series_keys, "series": data})
+                            **info, "y": [y.text for y in ys], "series_keys": table.series_keys, "series": data})
     print(out)
     return 0
 
@@ -747,8 +808,11 @@ def draw_line_panel(ax, panel, reports, where):
     table = Table(reports, x, ys, series, list((panel.get("where") or {}).items()), where)
     if "ratio" in panel:
         table = ratio_table(table, panel["ratio"], where)
-    data, cats = draw_lines(ax, table, panel.get("logx", "auto"), panel.get("logy", "auto"),
+    data, info = draw_lines(ax, table, panel.get("logx", "auto"), panel.get("logy", "auto"),
                             panel.get("xlabel"), panel.get("ylabel"), panel.get("y_labels"), panel.get("series_labels"))
+    if panel.get("paper") and info["x_kind"] != "number":
+        raise InputError(where + "/paper", f"the paper's curves need a numeric x, and \"{x.text}\" is "
+                                           + ("a time string" if info["x_kind"] == "time" else "a category"))
     xs_all = [v for s in data for v in s["x"]]
     paper = draw_paper(ax, panel, xs_all, where) if panel.get("paper") else []
     ax.legend(fontsize=7, loc="best")
@@ -963,8 +1027,8 @@ def cmd_fit(argv):
     table = Table(reports, x, [y], series, where, "cubesim fit")
     fits = []
     for key, pts in table.ordered():
-        pairs = [(xv, yv) for xv, yv in zip(pts["x"], pts[y.text])
-                 if isinstance(xv, (int, float)) and yv is not None and (a.min_x is None or xv >= a.min_x)
+        pairs = [(xv, yv) for xv, yv in zip(map(seconds, pts["x"]), pts[y.text])  # "5ms" as 0.005
+                 if xv is not None and yv is not None and (a.min_x is None or xv >= a.min_x)
                  and (a.max_x is None or xv <= a.max_x)]
         if a.log:
             bad = [p for p in pairs if p[0] <= 0 or p[1] <= 0]
