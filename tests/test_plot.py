@@ -289,6 +289,54 @@ class PlotCli(unittest.TestCase):
         self.assertEqual(cubesim_plot.parse_time("2ps"), 2e-12)
         self.assertIsNone(cubesim_plot.parse_time("5 minutes"))
 
+    def test_identical_series_stay_visible(self):
+        """Issue 33: identical series hid each other (the last drawn covered the others). A series
+        equal to an earlier one is drawn dashed over it, says so in the legend ("(= ...)") and in
+        the data (same_as); a point where an earlier series has one gets a wider hollow ring."""
+        sweep = {"topology.dim": [1, 2, 3]}
+        a, b = self.report("first", sweep), self.report("second", sweep)
+        rc, err, d, fig = self.plot(a, b, "--y", "simulated")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual([s["label"] for s in d["series"]], ["first", "second"])
+        ax = fig.axes[0]
+        self.assertEqual([t.get_text() for t in ax.get_legend().get_texts()], ["first", "second (= first)"])
+        self.assertNotIn("same_as", d["series"][0])
+        self.assertEqual(d["series"][1]["same_as"], "first")
+        one, two = (l for l in ax.lines if not l.get_label().startswith("_"))
+        self.assertEqual(one.get_linestyle(), "-")
+        self.assertNotEqual(two.get_linestyle(), "-")  # dashed: the first shows in its gaps
+        rings = [l for l in ax.lines if l.get_label().startswith("_")]
+        self.assertEqual(len(rings), 1)
+        self.assertEqual(rings[0].get_color(), two.get_color())
+        self.assertEqual(rings[0].get_markerfacecolor(), "none")
+        self.assertGreater(rings[0].get_markersize(), one.get_markersize())
+        self.assertEqual(list(rings[0].get_xdata()), [1, 2, 3])
+        # Series that meet at some points only: rings there, no "(= ...)".
+        ports = self.report("ports", {"machine_overrides.ports": ["one", "all"], "topology.dim": [1, 2, 3]})
+        rc, err, d, fig = self.plot(ports, "--y", "simulated")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertTrue(all("same_as" not in s for s in d["series"]))
+        rings = [l for l in fig.axes[0].lines if l.get_label().startswith("_")]
+        self.assertEqual([list(r.get_xdata()) for r in rings], [[1]])  # one and all ports agree on a 1-cube
+
+    def test_the_legend_is_readable(self):
+        """Issue 33: the legend was 7 pt, and 6 pt past ten entries. It is 8 pt or more: inside
+        for a few entries, outside the axes to the right for more."""
+        few = self.report("few", {"machine_overrides.ports": ["one", "all"], "topology.dim": [1, 2]})
+        many = self.report("many", {"params.M": [256, 512, 1024, 2048, 4096, 8192], "topology.dim": [1, 2]})
+        for out, entries, outside in ((few, 4, False), (many, 12, True)):
+            with self.subTest(entries=entries):
+                rc, err, d, fig = self.plot(out, "--x", "topology.dim")
+                self.assertEqual((rc, err), (0, ""))
+                legend = fig.axes[0].get_legend()
+                self.assertEqual(len(legend.get_texts()), entries)
+                self.assertTrue(all(t.get_fontsize() >= 8 for t in legend.get_texts()),
+                                [t.get_fontsize() for t in legend.get_texts()])
+                fig.canvas.draw()
+                box = legend.get_window_extent()
+                axes = fig.axes[0].get_window_extent()
+                self.assertEqual(box.x0 >= axes.x1, outside, (box, axes))
+
     def test_a_bug_is_one_line_and_exit_1(self):
         """An unexpected exception (a bug, not the input) is one line on stderr and exit 1."""
         out = self.report("sizes", {"params.M": [256, 1024]})

@@ -423,6 +423,10 @@ def wants_log(values, setting):
 
 
 LINE_STYLES = ["-", "--", ":", "-."]
+LEGEND_PT = 8  # cubesim plot's legend: the smallest text that reads at 100 dpi
+# The papers' figures keep 7 pt: their panels are small, laid out by the recipes, and at 8 pt
+# "best" can find no place that hides no data (TR-572 Fig. 15's steps panel).
+FIGURE_LEGEND_PT = 7
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 
 
@@ -481,31 +485,59 @@ def draw_lines(ax, table, logx="auto", logy="auto", xlabel=None, ylabel=None, y_
         return v
 
     all_y = [v for _, s in table.series.items() for y in table.ys for v in s[y.text] if v is not None]
+    # Series that coincide must not hide each other. A series equal to an earlier one, point for
+    # point in every quantity, is drawn dashed over it (the earlier colour shows in the gaps)
+    # and its legend entry says "(= EARLIER)"; a point that coincides with an earlier series'
+    # point has its marker drawn as a larger hollow ring around that one. On a categorical axis
+    # the series already stand side by side.
+    def close(v):
+        return float(f"{v:.12g}")
+
+    order = {"category": lambda v: cats.index(v), "time": seconds, "number": lambda v: v}[kind]
+    signatures, seen = {}, [dict() for _ in table.ys]
     for i, (key, s) in enumerate(ordered):
         colour = f"C{i % 10}"
-        order = {"category": lambda v: cats.index(v), "time": seconds, "number": lambda v: v}[kind]
         pts = sorted(range(len(s["x"])), key=lambda j: order(s["x"][j]))
         xs = [s["x"][j] for j in pts]
         entry = {"label": series_label(table.series_keys, key, series_names), "keys": dict(zip(table.series_keys, key)),
                  "x": xs, "y": {}}
         if kind == "time":
             entry["x_s"] = [seconds(v) for v in xs]
+        for y in table.ys:
+            entry["y"][y.text] = [s[y.text][j] for j in pts]
+        sig = tuple(tuple((order(a), close(b)) for a, b in zip(xs, entry["y"][y.text]) if b is not None) for y in table.ys)
+        same_as = signatures.get(sig) if any(sig) else None
+        signatures.setdefault(sig, entry["label"])
+        if same_as is not None:
+            entry["same_as"] = same_as
         for k, y in enumerate(table.ys):
-            ys = [s[y.text][j] for j in pts]
-            entry["y"][y.text] = ys
-            xy = [(position(a, i), b) for a, b in zip(xs, ys) if b is not None]
+            xy = [(position(a, i), b) for a, b in zip(xs, entry["y"][y.text]) if b is not None]
             if not xy:
                 continue
             name = (y_labels or {}).get(y.text, y.text)
             label = entry["label"] if len(table.ys) == 1 else f"{entry['label']}: {name}"
+            if same_as is not None:
+                label += f" (= {same_as})"
             # The first quantity solid with the series' marker; the others (the prediction) dashed
             # with crosses, so that a prediction that equals the simulation still shows. Categories
             # are not a trend: points only.
             style = "none" if kind == "category" else LINE_STYLES[k % len(LINE_STYLES)]
+            if same_as is not None and kind != "category":
+                style = (0, (3, 3)) if k == 0 else (0, (1, 2))
+            marker = MARKERS[i % len(MARKERS)] if k == 0 else "x"
             size = (4 if k == 0 else 6) + (2 if kind == "category" else 0)
-            ax.plot([p[0] for p in xy], [p[1] for p in xy], linestyle=style,
-                    color=colour, marker=MARKERS[i % len(MARKERS)] if k == 0 else "x",
-                    markersize=size, linewidth=1.4 if k == 0 else 1.0, label=label)
+            # covered[j]: how many earlier series have a point where this one's j-th point is.
+            covered = [seen[k].get((close(a), close(b)), 0) for a, b in xy]
+            for a, b in xy:
+                seen[k][(close(a), close(b))] = seen[k].get((close(a), close(b)), 0) + 1
+            ax.plot([p[0] for p in xy], [p[1] for p in xy], linestyle=style, color=colour, marker=marker,
+                    markersize=size, linewidth=1.4 if k == 0 else 1.0, label=label,
+                    markevery=[c == 0 for c in covered] if any(covered) else None)
+            for c in sorted(set(covered) - {0}):  # rings, wider for each series already there
+                ring = [p for p, n in zip(xy, covered) if n == c]
+                ax.plot([p[0] for p in ring], [p[1] for p in ring], linestyle="none", color=colour,
+                        marker=marker if k == 0 else "+", markersize=size * (1 + 0.55 * c) if k == 0 else size * (1 + 0.4 * c),
+                        markerfacecolor="none", markeredgewidth=1.1, label="_nolegend_")
         data.append(entry)
     xs_drawn = [position(v, 0) for v in all_x] if kind != "category" else []
     if kind == "category":
@@ -621,13 +653,17 @@ def cmd_plot(argv):
     data, info = draw_lines(ax, table, a.logx, a.logy)
     names = sorted({rep.get("name", "?") for _, rep in reports})
     ax.set_title(a.title or ", ".join(names), fontsize=9)
+    # The legend at 8 pt (LEGEND_PT): inside where it hides least for a few entries, outside to the
+    # right for more (the image widens to hold it), in columns of at most 30.
     entries = len(ax.get_legend_handles_labels()[0])
-    if entries <= 10:
-        ax.legend(fontsize=7, loc="best")
-    elif entries <= 60:
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1 + entries // 30)
+    if entries <= 6:
+        ax.legend(fontsize=LEGEND_PT, loc="best")
+    elif entries <= 90:
+        ax.legend(fontsize=LEGEND_PT, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                  ncol=(entries + 29) // 30)
     else:  # too many to name: the data file (--data) lists them
-        ax.text(0.99, 0.01, f"{len(data)} series", transform=ax.transAxes, ha="right", va="bottom", fontsize=7)
+        ax.text(0.99, 0.01, f"{len(data)} series (listed by --data)", transform=ax.transAxes, ha="right",
+                va="bottom", fontsize=LEGEND_PT)
     save(fig, out, "--out")
     if a.data:
         write_json(a.data, {"schema": "cubesim.plot-data/1", "reports": [p for p, _ in reports], "x": x.text,
@@ -815,7 +851,7 @@ def draw_line_panel(ax, panel, reports, where):
                                            + ("a time string" if info["x_kind"] == "time" else "a category"))
     xs_all = [v for s in data for v in s["x"]]
     paper = draw_paper(ax, panel, xs_all, where) if panel.get("paper") else []
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=FIGURE_LEGEND_PT, loc="best")
     return {"kind": "line", "x": x.text, "y": [y.text for y in ys], "series_keys": table.series_keys,
             "series": data, "paper": paper}
 
