@@ -162,12 +162,205 @@ class PlotSweeps(unittest.TestCase):
                 shutil.rmtree(out)
 
 
+def small_config(name, sweep, **change):
+    """A small broadcast sweep (an SBT on a 3-cube of the iPSC, M = 1024): runs in milliseconds."""
+    c = {"schema": "cubesim.config/1", "name": name, "machine": "ipsc-nx", "topology": {"kind": "hypercube", "dim": 3},
+         "algorithm": "broadcast.sbt", "params": {"root": 0, "M": 1024}, "sweep": sweep, "verify": True}
+    c.update(change)
+    return c
+
+
 class PlotCli(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="cubesim-plot-test-")
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
+
+    def report(self, name, sweep, **change):
+        """Runs small_config(name, sweep) and returns its --out folder."""
+        cfg = os.path.join(self.tmp, name + ".json")
+        save(small_config(name, sweep, **change), cfg)
+        out = os.path.join(self.tmp, name)
+        run_config(cfg, out)
+        return out
+
+    def plot(self, *args):
+        """cubesim plot ARGS --data D in-process: (exit status, stderr, the data, the figure);
+        the figure is left open for the test to look at (closed at the test's end)."""
+        plt = cubesim_plot.pyplot()
+        plt.close("all")
+        self.addCleanup(plt.close, "all")
+        data = os.path.join(self.tmp, "plot-data.json")
+        if os.path.exists(data):
+            os.remove(data)
+        err, out = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            rc = cubesim_plot.main(["plot", *args, "--out", os.path.join(self.tmp, "plot.svg"), "--data", data])
+        figs = plt.get_fignums()
+        return rc, err.getvalue(), load(data) if rc == 0 else None, plt.figure(figs[-1]) if figs else None
+
+    def test_reports_with_different_sweep_keys_plot_together(self):
+        """Issue 33: two reports whose sweeps have different keys, or --series naming a key by its
+        short name, ended in "TypeError: Object of type object is not JSON serializable"."""
+        algs = self.report("algs", {"algorithm": ["broadcast.sbt", "broadcast.nesbt", "broadcast.gc"]})
+        ports = self.report("ports", {"machine_overrides.ports": ["one", "all"], "topology.dim": [1, 2, 3]})
+        sizes = self.report("sizes", {"params.M": [256, 1024, 4096]})
+        for pair in ((algs, ports), (ports, sizes)):
+            with self.subTest(pair=pair):
+                p = cubesim("plot", *pair, "--out", os.path.join(self.tmp, "two.svg"),
+                            "--data", os.path.join(self.tmp, "two.json"))
+                self.assertEqual((p.returncode, p.stderr), (0, ""))
+                d = load(os.path.join(self.tmp, "two.json"))
+                # A series of the report without a key leaves that key out of its label.
+                labels = [s["label"] for s in d["series"]]
+                self.assertEqual(len(labels), len(set(labels)), labels)
+                self.assertTrue(all("object" not in l for l in labels), labels)
+        d = load(os.path.join(self.tmp, "two.json"))
+        self.assertEqual(d["x"], "params.M")
+        self.assertEqual(d["series"][-1]["label"], "dim=3, sizes")
+        self.assertEqual(d["series"][-1]["keys"]["machine_overrides.ports"], None)
+        self.assertEqual(d["series"][-1]["x"], [256, 1024, 4096])
+        # --series by the legend's short name of a sweep key.
+        p = cubesim("plot", ports, "--series", "ports", "--out", os.path.join(self.tmp, "p.svg"),
+                    "--data", os.path.join(self.tmp, "p.json"))
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual([s["label"] for s in load(os.path.join(self.tmp, "p.json"))["series"]], ["ports=all", "ports=one"])
+        # A series key that no run has is bad input.
+        p = cubesim("plot", ports, "--series", "nosuch", "--out", os.path.join(self.tmp, "n.svg"))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.splitlines(), ['cubesim plot: no run has a value for series "nosuch" '
+                                                 '(sweep keys: machine_overrides.ports, topology.dim)'])
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "n.svg")))
+
+    def test_categories_are_points_not_a_trend(self):
+        """Issue 33: algorithm names were joined by lines as if they were a trend. A categorical x
+        is drawn as points (no line) at integer positions with the names as tick labels; several
+        series sit side by side in each column."""
+        algs = ["broadcast.sbt", "broadcast.nesbt", "broadcast.gc"]
+        out = self.report("algs", {"algorithm": algs})
+        rc, err, d, fig = self.plot(out)
+        self.assertEqual((rc, err), (0, ""))
+        ax = fig.axes[0]
+        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], algs)
+        self.assertEqual(len(ax.lines), 2)  # simulated and predicted
+        for line in ax.lines:
+            self.assertEqual(line.get_linestyle(), "None")
+            self.assertNotEqual(line.get_marker(), "None")
+            self.assertEqual(list(line.get_xdata()), [0, 1, 2])
+        self.assertEqual((d["x"], d["x_kind"]), ("algorithm", "category"))
+        # Two series: side by side around each category's position, never on it together.
+        two = self.report("algs2", {"machine_overrides.ports": ["one", "all"], "algorithm": algs[:2]})
+        rc, err, d, fig = self.plot(two, "--x", "algorithm")
+        self.assertEqual((rc, err, d["x_kind"]), (0, "", "category"))
+        sim = [l for l in fig.axes[0].lines if l.get_label().endswith(": simulated")]
+        self.assertEqual(len(sim), 2)
+        a, b = (list(l.get_xdata()) for l in sim)
+        for i in range(2):
+            self.assertLess(a[i], b[i])
+            self.assertAlmostEqual((a[i] + b[i]) / 2, i)
+            self.assertLess(b[i] - a[i], 0.5)
+
+    def test_time_strings_are_numbers_with_units(self):
+        """Issue 33: time strings ("100us", "5ms") were spaced as categories. They are drawn at
+        their values, in the unit that suits them, and are the default x before a category."""
+        taus = ["100us", "500us", "1ms", "5ms"]
+        out = self.report("tau", {"machine_overrides.tau": taus, "algorithm": ["broadcast.sbt", "broadcast.nesbt"]})
+        rc, err, d, fig = self.plot(out)
+        self.assertEqual((rc, err), (0, ""))
+        ax = fig.axes[0]
+        self.assertEqual(ax.get_xlabel(), "machine_overrides.tau (ms)")
+        for line in ax.lines:
+            self.assertEqual([round(v, 12) for v in line.get_xdata()], [0.1, 0.5, 1.0, 5.0])
+            self.assertNotEqual(line.get_linestyle(), "None")  # a trend: joined
+        self.assertEqual((d["x"], d["x_kind"], d["x_unit"]), ("machine_overrides.tau", "time", "ms"))
+        self.assertEqual([s["label"] for s in d["series"]], ["broadcast.nesbt", "broadcast.sbt"])
+        for s in d["series"]:
+            self.assertEqual(s["x"], taus)
+            self.assertEqual(s["x_s"], [1e-4, 5e-4, 1e-3, 5e-3])
+        # The seconds are what fit sees, and what --where compares a number with.
+        p = cubesim("fit", out, "--x", "machine_overrides.tau", "--y", "simulated", "--series", "algorithm", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([f["points"] for f in json.loads(p.stdout)["fits"]], [4, 4])
+        rc, err, d, _ = self.plot(out, "--where", "machine_overrides.tau=0.001", "--x", "algorithm")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual([s["x"] for s in d["series"]], [["broadcast.sbt", "broadcast.nesbt"]])
+        self.assertEqual(cubesim_plot.parse_time("1.5 µs"), 1.5e-6)
+        self.assertEqual(cubesim_plot.parse_time("2ps"), 2e-12)
+        self.assertIsNone(cubesim_plot.parse_time("5 minutes"))
+
+    def test_identical_series_stay_visible(self):
+        """Issue 33: identical series hid each other (the last drawn covered the others). A series
+        equal to an earlier one is drawn dashed over it, says so in the legend ("(= ...)") and in
+        the data (same_as); a point where an earlier series has one gets a wider hollow ring."""
+        sweep = {"topology.dim": [1, 2, 3]}
+        a, b = self.report("first", sweep), self.report("second", sweep)
+        rc, err, d, fig = self.plot(a, b, "--y", "simulated")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual([s["label"] for s in d["series"]], ["first", "second"])
+        ax = fig.axes[0]
+        self.assertEqual([t.get_text() for t in ax.get_legend().get_texts()], ["first", "second (= first)"])
+        self.assertNotIn("same_as", d["series"][0])
+        self.assertEqual(d["series"][1]["same_as"], "first")
+        one, two = (l for l in ax.lines if not l.get_label().startswith("_"))
+        self.assertEqual(one.get_linestyle(), "-")
+        self.assertNotEqual(two.get_linestyle(), "-")  # dashed: the first shows in its gaps
+        rings = [l for l in ax.lines if l.get_label().startswith("_")]
+        self.assertEqual(len(rings), 1)
+        self.assertEqual(rings[0].get_color(), two.get_color())
+        self.assertEqual(rings[0].get_markerfacecolor(), "none")
+        self.assertGreater(rings[0].get_markersize(), one.get_markersize())
+        self.assertEqual(list(rings[0].get_xdata()), [1, 2, 3])
+        # Series that meet at some points only: rings there, no "(= ...)".
+        ports = self.report("ports", {"machine_overrides.ports": ["one", "all"], "topology.dim": [1, 2, 3]})
+        rc, err, d, fig = self.plot(ports, "--y", "simulated")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertTrue(all("same_as" not in s for s in d["series"]))
+        rings = [l for l in fig.axes[0].lines if l.get_label().startswith("_")]
+        self.assertEqual([list(r.get_xdata()) for r in rings], [[1]])  # one and all ports agree on a 1-cube
+
+    def test_the_legend_is_readable(self):
+        """Issue 33: the legend was 7 pt, and 6 pt past ten entries. It is 8 pt or more: inside
+        for a few entries, outside the axes to the right for more."""
+        few = self.report("few", {"machine_overrides.ports": ["one", "all"], "topology.dim": [1, 2]})
+        many = self.report("many", {"params.M": [256, 512, 1024, 2048, 4096, 8192], "topology.dim": [1, 2]})
+        for out, entries, outside in ((few, 4, False), (many, 12, True)):
+            with self.subTest(entries=entries):
+                rc, err, d, fig = self.plot(out, "--x", "topology.dim")
+                self.assertEqual((rc, err), (0, ""))
+                legend = fig.axes[0].get_legend()
+                self.assertEqual(len(legend.get_texts()), entries)
+                self.assertTrue(all(t.get_fontsize() >= 8 for t in legend.get_texts()),
+                                [t.get_fontsize() for t in legend.get_texts()])
+                fig.canvas.draw()
+                box = legend.get_window_extent()
+                axes = fig.axes[0].get_window_extent()
+                self.assertEqual(box.x0 >= axes.x1, outside, (box, axes))
+
+    def test_a_bug_is_one_line_and_exit_1(self):
+        """An unexpected exception (a bug, not the input) is one line on stderr and exit 1."""
+        out = self.report("sizes", {"params.M": [256, 1024]})
+
+        def broken(*args, **kwargs):
+            raise ValueError("boom\nsecond line")
+
+        real = cubesim_plot.draw_lines
+        cubesim_plot.draw_lines = broken
+        try:
+            rc, err, _, _ = self.plot(out)
+        finally:
+            cubesim_plot.draw_lines = real
+        self.assertEqual(rc, 1)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertTrue(err.startswith("cubesim plot: internal error: ValueError: boom"), err)
+        self.assertNotIn("Traceback", err)
+
+    def test_data_file_takes_numpy_and_missing_values(self):
+        import numpy
+        path = os.path.join(self.tmp, "d.json")
+        cubesim_plot.write_json(path, {"a": numpy.float64(1.5), "b": numpy.int64(3), "c": [numpy.arange(2)],
+                                       "d": cubesim_plot.MISSING})
+        self.assertEqual(load(path), {"a": 1.5, "b": 3, "c": [[0, 1]], "d": None})
 
     def test_options_select_axes_series_and_runs(self):
         out = os.path.join(self.tmp, "q")
@@ -227,6 +420,14 @@ class PlotCli(unittest.TestCase):
             (["plot", out, "--y", "machine.name"], 'no run has a number for y = "machine.name"'),
             (["plot", out, "--x", "__import__('os')"], "--x: "),
             (["plot", out, "--where", "ports"], '--where: "ports": want KEY=VALUE'),
+            # Issue 33: a --where that kept no run said "nothing varies between the runs".
+            (["plot", out, "--where", "topology.dim=9"],
+             "--where: no run has topology.dim=9 (values present: 1, 2, 3, 4, 5, 6, 7)"),
+            (["plot", out, "--where", "machine_overrides.ports=two"],
+             "--where: no run has machine_overrides.ports=two (values present: one, all)"),
+            (["plot", out, "--where", "ports=one", "--where", "params.M=1"], "--where: no run has params.M=1 (values present: 15360)"),
+            (["fit", out, "--x", "nodes", "--y", "simulated", "--where", "ports=two"],
+             "--where: no run has ports=two (values present: one, all)"),
             (["plot", out, "--out", os.path.join(self.tmp, "x.gif")], "the plot is written as .svg, .png or .pdf"),
             (["plot", out, "--out", os.path.join(self.tmp, "no", "dir.svg")], "no folder"),
             (["plot", out, "--bogus"], "cubesim plot: unrecognized arguments: --bogus"),

@@ -108,6 +108,11 @@ def lookup(rep, run, key):
         v = walk(root, key.split("."))
         if v is not MISSING:
             return v
+    # A short name for a sweep key, as the legend writes it: "ports" for machine_overrides.ports,
+    # "dim" for topology.dim, when exactly one sweep key of the run ends with it.
+    hits = [k for k in point if k.endswith("." + key)]
+    if len(hits) == 1:
+        return point[hits[0]]
     return MISSING
 
 
@@ -224,9 +229,38 @@ def value_text(v):
     return str(v)
 
 
+# Times as the configs write them (DESIGN.md: "Times are numbers in seconds or strings with a
+# unit (ps ns us ms s)"); µs and μs are read as us.
+TIME_UNITS = {"ps": 1e12, "ns": 1e9, "us": 1e6, "µs": 1e6, "μs": 1e6, "ms": 1e3, "s": 1.0}  # per second
+TIME_RE = None
+
+
+def parse_time(v):
+    """Seconds for a time string ("100us", "1.5 ms"), else None."""
+    global TIME_RE
+    if not isinstance(v, str):
+        return None
+    if TIME_RE is None:
+        import re
+        TIME_RE = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(ps|ns|us|µs|μs|ms|s)\s*")
+    m = TIME_RE.fullmatch(v)
+    return float(m.group(1)) / TIME_UNITS[m.group(2)] if m else None  # "100us": 1e-4 exactly, not 1e-4 - 1 ulp
+
+
+def seconds(v):
+    """A number as it is, a time string in seconds, else None."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v
+    return parse_time(v)
+
+
 def series_label(keys, values, names=None):
+    """The legend's text for one series; a key the series' runs do not have (None: a report
+    without that sweep key, beside one with it) is left out."""
     parts = []
     for k, v in zip(keys, values):
+        if v is None:
+            continue
         name = (names or {}).get(k, label_of(k))
         parts.append(value_text(v) if k in ("algorithm", "report", "machine") else f"{name}={value_text(v)}")
     return ", ".join(parts) if parts else "all runs"
@@ -263,20 +297,57 @@ def parse_where(items, where):
     return out
 
 
+def same_value(got, want):
+    """A run's value equals a --where value: as JSON values, or as times ("1ms" == 0.001)."""
+    if got is not MISSING and got == want:
+        return True
+    a, b = seconds(got), seconds(want)
+    return a is not None and b is not None and (isinstance(got, str) or isinstance(want, str)) \
+        and math.isclose(a, b, rel_tol=1e-9)
+
+
 def matches(rep, run, conditions):
     for k, want in conditions:
         got = lookup(rep, run, k)
         if isinstance(want, list):
-            if got not in want:
+            if not any(same_value(got, w) for w in want):
                 return False
-        elif got != want:
+        elif not same_value(got, want):
             return False
     return True
 
 
+def check_where(reports, where, place="--where"):
+    """--where that keeps no run is bad input: which condition matched nothing, and the values
+    that the runs do have."""
+    runs = [(rep, run) for _, rep in reports for run in rep["runs"]]
+    for k, want in where:
+        if any(matches(rep, run, [(k, want)]) for rep, run in runs):
+            continue
+        present = []
+        for rep, run in runs:
+            v = lookup(rep, run, k)
+            v = None if v is MISSING else value_text(hashable(v))
+            if v is not None and v not in present:
+                present.append(v)
+        wanted = "|".join(value_text(w) for w in want) if isinstance(want, list) else value_text(want)
+        if present:
+            shown = ", ".join(present[:20]) + (f", ... ({len(present)} in all)" if len(present) > 20 else "")
+            raise InputError(place, f"no run has {k}={wanted} (values present: {shown})")
+        keys = sorted({p for _, run in runs for p in (run.get("point") or {})})
+        raise InputError(place, f"no run has {k}={wanted}: no run has a value for {k}"
+                                + (f" (sweep keys: {', '.join(keys)})" if keys else ""))
+    if where and not any(matches(rep, run, where) for rep, run in runs):
+        raise InputError(place, "no run has " + " and ".join(f"{k}={value_text(v)}" for k, v in where)
+                                + " together (each alone matches some runs)")
+
+
 def hashable(v):
-    """A sweep value as a series key or x value: lists and objects (params.perm) by their JSON."""
-    return json.dumps(v, separators=(",", ":")) if isinstance(v, (list, dict)) else v
+    """A sweep value as a series key or x value: lists and objects (params.perm) by their JSON;
+    no value (MISSING: a report that lacks the key, beside one that has it) is None."""
+    if v is MISSING:
+        return None
+    return json.dumps(v, separators=(",", ":"), default=str) if isinstance(v, (list, dict)) else v
 
 
 class Table:
@@ -299,6 +370,7 @@ class Table:
                 s["x"].append(xv)
                 for y in ys:
                     yv = y(rep, run)
+                    yv = parse_time(yv) if isinstance(yv, str) else yv  # "5ms" as 0.005
                     s[y.text].append(None if yv is MISSING or not isinstance(yv, (int, float)) else yv)
                 used += 1
         if used == 0:
@@ -309,10 +381,16 @@ class Table:
         for y in ys:
             if all(v is None for s in self.series.values() for v in s[y.text]):
                 raise InputError(place, f"no run has a number for y = \"{y.text}\"")
+        for i, k in enumerate(self.series_keys):
+            if all(key[i] is None for key in self.series):
+                keys = sorted({k for _, rep in reports for run in rep["runs"] for k in (run.get("point") or {})})
+                raise InputError(place, f"no run has a value for series \"{k}\""
+                                        + (f" (sweep keys: {', '.join(keys)})" if keys else ""))
 
     def ordered(self):
         def sort_key(item):
-            return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, json.dumps(v)) for v in item[0])
+            return tuple((0, v, "") if isinstance(v, (int, float)) and not isinstance(v, bool)
+                         else (1, 0, json.dumps(v, default=str)) for v in item[0])
         return sorted(self.series.items(), key=sort_key)
 
 
@@ -345,55 +423,146 @@ def wants_log(values, setting):
 
 
 LINE_STYLES = ["-", "--", ":", "-."]
+LEGEND_PT = 8  # cubesim plot's legend: the smallest text that reads at 100 dpi
+# The papers' figures keep 7 pt: their panels are small, laid out by the recipes, and at 8 pt
+# "best" can find no place that hides no data (TR-572 Fig. 15's steps panel).
+FIGURE_LEGEND_PT = 7
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 
 
+def number_like(values):
+    """Numbers, or times: numbers and time strings with at least one string ("100us", "5ms")."""
+    return bool(values) and all(seconds(v) is not None for v in values) and not numeric(values)
+
+
+def time_unit(values_s):
+    """The unit of a time axis: the largest of s, ms, µs, ns, ps in which the largest value is
+    at least 1."""
+    top = max((abs(v) for v in values_s), default=0.0)
+    for name, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if top >= scale:
+            return name, scale
+    return "ps", 1e-12
+
+
+def x_kind(values):
+    """How an x axis is drawn: "number", "time" (time strings, drawn as numbers in a unit) or
+    "category" (anything else: algorithm names, port models, lists), drawn as points."""
+    if numeric(values):
+        return "number"
+    return "time" if number_like(values) else "category"
+
+
 def draw_lines(ax, table, logx="auto", logy="auto", xlabel=None, ylabel=None, y_labels=None, series_names=None):
-    """One colour per series, one line style per y quantity (simulated solid, predicted dashed)."""
+    """One colour per series, one line style per y quantity (simulated solid, predicted dashed).
+
+    The x axis is one of three kinds (x_kind): numbers, drawn as lines; time strings ("100us",
+    "5ms"), drawn as lines against their value in the unit that suits them (the axis label names
+    it); categories (algorithm names, port models), drawn as points without lines, one column
+    per category in the order met, the series side by side in it. Returns the series as drawn
+    and {"x_kind", and "x_unit" for a time axis}."""
     data = []
-    all_x = [v for _, s in table.ordered() for v in s["x"]]
-    categorical = not numeric(all_x)
-    cats = []
-    if categorical:
+    ordered = table.ordered()
+    all_x = [v for _, s in ordered for v in s["x"]]
+    kind = x_kind(all_x)
+    info = {"x_kind": kind}
+    cats, scale = [], 1.0
+    if kind == "category":
         for v in all_x:
             if v not in cats:
                 cats.append(v)
+    elif kind == "time":
+        unit, scale = time_unit([seconds(v) for v in all_x])
+        info["x_unit"] = unit
+    n = len(ordered)
+    width = min(0.6 / n, 0.2) if kind == "category" and n > 1 else 0.0
+
+    def position(v, i):
+        if kind == "category":
+            return cats.index(v) + (i - (n - 1) / 2) * width
+        if kind == "time":
+            return seconds(v) / scale
+        return v
+
     all_y = [v for _, s in table.series.items() for y in table.ys for v in s[y.text] if v is not None]
-    for i, (key, s) in enumerate(table.ordered()):
+    # Series that coincide must not hide each other. A series equal to an earlier one, point for
+    # point in every quantity, is drawn dashed over it (the earlier colour shows in the gaps)
+    # and its legend entry says "(= EARLIER)"; a point that coincides with an earlier series'
+    # point has its marker drawn as a larger hollow ring around that one. On a categorical axis
+    # the series already stand side by side.
+    def close(v):
+        return float(f"{v:.12g}")
+
+    order = {"category": lambda v: cats.index(v), "time": seconds, "number": lambda v: v}[kind]
+    signatures, seen = {}, [dict() for _ in table.ys]
+    for i, (key, s) in enumerate(ordered):
         colour = f"C{i % 10}"
-        pts = sorted(range(len(s["x"])), key=lambda j: (cats.index(s["x"][j]) if categorical else s["x"][j]))
+        pts = sorted(range(len(s["x"])), key=lambda j: order(s["x"][j]))
         xs = [s["x"][j] for j in pts]
         entry = {"label": series_label(table.series_keys, key, series_names), "keys": dict(zip(table.series_keys, key)),
                  "x": xs, "y": {}}
+        if kind == "time":
+            entry["x_s"] = [seconds(v) for v in xs]
+        for y in table.ys:
+            entry["y"][y.text] = [s[y.text][j] for j in pts]
+        sig = tuple(tuple((order(a), close(b)) for a, b in zip(xs, entry["y"][y.text]) if b is not None) for y in table.ys)
+        same_as = signatures.get(sig) if any(sig) else None
+        signatures.setdefault(sig, entry["label"])
+        if same_as is not None:
+            entry["same_as"] = same_as
         for k, y in enumerate(table.ys):
-            ys = [s[y.text][j] for j in pts]
-            entry["y"][y.text] = ys
-            xy = [(cats.index(a) if categorical else a, b) for a, b in zip(xs, ys) if b is not None]
+            xy = [(position(a, i), b) for a, b in zip(xs, entry["y"][y.text]) if b is not None]
             if not xy:
                 continue
             name = (y_labels or {}).get(y.text, y.text)
             label = entry["label"] if len(table.ys) == 1 else f"{entry['label']}: {name}"
+            if same_as is not None:
+                label += f" (= {same_as})"
             # The first quantity solid with the series' marker; the others (the prediction) dashed
-            # with crosses, so that a prediction that equals the simulation still shows.
-            ax.plot([p[0] for p in xy], [p[1] for p in xy], LINE_STYLES[k % len(LINE_STYLES)],
-                    color=colour, marker=MARKERS[i % len(MARKERS)] if k == 0 else "x",
-                    markersize=4 if k == 0 else 6, linewidth=1.4 if k == 0 else 1.0, label=label)
+            # with crosses, so that a prediction that equals the simulation still shows. Categories
+            # are not a trend: points only.
+            style = "none" if kind == "category" else LINE_STYLES[k % len(LINE_STYLES)]
+            if same_as is not None and kind != "category":
+                style = (0, (3, 3)) if k == 0 else (0, (1, 2))
+            marker = MARKERS[i % len(MARKERS)] if k == 0 else "x"
+            size = (4 if k == 0 else 6) + (2 if kind == "category" else 0)
+            # covered[j]: how many earlier series have a point where this one's j-th point is.
+            covered = [seen[k].get((close(a), close(b)), 0) for a, b in xy]
+            for a, b in xy:
+                seen[k][(close(a), close(b))] = seen[k].get((close(a), close(b)), 0) + 1
+            ax.plot([p[0] for p in xy], [p[1] for p in xy], linestyle=style, color=colour, marker=marker,
+                    markersize=size, linewidth=1.4 if k == 0 else 1.0, label=label,
+                    markevery=[c == 0 for c in covered] if any(covered) else None)
+            for c in sorted(set(covered) - {0}):  # rings, wider for each series already there
+                ring = [p for p, n in zip(xy, covered) if n == c]
+                ax.plot([p[0] for p in ring], [p[1] for p in ring], linestyle="none", color=colour,
+                        marker=marker if k == 0 else "+", markersize=size * (1 + 0.55 * c) if k == 0 else size * (1 + 0.4 * c),
+                        markerfacecolor="none", markeredgewidth=1.1, label="_nolegend_")
         data.append(entry)
-    if categorical:
+    xs_drawn = [position(v, 0) for v in all_x] if kind != "category" else []
+    if kind == "category":
+        texts = [value_text(c) for c in cats]
         ax.set_xticks(range(len(cats)))
-        ax.set_xticklabels([value_text(c) for c in cats], rotation=20)
-    elif wants_log(all_x, logx):
-        ax.set_xscale("log", base=2 if all(v > 0 and math.log2(v).is_integer() for v in all_x) else 10)
-    elif all(float(v).is_integer() for v in all_x):
+        ax.set_xticklabels(texts, rotation=20 if sum(len(t) for t in texts) > 60 else 0,
+                           ha="right" if sum(len(t) for t in texts) > 60 else "center")
+        ax.set_xlim(-0.5, len(cats) - 0.5)
+        ax.grid(False, axis="x")
+    elif wants_log(xs_drawn, logx):
+        ax.set_xscale("log", base=2 if all(v > 0 and math.log2(v).is_integer() for v in xs_drawn) else 10)
+        if kind == "time":  # 0.1, 1, 10 ms rather than 10^-1
+            from matplotlib.ticker import FuncFormatter
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    elif all(float(v).is_integer() for v in xs_drawn):
         from matplotlib.ticker import MaxNLocator
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if wants_log(all_y, logy):
         ax.set_yscale("log")
-    ax.set_xlabel(xlabel or table.x.text)
+    label = xlabel or table.x.text
+    ax.set_xlabel(f"{label} ({info['x_unit']})" if kind == "time" else label)
     times = all(Y_ALIASES.get(y.text, y.text) in ("simulated.time_s", "predicted.time_s") for y in table.ys)
     ax.set_ylabel(ylabel or ("time (s)" if times else ", ".join((y_labels or {}).get(y.text, y.text) for y in table.ys)))
-    ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
-    return data, cats if categorical else None
+    ax.grid(True, which="both", axis="y" if kind == "category" else "both", linewidth=0.3, alpha=0.5)
+    return data, info
 
 
 def save(fig, out, place):
@@ -409,10 +578,22 @@ def save(fig, out, place):
     os.replace(tmp, out)
 
 
+def plain(v):
+    """What json.dump cannot write, as JSON: numpy scalars and arrays by their values, no value
+    (MISSING) as null, sets as sorted lists, anything else by its text."""
+    if v is MISSING:
+        return None
+    if hasattr(v, "tolist"):  # numpy scalars and arrays
+        return v.tolist()
+    if isinstance(v, (set, frozenset, tuple)):
+        return sorted(v, key=lambda e: json.dumps(e, default=str)) if not isinstance(v, tuple) else list(v)
+    return str(v)
+
+
 def write_json(path, obj):
     tmp = path + f".tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=1, sort_keys=False)
+        json.dump(obj, f, indent=1, sort_keys=False, default=plain)
         f.write("\n")
     os.replace(tmp, path)
 
@@ -436,14 +617,16 @@ def cmd_plot(argv):
     a = ap.parse_args(argv)
     reports = [load_report(p) for p in a.reports]
     where = parse_where(a.where, "--where")
+    check_where(reports, where)
     varying = varying_keys(reports, where)
     if len({rep.get("name") for _, rep in reports}) > 1:
         varying.append("report")
     if a.x is None:
         if not varying:
             raise InputError(reports[0][0], "nothing varies between the runs: a plot needs a sweep (or --x KEY)")
-        num = [k for k in varying if k != "report" and numeric([lookup(r, run, k) for _, r in reports
-                                                                  for run in r["runs"] if lookup(r, run, k) is not MISSING])]
+        # Numbers and time strings make an x axis before categories do.
+        num = [k for k in varying if k != "report" and x_kind([lookup(r, run, k) for _, r in reports for run in r["runs"]
+                                                               if lookup(r, run, k) is not MISSING]) != "category"]
         a.x = (num or varying)[-1]
     x = Expr(a.x, "--x")
     ys = [Expr(t.strip(), "--y") for t in a.y.split(",") if t.strip()]
@@ -467,20 +650,24 @@ def cmd_plot(argv):
     out = a.out or os.path.join(os.path.dirname(os.path.abspath(reports[0][0])), "plot.svg")
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    data, cats = draw_lines(ax, table, a.logx, a.logy)
+    data, info = draw_lines(ax, table, a.logx, a.logy)
     names = sorted({rep.get("name", "?") for _, rep in reports})
     ax.set_title(a.title or ", ".join(names), fontsize=9)
+    # The legend at 8 pt (LEGEND_PT): inside where it hides least for a few entries, outside to the
+    # right for more (the image widens to hold it), in columns of at most 30.
     entries = len(ax.get_legend_handles_labels()[0])
-    if entries <= 10:
-        ax.legend(fontsize=7, loc="best")
-    elif entries <= 60:
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1 + entries // 30)
+    if entries <= 6:
+        ax.legend(fontsize=LEGEND_PT, loc="best")
+    elif entries <= 90:
+        ax.legend(fontsize=LEGEND_PT, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                  ncol=(entries + 29) // 30)
     else:  # too many to name: the data file (--data) lists them
-        ax.text(0.99, 0.01, f"{len(data)} series", transform=ax.transAxes, ha="right", va="bottom", fontsize=7)
+        ax.text(0.99, 0.01, f"{len(data)} series (listed by --data)", transform=ax.transAxes, ha="right",
+                va="bottom", fontsize=LEGEND_PT)
     save(fig, out, "--out")
     if a.data:
         write_json(a.data, {"schema": "cubesim.plot-data/1", "reports": [p for p, _ in reports], "x": x.text,
-                            "y": [y.text for y in ys], "series_keys": table.series_keys, "series": data})
+                            **info, "y": [y.text for y in ys], "series_keys": table.series_keys, "series": data})
     print(out)
     return 0
 
@@ -657,11 +844,14 @@ def draw_line_panel(ax, panel, reports, where):
     table = Table(reports, x, ys, series, list((panel.get("where") or {}).items()), where)
     if "ratio" in panel:
         table = ratio_table(table, panel["ratio"], where)
-    data, cats = draw_lines(ax, table, panel.get("logx", "auto"), panel.get("logy", "auto"),
+    data, info = draw_lines(ax, table, panel.get("logx", "auto"), panel.get("logy", "auto"),
                             panel.get("xlabel"), panel.get("ylabel"), panel.get("y_labels"), panel.get("series_labels"))
+    if panel.get("paper") and info["x_kind"] != "number":
+        raise InputError(where + "/paper", f"the paper's curves need a numeric x, and \"{x.text}\" is "
+                                           + ("a time string" if info["x_kind"] == "time" else "a category"))
     xs_all = [v for s in data for v in s["x"]]
     paper = draw_paper(ax, panel, xs_all, where) if panel.get("paper") else []
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=FIGURE_LEGEND_PT, loc="best")
     return {"kind": "line", "x": x.text, "y": [y.text for y in ys], "series_keys": table.series_keys,
             "series": data, "paper": paper}
 
@@ -862,6 +1052,7 @@ def cmd_fit(argv):
     a = ap.parse_args(argv)
     reports = [load_report(p) for p in a.reports]
     where = parse_where(a.where, "--where")
+    check_where(reports, where)
     x, y = Expr(a.x, "--x"), Expr(a.y, "--y")
     series = [Expr(t.strip(), "--series") for t in (a.series or "").split(",") if t.strip()]
     expect = None
@@ -872,8 +1063,8 @@ def cmd_fit(argv):
     table = Table(reports, x, [y], series, where, "cubesim fit")
     fits = []
     for key, pts in table.ordered():
-        pairs = [(xv, yv) for xv, yv in zip(pts["x"], pts[y.text])
-                 if isinstance(xv, (int, float)) and yv is not None and (a.min_x is None or xv >= a.min_x)
+        pairs = [(xv, yv) for xv, yv in zip(map(seconds, pts["x"]), pts[y.text])  # "5ms" as 0.005
+                 if xv is not None and yv is not None and (a.min_x is None or xv >= a.min_x)
                  and (a.max_x is None or xv <= a.max_x)]
         if a.log:
             bad = [p for p in pairs if p[0] <= 0 or p[1] <= 0]
@@ -928,10 +1119,20 @@ def main(argv):
     except RuntimeError as e:
         print(one_line(e), file=sys.stderr)
         return 1
-    except Exception as e:  # a bug: one line and exit 1, like cubesim's own "error:" path
-        print(one_line(f"cubesim {argv[0]}: error: {type(e).__name__}: {e}"), file=sys.stderr)
+    except Exception as e:  # a bug, not the input: one line and exit 1, never a traceback
+        print(one_line(f"cubesim {argv[0]}: internal error: {type(e).__name__}: {e} (a bug in "
+                       f"app/plot/cubesim_plot.py: please report it with the command line)"), file=sys.stderr)
         return 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        rc = main(sys.argv[1:])
+    except KeyboardInterrupt:
+        rc = 130
+    except BaseException as e:  # SystemExit from a library, or an error while reporting one
+        if isinstance(e, SystemExit) and isinstance(e.code, int):
+            raise
+        print(one_line(f"cubesim: internal error: {type(e).__name__}: {e}"), file=sys.stderr)
+        rc = 1
+    sys.exit(rc)
