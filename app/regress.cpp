@@ -159,6 +159,30 @@ ojson golden_run(const RunPoint& p, const RunOutcome& o) {
           {"element_transfers", o.stats.critical_path.element_transfers}};
 }
 
+/// "+2.50 %" : how far `value` is from `reference`.
+std::string percent_off(double value, double reference) {
+  char buf[48];
+  if (reference == 0) return value == 0 ? "0 %" : "infinitely far";
+  std::snprintf(buf, sizeof buf, "%+.4g %%", 100.0 * (value / reference - 1.0));
+  return buf;
+}
+
+/// One golden value that differs, readably: times as times, with the percentage.
+std::string golden_difference(const std::string& key, const ojson* old, const ojson& now) {
+  if (old == nullptr) return "golden " + key + " missing (now " + now.dump() + ")";
+  if (key.ends_with("_ps") && old->is_number_integer() && now.is_number_integer()) {
+    const std::string what = key.substr(0, key.size() - 3);  // simulated, predicted
+    return what + " " + format_time(Time::ps(now.get<std::int64_t>())) + ", golden " +
+           format_time(Time::ps(old->get<std::int64_t>())) + " (" +
+           percent_off(static_cast<double>(now.get<std::int64_t>()), static_cast<double>(old->get<std::int64_t>())) +
+           ", " + std::to_string(now.get<std::int64_t>() - old->get<std::int64_t>()) + " ps)";
+  }
+  if (old->is_number() && now.is_number())
+    return key + " " + now.dump() + ", golden " + old->dump() + " (" +
+           percent_off(now.get<double>(), old->get<double>()) + ")";
+  return key + " " + now.dump() + ", golden " + old->dump();
+}
+
 bool meets(const SuiteEntry& e, const RunOutcome& o) {
   const Time sim = o.stats.time, pred = o.prediction.time;
   switch (e.expect) {
@@ -219,7 +243,8 @@ RegressSummary run_regress(const std::string& suite_path, const Registry& regist
       const RunOutcome o = run_point(p, *p.info, ex.verify, nullptr, opt.limits);
       const std::string where = "run " + std::to_string(k + 1) + " (" + label(p) + ")";
       auto fail = [&](const std::string& why) {
-        if (v.reason.empty()) v.reason = where + ": " + why;
+        v.failures.push_back(where + ": " + why);
+        if (v.reason.empty()) v.reason = v.failures.back();
       };
       if (!o.error.empty()) {
         fail(o.error);
@@ -232,7 +257,9 @@ RegressSummary run_regress(const std::string& suite_path, const Registry& regist
       if (o.verify_ran && !o.verified) fail("data check failed: " + o.verify_message);
       if (!meets(e, o))
         fail("simulated " + format_time(o.stats.time) + ", predicted " + format_time(o.prediction.time) + " (" +
-             relation_name(o.prediction.relation) + ", " + o.prediction.source + "): " + v.expect + " does not hold");
+             percent_off(o.stats.time.count(), o.prediction.time.count()) + " from the prediction; " +
+             relation_name(o.prediction.relation) + ", " + o.prediction.source + "): expect " + v.expect +
+             " does not hold");
       const ojson g = golden_run(p, o);
       runs.push_back(g);
       if (gold != nullptr && gold->is_array() && k < gold->size()) {
@@ -244,7 +271,7 @@ RegressSummary run_regress(const std::string& suite_path, const Registry& regist
           if (opt.update)
             v.golden_changes.push_back(change);
           else
-            fail("golden " + change.substr(where.size() + 2));
+            fail(golden_difference(key, old.contains(key) ? &old[key] : nullptr, g[key]));
         }
       } else if (opt.update) {
         v.golden_changes.push_back(where + ": added");
@@ -285,7 +312,7 @@ ojson regress_json(const RegressSummary& s, const RegressOptions& opt) {
     ojson e = {{"experiment", v.id},       {"verdict", v.pass ? "pass" : "fail"},
                {"runs", v.runs},           {"expect", v.expect},
                {"min_ratio", v.min_ratio}, {"max_ratio", v.max_ratio},
-               {"reason", v.reason}};
+               {"reason", v.reason},       {"failures", v.failures}};
     if (opt.update) e["golden_changes"] = v.golden_changes;
     arr.push_back(e);
   }
@@ -325,8 +352,14 @@ std::string regress_text(const RegressSummary& s) {
     std::snprintf(line, sizeof line, "%s  %-40s %4zu runs  %-13s ratio %.6f..%.6f", v.pass ? "PASS" : "FAIL",
                   v.id.c_str(), v.runs, v.expect.c_str(), v.min_ratio, v.max_ratio);
     o << line;
-    if (!v.pass) o << "  " << v.reason;
     o << "\n";
+    // Every failing run (the first ten), one a line, and what to do if the change is intended.
+    for (std::size_t i = 0; i < v.failures.size() && i < 10; ++i) o << "      " << v.failures[i] << "\n";
+    if (v.failures.size() > 10) o << "      ... and " << v.failures.size() - 10 << " more (regress --json lists all)\n";
+    if (std::any_of(v.failures.begin(), v.failures.end(),
+                    [](const std::string& f) { return f.find(", golden ") != std::string::npos; }))
+      o << "      (if the change is intended: cubesim regress " << s.suite
+        << " --update rewrites the golden values and lists what changed)\n";
     for (const std::string& c : v.golden_changes) o << "      golden " << c << "\n";
   }
   o << passed << " of " << s.experiments.size() << " experiments passed";

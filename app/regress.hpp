@@ -32,6 +32,7 @@ struct ExperimentVerdict {
   std::string expect;  ///< the expectation, as text
   double min_ratio = 0, max_ratio = 0;
   std::string reason;                       ///< why it failed (the first reason), or "" when it passed
+  std::vector<std::string> failures;        ///< every reason, run by run (reason is the first)
   std::vector<std::string> golden_changes;  ///< with --update: what changed
 };
 

@@ -32,8 +32,9 @@ std::string point_label(const RunPoint& p) {
 /// winner - 1). Runs that failed take no part.
 struct Standing {
   std::string winner;
-  ojson best;         ///< the fastest run's values of the compared keys
-  std::string label;  ///< the winner and its compared values other than the algorithm
+  std::vector<std::string> tied;  ///< the other runs' labels as fast as the winner (margin 0)
+  ojson best;                     ///< the fastest run's values of the compared keys
+  std::string label;              ///< the winner and its compared values other than the algorithm
   const RunOutcome* fastest = nullptr;
   double margin = NAN, behind = NAN;
 };
@@ -47,19 +48,45 @@ bool compared(const Experiment& ex, const std::string& key) {
   return std::find(ex.compare.begin(), ex.compare.end(), key) != ex.compare.end();
 }
 
-std::string group_of(const Experiment& ex, const RunPoint& p) {
+/// "alltoall" of "alltoall.sbnt": the operation, whose algorithms do the same work. The 1-D and
+/// 2-D matrix products (matmul1d.*, matmul2d.*) and the mesh's (matmul.*) are one operation, the
+/// product of the same matrices (TR-530 §5 compares them, Figs 20-26).
+std::string operation_of(const std::string& algorithm) {
+  std::string op = algorithm.substr(0, algorithm.find('.'));
+  if (op.size() > 2 && op.back() == 'd' && op[op.size() - 2] >= '1' && op[op.size() - 2] <= '3')
+    op.resize(op.size() - 2);
+  return op;
+}
+
+/// The operations of a sweep's algorithms, when it compares more than one (alltoall.* against
+/// transpose.*: the same M means different data, so their times are no ranking); else empty.
+std::set<std::string> mixed_operations(const Experiment& ex) {
+  std::set<std::string> ops;
+  if (!compared(ex, "algorithm")) return ops;
+  for (const RunPoint& p : ex.runs)
+    if (p.info != nullptr) ops.insert(operation_of(p.info->name));
+  if (ops.size() < 2) ops.clear();
+  return ops;
+}
+
+/// The group a run competes in: the values of the keys not compared, and its operation where the
+/// sweep mixes operations (each is ranked on its own).
+std::string group_of(const Experiment& ex, const RunPoint& p, bool by_operation) {
   std::string g;
   for (const auto& [k, v] : p.point)
     if (!compared(ex, k)) g += (g.empty() ? "" : " ") + k + "=" + v.dump();
+  if (by_operation && p.info != nullptr) g += (g.empty() ? "" : " ") + ("(" + operation_of(p.info->name) + ".*)");
   return g.empty() ? "-" : g;
 }
+std::string group_of(const Experiment& ex, const RunPoint& p) { return group_of(ex, p, !mixed_operations(ex).empty()); }
 
 std::vector<Standing> standings(const Experiment& ex, const std::vector<RunOutcome>& runs) {
   std::vector<Standing> out(runs.size());
   if (ex.compare.empty()) return out;
   std::map<std::string, std::vector<std::size_t>> groups;
+  const bool by_operation = !mixed_operations(ex).empty();
   for (std::size_t i = 0; i < runs.size(); ++i)
-    if (std::isfinite(run_seconds(runs[i]))) groups[group_of(ex, *runs[i].point)].push_back(i);
+    if (std::isfinite(run_seconds(runs[i]))) groups[group_of(ex, *runs[i].point, by_operation)].push_back(i);
   for (const auto& [g, idx] : groups) {
     std::vector<std::size_t> order = idx;
     std::stable_sort(order.begin(), order.end(),
@@ -77,6 +104,15 @@ std::vector<Standing> standings(const Experiment& ex, const std::vector<RunOutco
         if (k != "algorithm") st.label += (st.label.empty() ? "" : " ") + k + "=" + v.dump();
       }
     st.margin = order.size() > 1 && best > 0 ? run_seconds(runs[order[1]]) / best - 1 : NAN;
+    // Equal times are a tie, not a win: the winner is the first in sweep order, and the others
+    // as fast are named (a tie counts for no algorithm in `wins`).
+    for (std::size_t k = 1; k < order.size() && run_seconds(runs[order[k]]) == best; ++k) {
+      const RunPoint& tp = *runs[order[k]].point;
+      std::string l = tp.info ? tp.info->name : "";
+      for (const auto& [key, v] : tp.point)
+        if (compared(ex, key) && key != "algorithm") l += (l.empty() ? "" : " ") + key + "=" + v.dump();
+      st.tied.push_back(l);
+    }
     for (std::size_t i : idx) {
       out[i] = st;
       out[i].behind = best > 0 ? run_seconds(runs[i]) / best - 1 : 0.0;
@@ -91,7 +127,8 @@ std::map<std::string, std::int64_t> wins(const Experiment& ex, const std::vector
   std::map<std::string, std::int64_t> w;
   std::set<std::string> seen;
   for (std::size_t i = 0; i < runs.size(); ++i)
-    if (stand[i].fastest != nullptr && seen.insert(group_of(ex, *runs[i].point)).second) ++w[stand[i].winner];
+    if (stand[i].fastest != nullptr && seen.insert(group_of(ex, *runs[i].point)).second)
+      ++w[stand[i].tied.empty() ? stand[i].winner : std::string("(ties)")];
   return w;
 }
 
@@ -225,6 +262,7 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
   r["name"] = ex.name;
   r["algorithm"] = ex.algorithm;
   r["config"] = ex.file;
+  if (!opt.command_line.empty()) r["command_line"] = opt.command_line;
   r["engine"] = engine_name(opt.engine);
   r["machine"] = runs.empty() ? ojson::object() : machine_json(runs.front().point->setup.machine);
   ojson arr = ojson::array();
@@ -239,6 +277,7 @@ ojson report_json(const Experiment& ex, const std::vector<RunOutcome>& runs, con
     if (ex.algorithm_swept && o.point->info) run["algorithm"] = o.point->info->name;
     if (stand[i].fastest != nullptr) {
       run["winner"] = stand[i].winner;
+      if (!stand[i].tied.empty()) run["tied_with"] = stand[i].tied;
       if (!only_algorithm(ex)) run["best"] = stand[i].best;
       run["margin"] = std::isfinite(stand[i].margin) ? ojson(stand[i].margin) : ojson(nullptr);
       run["behind"] = stand[i].behind;
@@ -360,13 +399,69 @@ std::string report_csv(const Experiment& ex, const std::vector<RunOutcome>& runs
   return o.str();
 }
 
+namespace {
+
+/// "a, b and c" of the distinct values, in the order met.
+std::string distinct(const std::vector<std::string>& values) {
+  std::vector<std::string> d;
+  for (const std::string& v : values)
+    if (std::find(d.begin(), d.end(), v) == d.end()) d.push_back(v);
+  std::string s;
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i == 0 ? "" : i + 1 == d.size() ? " and " : ", ") + d[i];
+  return s;
+}
+
+/// What ran: the algorithms, machines and port models of every run (not only the first's), what
+/// the command line changed, and the parameters every run shares.
+std::string header_text(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt) {
+  std::vector<std::string> algos, machines, ports;
+  for (const RunOutcome& r : runs) {
+    const Setup& s = r.point->setup;
+    algos.push_back(r.point->info ? r.point->info->name : ex.algorithm);
+    machines.push_back(s.machine.name);
+    ports.push_back(s.machine.ports.name());
+  }
+  std::string h = ex.name + ": " + (runs.empty() ? ex.algorithm : distinct(algos));
+  if (!runs.empty()) h += " on " + distinct(machines) + " (ports " + distinct(ports) + ")";
+  if (opt.engine != EngineKind::cycle) h += ", engine " + engine_name(opt.engine);
+  h += "\n";
+  if (!opt.command_line.empty()) {
+    std::string c;
+    for (const std::string& s : opt.command_line) c += (c.empty() ? "" : " ") + s;
+    h += "set on the command line: " + c + "\n";
+  }
+  // The parameters no run differs in (the swept ones are in each row).
+  if (!runs.empty()) {
+    const ojson first = report_params(runs.front().point->setup.params);
+    std::string same;
+    for (const auto& [k, v] : first.items()) {
+      const bool all = std::all_of(runs.begin(), runs.end(), [&](const RunOutcome& r) {
+        const ojson p = report_params(r.point->setup.params);
+        return p.contains(k) && p[k] == v;
+      });
+      if (all) same += (same.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    const std::string topo = runs.front().point->setup.topology.describe();
+    const bool one_topology = std::all_of(
+        runs.begin(), runs.end(), [&](const RunOutcome& r) { return r.point->setup.topology.describe() == topo; });
+    if (!same.empty() || one_topology)
+      h += "every run: " + same + (one_topology ? std::string(same.empty() ? "" : "; ") + topo : "") + "\n";
+  }
+  if (const std::set<std::string> ops = mixed_operations(ex); !ops.empty()) {
+    std::vector<std::string> v(ops.begin(), ops.end());
+    for (std::string& x : v) x += ".*";
+    h += "note: " + distinct(v) +
+         " do different work (the same parameters are different amounts of data): each operation is ranked on its "
+         "own\n";
+  }
+  return h;
+}
+
+}  // namespace
+
 std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& runs, const ReportOptions& opt) {
   std::ostringstream o;
-  const Setup* first = runs.empty() ? nullptr : &runs.front().point->setup;
-  o << ex.name << ": " << ex.algorithm;
-  if (first) o << " on " << first->machine.name << " (ports " << first->machine.ports.name() << ")";
-  if (opt.engine != EngineKind::cycle) o << ", engine " << engine_name(opt.engine);
-  o << "\n";
+  o << header_text(ex, runs, opt);
   const bool cycle = opt.engine != EngineKind::simgrid, sg = opt.engine != EngineKind::cycle;
   char line[640];
   std::string head;
@@ -436,9 +531,15 @@ std::string report_text(const Experiment& ex, const std::vector<RunOutcome>& run
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const std::string g = group_of(ex, *runs[i].point);
       if (stand[i].fastest == nullptr || !seen.insert(g).second) continue;
-      if (++points > 64) continue;  // a map's worth of lines: the counts below sum them up
-      o << "fastest at " << g << ": " << stand[i].label;
-      if (std::isfinite(stand[i].margin)) {
+      if (++points > 64) continue;   // a map's worth of lines: the counts below sum them up
+      if (!stand[i].tied.empty()) {  // equal times: no winner
+        std::vector<std::string> all{stand[i].label};
+        all.insert(all.end(), stand[i].tied.begin(), stand[i].tied.end());
+        o << "tie at " << g << ": " << distinct(all) << " (equal times)";
+      } else {
+        o << "fastest at " << g << ": " << stand[i].label;
+      }
+      if (stand[i].tied.empty() && std::isfinite(stand[i].margin)) {
         char m[64];
         std::snprintf(m, sizeof m, " (the next is %.2f %% slower)", 100 * stand[i].margin);
         o << m;

@@ -17,6 +17,9 @@ struct ReportOptions {
   /// points it finished and says so ("partial"); 0: the run finished.
   int interrupted_by = 0;
   std::string resume_command;  ///< the command that finishes an interrupted run
+  /// What the command line changed in the config ("--machine x", "--set params.M=1024"): the
+  /// report says what ran, not only which file it started from.
+  std::vector<std::string> command_line;
 };
 
 ojson machine_json(const Machine& m);

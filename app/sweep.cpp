@@ -282,6 +282,8 @@ SweepResult finish_sweep(SweepPlan plan, const SweepRun& run, const SweepOptions
     command_log()->info("--resume: {} of {} points taken from {}", reused, n, resume_path(o));
   ReportOptions& opt = r.report_options;
   opt = ReportOptions{o.reproducible, o.engine};
+  if (!o.machine.empty()) opt.command_line.push_back("--machine " + shell_quote(o.machine));
+  for (const std::string& kv : o.set) opt.command_line.push_back("--set " + shell_quote(kv));
   r.stopped = run.stopped;
   if (r.stopped != 0) {
     opt.interrupted_by = r.stopped;

@@ -91,3 +91,20 @@ TEST(Docs, EveryShippedConfigIsRunByATest) {
 }
 
 }  // namespace
+
+TEST(Docs, TheQuickStartBuildsTheSimulatorAloneAndSaysHowLong) {
+  // Issue 33 point 11: the first command of the README ran the default experiment only after
+  // compiling the whole test suite (5 min 43 s on a fresh machine). It builds `cubesim` alone;
+  // the second command (scripts/test.sh) builds the rest.
+  const std::string readme = read_all("README.md");
+  EXPECT_NE(readme.find("bash scripts/quickstart.sh"), std::string::npos);
+  EXPECT_NE(readme.find("bash scripts/test.sh"), std::string::npos);
+  const std::string quick = read_all("scripts/quickstart.sh");
+  EXPECT_NE(quick.find("scripts/deps.sh\n"), std::string::npos);
+  EXPECT_NE(quick.find("scripts/build.sh cubesim\n"), std::string::npos) << quick;
+  EXPECT_NE(quick.find("configs/quickstart.json"), std::string::npos);
+  const std::string build = read_all("scripts/build.sh");
+  EXPECT_NE(build.find("--target"), std::string::npos);
+  EXPECT_NE(build.find("build: ${*:-all targets} in"), std::string::npos);
+  EXPECT_NE(read_all("scripts/test.sh").find("scripts/build.sh\n"), std::string::npos);  // every target
+}

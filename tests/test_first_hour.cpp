@@ -122,3 +122,49 @@ TEST(FirstHour, ReplayOnOtherElementsSaysHowItReadThem) {
   const Result nodes = run_cli("replay traces/samples/quickstart.trace --topology hypercube:nodes=16 --json");
   EXPECT_EQ(nodes.code, 0) << nodes.err;
 }
+
+TEST(FirstHour, CompareRanksLikeWorkAndCallsTiesTies) {
+  // Issue 33 point 6: alltoall.* (M per destination) against transpose.* (a P x Q matrix) was
+  // ranked as one ("740 % slower"); equal times were a win ("0.00 % slower"); the header said
+  // "(ports one)" of a sweep that ran all-port too.
+  const std::string cfg = write_temp("compare.json", R"({"schema": "cubesim.config/1", "machine": "ipsc-nx",
+      "topology": {"kind": "hypercube", "dim": 2}, "algorithm": "alltoall.sbt", "params": {"M": 32, "P": 16, "Q": 16},
+      "sweep": {"algorithm": ["alltoall.sbt", "alltoall.sbnt", "transpose.exchange", "transpose.router"],
+                "machine_overrides.ports": ["one", "all"]}})");
+  Result r = run_cli("run " + cfg);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("(ports one and all)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: alltoall.* and transpose.* do different work"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tie at machine_overrides.ports=\"one\" (alltoall.*): alltoall.sbt and alltoall.sbnt (equal "
+                       "times)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fastest at machine_overrides.ports=\"one\" (transpose.*): "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("0.00 % slower"), std::string::npos) << r.out;
+  r = run_cli("run " + cfg + " --json --reproducible");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["runs"][0]["winner"], "alltoall.sbt");
+  EXPECT_EQ(j["runs"][0]["tied_with"], nlohmann::json::array({"alltoall.sbnt"}));
+  // The transposes compete only with each other: the winner of run 3 is a transpose.
+  EXPECT_EQ(j["runs"][4]["winner"].get<std::string>().rfind("transpose.", 0), 0u) << j["runs"][4].dump();
+}
+
+TEST(FirstHour, TheReportSaysWhatRan) {
+  // Issue 33 point 10: the command line's changes and the values every run shares, in the text
+  // and the JSON (whose machine and params are the resolved ones).
+  Result r =
+      run_cli("run configs/quickstart.json --set params.M=1024 --machine ipsc-os2 --set 'sweep.topology.dim=[2]'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("quickstart: broadcast.sbt on ipsc-os2 (ports one and all)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("set on the command line: --machine ipsc-os2 --set params.M=1024 --set "
+                       "'sweep.topology.dim=[2]'\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("every run: root=0 M=1024 B=256; hypercube n=2 (4 nodes)\n"), std::string::npos) << r.out;
+  r = run_cli("run configs/quickstart.json --set params.M=1024 --json --reproducible");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["command_line"], nlohmann::json::array({"--set params.M=1024"}));
+  EXPECT_EQ(j["runs"][0]["params"]["M"], 1024);
+}

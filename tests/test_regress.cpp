@@ -51,16 +51,22 @@ TEST(Regress, GoldenChangeFailsAndUpdateRewritesIt) {
   json g = json::parse(read_all(dir + "/golden.json"));
   const long long was = g["experiments"]["c.json"][1]["simulated_ps"];
   g["experiments"]["c.json"][1]["simulated_ps"] = was + 1;
+  const long long was0 = g["experiments"]["c.json"][0]["predicted_ps"];
+  g["experiments"]["c.json"][0]["predicted_ps"] = 2 * was0;
   write(dir, "golden.json", g.dump());
   r = run_cli("regress " + dir + " --out " + dir + "/out");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("FAIL  c.json"), std::string::npos) << r.out;
-  EXPECT_NE(
-      r.out.find("run 2 (params.M=300): golden simulated_ps " + std::to_string(was + 1) + " -> " + std::to_string(was)),
-      std::string::npos)
-      << r.out;
+  // Every differing run (issue 33 point 9: not only the first), as times with the percentage, and
+  // the hint to --update.
+  EXPECT_NE(r.out.find("      run 1 (params.M=1): predicted "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(-50 %, -" + std::to_string(was0) + " ps)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("      run 2 (params.M=300): simulated "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", -1 ps)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--update rewrites the golden values"), std::string::npos) << r.out;
   const json summary = json::parse(read_all(dir + "/out/regress.json"));
   EXPECT_EQ(summary["failed"], 1);
+  EXPECT_EQ(summary["experiments"][0]["failures"].size(), 2u);
   EXPECT_NE(read_all(dir + "/out/regress.csv").find("c.json,fail,2,exact"), std::string::npos);
   // --update shows the change and repairs the golden file.
   r = run_cli("regress " + dir + " --update");
@@ -132,6 +138,8 @@ TEST(Regress, ExpectationsAreCheckedRunByRun) {
       EXPECT_NE(sum.experiments[0].reason.find("run 1 (params.M=1): simulated "), std::string::npos)
           << sum.experiments[0].reason;
       EXPECT_NE(sum.experiments[0].reason.find("does not hold"), std::string::npos);
+      EXPECT_NE(sum.experiments[0].reason.find(" % from the prediction; "), std::string::npos)
+          << sum.experiments[0].reason;  // the percentage and the relation, not raw picoseconds alone
     }
     EXPECT_LT(sum.experiments[0].max_ratio, 1.0001);
     EXPECT_GT(sum.experiments[0].max_ratio, 1.0);
