@@ -14,7 +14,14 @@ os.makedirs(out, exist_ok=True)
 ONE_D = ["matmul1d.a1.sbt", "matmul1d.a3", "matmul1d.a4"]
 TWO_D = ["matmul2d.a1", "matmul2d.a2", "matmul2d.a3", "matmul2d.a4", "matmul2d.a5"]
 FINE = [1, 2, 3, 4, 6, 8, 12, 16]   # P/N, Q/N, R/N: the paper's 16 x 16 x 16 cube, thinned
-COARSE = [1, 2, 4, 8, 16]
+COARSE = [1, 2, 4, 8, 16]  # Fig. 26 only (n-port, 1,024 nodes: 23 minutes on this grid)
+# Uniform grids over the paper's 16 x 16 x 16 cube for the N = 128 and 1024 maps (issue 32): a
+# log-spaced grid weights small P/N, Q/N, R/N and hides how the volumes move with N. UNIFORM: the
+# midpoints of a partition into 2 x 2 x 2 cells (512 points; a 2-D map on 128 nodes in ~30 s).
+# UNIFORM4: four values an axis for the 2-D maps on 1,024 nodes (55 runs a point, ~2 s of CPU
+# each: 3,520 runs, about a minute on two free cores; the 512-point grid would take ~9 minutes).
+UNIFORM = [1, 3, 5, 7, 9, 11, 13, 15]
+UNIFORM4 = [1, 6, 11, 16]
 
 
 def config(name, description, n, ratio, algorithms, ports, grid, two_d, absolute=False):
@@ -44,12 +51,13 @@ def config(name, description, n, ratio, algorithms, ports, grid, two_d, absolute
 maps = [
     config("fig11-map-1d", "TR-530 Fig. 11: the fastest 1-D algorithm, one-port, N = 16, tau = t_c, B_m = inf", 4, 1, ONE_D, "one", FINE, False),
     config("fig12-map-1d", "TR-530 Fig. 12: as Fig. 11 with tau = 1000 t_c", 4, 1000, ONE_D, "one", FINE, False),
-    config("fig13-map-1d", "TR-530 Fig. 13: as Fig. 11 on N = 1024", 10, 1, ONE_D, "one", COARSE, False),
+    config("fig13-map-1d", "TR-530 Fig. 13: as Fig. 11 on N = 1024 (a uniform grid, 8 values an axis)", 10, 1, ONE_D, "one", UNIFORM, False),
     config("fig14-map-1d", "TR-530 Fig. 14: as Fig. 11 with 1 <= P, Q, R <= N", 4, 1, ONE_D, "one", [1, 2, 3, 4, 6, 8, 12, 16], False, absolute=True),
     config("fig20-map-2d", "TR-530 Fig. 20: the fastest 2-D algorithm at its optimum N1, one-port, N = 16, tau = t_c, B_m = inf", 4, 1, TWO_D, "one", FINE, True),
-    config("fig21-map-2d", "TR-530 Fig. 21: as Fig. 20 on N = 128", 7, 1, TWO_D, "one", COARSE, True),
-    config("fig22-map-2d", "TR-530 Fig. 22: as Fig. 21 with tau = 1000 t_c", 7, 1000, TWO_D, "one", COARSE, True),
-    config("fig23-map-2d", "TR-530 Fig. 23: as Fig. 20 on N = 1024 (tau/t_c 1 to 1000 give identical maps)", 10, 1, TWO_D, "one", COARSE, True),
+    config("fig21-map-2d", "TR-530 Fig. 21: as Fig. 20 on N = 128 (a uniform grid, 8 values an axis)", 7, 1, TWO_D, "one", UNIFORM, True),
+    config("fig22-map-2d", "TR-530 Fig. 22: as Fig. 21 with tau = 1000 t_c", 7, 1000, TWO_D, "one", UNIFORM, True),
+    config("fig23-map-2d", "TR-530 Fig. 23: as Fig. 20 on N = 1024, tau = t_c (a uniform grid, 4 values an axis)", 10, 1, TWO_D, "one", UNIFORM4, True),
+    config("fig23-map-2d-tau1000", "TR-530 Fig. 23 at tau = 1000 t_c: the paper's map is 'the same' as at tau = t_c", 10, 1000, TWO_D, "one", UNIFORM4, True),
     config("fig25-map-2d-nport", "TR-530 Fig. 25: the fastest 2-D algorithm at its optimum N1, n-port, N = 16, tau = t_c, B_m = inf", 4, 1, TWO_D, "all", FINE, True),
     config("fig26-map-2d-nport", "TR-530 Fig. 26: as Fig. 25 on N = 1024", 10, 1, TWO_D, "all", COARSE, True),
 ]

@@ -474,7 +474,8 @@ TEST(MatmulReproduction, EverySelectionMapConfigRuns) {
                         "configs/tr530/maps/fig13-map-1d.json", "configs/tr530/maps/fig14-map-1d.json",
                         "configs/tr530/maps/fig20-map-2d.json", "configs/tr530/maps/fig21-map-2d.json",
                         "configs/tr530/maps/fig22-map-2d.json", "configs/tr530/maps/fig23-map-2d.json",
-                        "configs/tr530/maps/fig25-map-2d-nport.json", "configs/tr530/maps/fig26-map-2d-nport.json"}) {
+                        "configs/tr530/maps/fig23-map-2d-tau1000.json", "configs/tr530/maps/fig25-map-2d-nport.json",
+                        "configs/tr530/maps/fig26-map-2d-nport.json"}) {
     const Experiment ex = load_experiment(f, reg);
     const bool two_d = std::string(f).find("2d") != std::string::npos;
     const std::vector<std::string> want =

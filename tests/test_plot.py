@@ -27,7 +27,8 @@ RECIPES = os.path.join(ROOT, "figures", "recipes")
 # Sweeps that take minutes (fig23: 165 s here; fig26: 6,875 runs, 23 min): the tests run
 # them thinned to the first values of each numeric sweep key (every algorithm and N1 kept): two
 # of each for Fig. 23, one for Fig. 26 (a 1,024-node map: one cell of 55 runs, 9 s here).
-SLOW = {"configs/tr530/maps/fig23-map-2d.json": 2, "configs/tr530/maps/fig26-map-2d-nport.json": 1}
+SLOW = {"configs/tr530/maps/fig23-map-2d.json": 2, "configs/tr530/maps/fig23-map-2d-tau1000.json": 2,
+        "configs/tr530/maps/fig26-map-2d-nport.json": 1}
 sys.path.insert(0, os.path.join(ROOT, "app", "plot"))
 import cubesim_plot  # noqa: E402  (drawn in-process where the command line is not what is tested)
 
@@ -494,6 +495,44 @@ class PlotCli(unittest.TestCase):
                 self.assertEqual(len(lines), 1, p.stderr)
                 self.assertIn(want, lines[0])
                 self.assertEqual(os.listdir(out), [])
+
+
+class MapVolumes(unittest.TestCase):
+    """Selection-map volumes with ties shared (issue 32): a point where k algorithms tie counts
+    1/k to each, from the simulated and from the predicted times alike."""
+
+    @staticmethod
+    def mk(algorithm, sim, pred=None, n1=1):
+        return {"algorithm": algorithm, "point": {"algorithm": algorithm, "params.N1": n1},
+                "simulated": {"time_ps": sim}, "predicted": {"time_ps": sim if pred is None else pred}}
+
+    def test_fastest_names_every_algorithm_that_ties_once(self):
+        r = self.mk
+        runs = [r("a1", 7), r("a2", 5, 6), r("a4", 5, 5), r("a2", 5, 5, n1=2), r("a3", 9)]
+        self.assertEqual(cubesim_plot.fastest(runs), ["a2", "a4"])
+        self.assertEqual(cubesim_plot.fastest(runs, "predicted"), ["a4", "a2"])
+        self.assertEqual(cubesim_plot.fastest([r("a1", 3), r("a2", 4)]), ["a1"])
+
+    def test_a_tie_counts_one_kth_to_each(self):
+        cells = {(1, 1, 1): ["a1"], (1, 1, 2): ["a2", "a4"], (2, 1, 1): ["a4"], (2, 2, 2): ["a1", "a2", "a4"]}
+        v = cubesim_plot.map_volumes(cells)
+        self.assertAlmostEqual(v["a1"], (1 + 1 / 3) / 4, places=15)
+        self.assertAlmostEqual(v["a2"], (1 / 2 + 1 / 3) / 4, places=15)
+        self.assertAlmostEqual(v["a4"], (1 / 2 + 1 + 1 / 3) / 4, places=15)
+        self.assertAlmostEqual(sum(v.values()), 1.0, places=15)
+        self.assertEqual(cubesim_plot.map_volumes({}), {})
+
+    def test_committed_maps_give_volumes_that_sum_to_one(self):
+        for f in sorted(glob.glob(os.path.join(ROOT, "figures", "tr530-fig*-map*.data.json"))):
+            panel = load(f)["panels"][0]
+            if "volumes" not in panel:  # Fig. 26: drawn before the volumes (a 23-minute sweep)
+                continue
+            with self.subTest(figure=os.path.basename(f)):
+                for source in ("simulated", "predicted"):
+                    self.assertAlmostEqual(sum(panel["volumes"][source].values()), 1.0, places=12)
+                tied = [c for c in panel["cells"] if "tied" in c]
+                self.assertEqual(len(tied), panel["volumes"]["ties"])
+                self.assertTrue(all(len(c["tied"]) > 1 and c["winner"] in c["tied"] for c in tied))
 
 
 # The series each figure must show (per panel), as the recipes and configs define them; the

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <set>
+#include <tuple>
 
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/embedding/trees.hpp"
@@ -81,6 +82,93 @@ TEST(Trees, SbntSplitsTheNodesIntoNearlyEqualSubtrees) {
       EXPECT_LE(*hi - *lo, 1) << "n=" << n << ": every necklace but 1..1 has n rotations";
     }
   }
+}
+
+/// The blocks the busiest port carries in each step of the all-port SBnT all-to-all (depth
+/// schedule): for every tree edge of that step and dimension, the subtree below it.
+std::vector<std::int64_t> sbnt_alltoall_step_loads(int n) {
+  const auto plan = routing::plan(routing::Family::sbnt, routing::Schedule::depth, n, true);
+  std::vector<std::int64_t> busiest(static_cast<std::size_t>(plan->steps), 0);
+  for (int s = 0; s < plan->steps; ++s)
+    for (int d = 0; d < n; ++d) {
+      std::int64_t blocks = 0;
+      for (const routing::Entry& e : plan->at(s, d))
+        blocks += static_cast<std::int64_t>(plan->below(static_cast<int>(e.tree), e.q).size());
+      busiest[static_cast<std::size_t>(s)] = std::max(busiest[static_cast<std::size_t>(s)], blocks);
+    }
+  return busiest;
+}
+
+TEST(Trees, SbntAllToAllPortsCarryAtMostFiveThirdsOfTableFourRow) {
+  // Table 4's SBnT-p(n,N) row gives every port sum_{j>=i} C(n,j) M/n elements in step i; the
+  // SBnT's busiest port carries V_i M. The simulated/predicted ratio is at most the larger of
+  // sum V_i / (N/2) (element transfers) and sum ceil(V_i M/B) / sum ceil(A_i M/B) (start-ups):
+  // the tolerance alltoall.sbnt promises (2/3) rests on this being <= 5/3.
+  EXPECT_EQ(sbnt_alltoall_step_loads(2), (std::vector<std::int64_t>{2, 1}));     // for 1.5, 0.5
+  EXPECT_EQ(sbnt_alltoall_step_loads(3), (std::vector<std::int64_t>{3, 2, 1}));  // for 7/3, 4/3, 1/3
+  for (int n = 2; n <= 11; ++n) {
+    const std::vector<std::int64_t> V = sbnt_alltoall_step_loads(n);
+    ASSERT_EQ(static_cast<int>(V.size()), n);
+    std::vector<std::int64_t> C(static_cast<std::size_t>(n));  // n * A_i = sum_{j>=i} C(n,j)
+    for (int i = 1; i <= n; ++i)
+      for (int j = i; j <= n; ++j) C[static_cast<std::size_t>(i - 1)] += binomial(n, j);
+    std::int64_t elements = 0;
+    for (std::int64_t v : V) elements += v;
+    EXPECT_LE(2.0 * static_cast<double>(elements) / static_cast<double>(std::int64_t{1} << n), 1.5) << "n=" << n;
+    double worst = 0;
+    for (std::int64_t B : {1, 7, 256})
+      for (std::int64_t M = 1; M <= 3 * B + 600; ++M) {
+        std::int64_t sim = 0, row = 0;
+        for (int i = 0; i < n; ++i) {
+          sim += ceil_div(V[static_cast<std::size_t>(i)] * M, B);
+          row += ceil_div(C[static_cast<std::size_t>(i)] * M, n * B);
+        }
+        worst = std::max(worst, static_cast<double>(sim) / static_cast<double>(row));
+      }
+    EXPECT_LE(worst, 5.0 / 3.0 + 1e-12) << "n=" << n;
+    if (n == 2 || n == 3) {
+      EXPECT_DOUBLE_EQ(worst, 5.0 / 3.0) << "n=" << n << ": the bound is reached";
+    }
+  }
+}
+
+/// alltoall.sbnt all-port on an n-cube with the given costs (picoseconds): simulated / predicted.
+RunOutcome sbnt_alltoall(int n, std::int64_t M, std::int64_t B, std::int64_t tau, std::int64_t t_c) {
+  const Registry reg = make_registry();
+  RunPoint rp;
+  rp.setup.machine.tau = Time::ps(tau);
+  rp.setup.machine.t_c = Time::ps(t_c);
+  rp.setup.machine.packet_elements = 256;
+  rp.setup.machine.ports = test::kAll;
+  rp.setup.topology = Topology::hypercube(n);
+  rp.setup.params.M = M;
+  rp.setup.params.B = B;
+  return run_point(rp, *reg.find("alltoall.sbnt"), true);
+}
+
+TEST(Trees, SbntAllToAllHoldsItsToleranceOnTheIpscAtTheWorstPoints) {
+  // The point the claims config found (issue 32): iPSC NX costs (tau = 1.5 ms, t_c = 4 us), n = 2,
+  // M = 300, B = 256: 900 t_c + 5 tau simulated against 600 t_c + 3 tau, 1.609 (and 1.614 at
+  // M = 257), beyond the 60 % promised before; within the bound 5/3.
+  for (std::int64_t M : {300, 257}) {
+    const RunOutcome o = sbnt_alltoall(2, M, 256, 1'500'000'000, 4'000'000);
+    ASSERT_TRUE(o.error.empty()) << o.error;
+    EXPECT_TRUE(o.verified);
+    EXPECT_EQ(o.stats.critical_path.startups, 5);
+    EXPECT_EQ(o.stats.critical_path.element_transfers, 3 * M);
+    EXPECT_GT(o.ratio, 1.6);
+    EXPECT_TRUE(o.relation_holds) << "sim/pred " << o.ratio << ", tolerance " << o.prediction.tolerance;
+  }
+  // Where the start-ups dominate, the ratio approaches the bound: 5 start-ups for 3 (n = 2, M/B
+  // just above 1; n = 3: 15 for 9 at M = 15, B = 7); where the elements do, 3/2.
+  for (const auto& [n, M, B] : {std::tuple{2, 257, 256}, std::tuple{3, 15, 7}}) {
+    const RunOutcome o = sbnt_alltoall(n, M, B, 1'000'000'000'000, 1);
+    EXPECT_GT(o.ratio, 1.666) << "n=" << n;
+    EXPECT_TRUE(o.relation_holds) << "n=" << n << ": sim/pred " << o.ratio;
+  }
+  const RunOutcome e = sbnt_alltoall(3, 4096, 1 << 20, 1, 1'000'000);
+  EXPECT_NEAR(e.ratio, 1.5, 1e-6);
+  EXPECT_TRUE(e.relation_holds);
 }
 
 TEST(Trees, RotatedSbtIsTheSbtWithDimensionsTurned) {

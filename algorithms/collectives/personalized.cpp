@@ -28,12 +28,19 @@
 //  alltoall.sbnt, alltoall.nrsbt  N translated SBnTs / sets of n rotated SBTs, the edge into a
 //                 node carrying the parts for its whole subtree (TR-572 §3.2). all-port: SBnT by
 //                 depth, nRSBT with tree j on dimension (n-1-s+j) mod n in step s. Table 4:
-//                 SBnT-p(n,N): NM/2, sum_{i=1}^{n} ceil(sum_{j>=i} C(n,j) M/(nB)), within 0.54
-//                 of the row (n = 2, where the two subtrees hold 2 and 1 nodes); nRSBT-p(n,N):
-//                 NM/2, ceil(NM/(2nB)) n, exact when n divides M, within 0.69 when the parts
-//                 differ by one element (n = 6, M = 7, B = 3), and up to 5.4 above with M < n
-//                 (n = 7, M = 1: one tree carries everything). one-port: no table row; predicted
-//                 as the cyclic schedule's steps in lockstep, exact.
+//                 SBnT-p(n,N): NM/2, sum_{i=1}^{n} ceil(sum_{j>=i} C(n,j) M/(nB)): the lockstep
+//                 of TR-572 §3.2's code ("loop n times") with the blocks for depths >= i split
+//                 evenly, A_i = sum_{j>=i} C(n,j)/n a port in step i. The SBnT splits the node set
+//                 only "approximately" evenly (n = 2: subtrees of 2 and 1 nodes), so its busiest
+//                 port carries V_i > A_i blocks (n = 2: 2, 1 for 1.5, 0.5; n = 3: 3, 2, 1 for
+//                 7/3, 4/3, 1/3), a real limit of the row: simulated/predicted <= max(sum V_i /
+//                 (N/2), sum ceil(V_i M/B) / sum ceil(A_i M/B)) = max(3/2, 5/3) at n = 2, 3 (5
+//                 start-ups for 3 at n = 2, M/B just above 1), at most 3/2 for n = 4..12
+//                 (computed from the trees). nRSBT-p(n,N): NM/2, ceil(NM/(2nB)) n, exact when
+//                 n divides M, within 0.69 when the parts differ by one element (n = 6, M = 7,
+//                 B = 3), and up to 5.4 above with M < n (n = 7, M = 1: one tree carries
+//                 everything). one-port: no table row; predicted as the cyclic schedule's steps
+//                 in lockstep, exact.
 #include <bit>
 #include <cmath>
 
@@ -184,8 +191,11 @@ Prediction predict_alltoall_trees(const Setup& s, routing::Family f) {
     pr.msg_startups = n;
     pr.b_opt = static_cast<double>((N - 1) * M) / static_cast<double>(std::max<std::int64_t>(n, 1));
     pr.min_startups = static_cast<double>(n);
+    // The row splits every step's blocks evenly over the n ports; the SBnT's busiest port
+    // carries more (see the file's head): at most 5/3 of the row (n = 2, 3), a bound derived
+    // from the tree, not fitted to runs.
     pr.relation = Relation::approx;
-    pr.tolerance = 0.6;
+    pr.tolerance = 2.0 / 3.0;
   } else {
     pr.source = "TR-530 Table 4, nRSBT-p(n,N)";
     pr.element_transfers = N * M / 2;
@@ -412,8 +422,8 @@ const Registration kRegistration{[](Registry& r) {
          .verify = verify_alltoall,
          .one_port = {.row = "none; derived: the cyclic schedule in lockstep", .relation = "exact"},
          .all_port = {.row = "T4 SBnT-p(n,N)",
-                      .relation = "approx <= 60 %",
-                      .deviations = {{Relation::approx, 0.6, 0.542, "n=2 M=257 B=256"}}}});
+                      .relation = "approx <= 2/3 (the SBnT's uneven ports: <= 5/3 of the row, n = 2, 3)",
+                      .deviations = {{Relation::approx, 2.0 / 3.0, 0.542, "n=2 M=257 B=256"}}}});
   r.add({.name = "alltoall.nrsbt",
          .summary = "all-to-all personalized on N translated sets of n rotated SBTs",
          .source = "TR-530 §4.4, Table 4 nRSBT-p(n,N); TR-572 §3.2",

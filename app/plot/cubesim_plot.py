@@ -856,15 +856,46 @@ def draw_line_panel(ax, panel, reports, where):
             "series": data, "paper": paper}
 
 
+def fastest(runs, source="simulated", label=lambda run: run.get("algorithm")):
+    """The labels of the runs with the least `source` time ("simulated" or "predicted", in integer
+    picoseconds) among the compared runs at one point of a map: several where they tie, in
+    order, each once (an algorithm tying with itself at two N1 counts once)."""
+    times = [r[source]["time_ps"] for r in runs]
+    best = min(times)
+    out = []
+    for r, t in zip(runs, times):
+        w = label(r)
+        if t == best and w not in out:
+            out.append(w)
+    return out
+
+
+def map_volumes(cells):
+    """Region volumes of a selection map with ties shared: `cells` maps each point to the labels
+    fastest there; a tie of k counts 1/k of the point to each. Returns {label: fraction of the
+    points}, exact fractions summed, then as floats."""
+    from fractions import Fraction
+    vol = {}
+    for tied in cells.values():
+        for w in tied:
+            vol[w] = vol.get(w, Fraction(0)) + Fraction(1, len(tied))
+    return {w: float(v / len(cells)) for w, v in sorted(vol.items())} if cells else {}
+
+
 def draw_map_panel(axs, panel, reports, where, plt):
     """A selection map (TR-530 Figs 11-14, 20-26): the fastest algorithm at every point of a
     compare sweep, one panel per facet value, cells coloured by the winner ("winner": a key,
-    default the run's winner) and labelled with "cell_text" (default the winner's N1)."""
+    default the run's winner) and labelled with "cell_text" (default the winner's N1). With the
+    default winner, algorithms that tie at a point (equal simulated time to the picosecond)
+    share the cell: it is drawn in stripes, one colour each, and counts 1/k to each of the k in
+    the volumes. The panel's data gives the volumes from the simulated times and, from the same
+    runs, from the predicted ones."""
     x, y = Expr(panel["x"], where + "/x"), Expr(panel["y"], where + "/y")
     facet = Expr(panel["facet"], where + "/facet") if panel.get("facet") else None
     winner = Expr(panel.get("winner", "winner"), where + "/winner")
     text = Expr(panel.get("cell_text", "best.params.N1"), where + "/cell_text")
-    cells = {}
+    share_ties = "winner" not in panel
+    cells, runs_at = {}, {}
     for _, rep in reports:
         for run in rep["runs"]:
             if "winner" not in run:
@@ -872,23 +903,38 @@ def draw_map_panel(axs, panel, reports, where, plt):
             key = (facet(rep, run) if facet else None, x(rep, run), y(rep, run))
             if MISSING in key:
                 raise InputError(where, f"a run has no value for {' or '.join(e.text for e in (facet, x, y) if e)}")
+            runs_at.setdefault(key, []).append(run)
             if key not in cells:
                 w, t = winner(rep, run), text(rep, run)
                 cells[key] = {"winner": value_text(w), "text": None if t is MISSING else value_text(t),
                               "margin": run.get("margin")}
+    tied, tied_pred = {}, {}
+    for key, c in cells.items():
+        runs = runs_at[key]
+        timed = share_ties and all("time_ps" in r.get("simulated", {}) and "time_ps" in r.get("predicted", {})
+                                   for r in runs)
+        tied[key] = [value_text(w) for w in fastest(runs)] if timed else [c["winner"]]
+        tied_pred[key] = [value_text(w) for w in fastest(runs, "predicted")] if timed else [c["winner"]]
+        if len(tied[key]) > 1:
+            c["tied"] = tied[key]
     facets = sorted({k[0] for k in cells}, key=lambda v: (v is None, v))
     xs = sorted({k[1] for k in cells})
     ys = sorted({k[2] for k in cells})
-    winners = sorted({c["winner"] for c in cells.values()})
+    winners = sorted({c["winner"] for c in cells.values()} | {w for t in tied.values() for w in t})
     colours = {w: f"C{i % 10}" for i, w in enumerate(winners)}
+    volumes = map_volumes(tied)
     from matplotlib.patches import Patch
     for i, fv in enumerate(facets):
         ax = axs[i]
         for (f, xv, yv), c in cells.items():
             if f != fv:
                 continue
-            ax.add_patch(plt.Rectangle((xs.index(xv) - 0.5, ys.index(yv) - 0.5), 1, 1,
-                                       facecolor=colours[c["winner"]], edgecolor="white", linewidth=0.4, alpha=0.85))
+            stripes = c.get("tied", [c["winner"]])
+            for j, w in enumerate(stripes):  # a tie: one vertical stripe a winner
+                ax.add_patch(plt.Rectangle((xs.index(xv) - 0.5 + j / len(stripes), ys.index(yv) - 0.5), 1 / len(stripes),
+                                           1, facecolor=colours[w], edgecolor="none", alpha=0.85))
+            ax.add_patch(plt.Rectangle((xs.index(xv) - 0.5, ys.index(yv) - 0.5), 1, 1, fill=False,
+                                       edgecolor="white", linewidth=0.4))
             if c["text"] is not None:
                 ax.text(xs.index(xv), ys.index(yv), c["text"], ha="center", va="center", fontsize=5)
         ax.set_xlim(-0.5, len(xs) - 0.5)
@@ -904,12 +950,16 @@ def draw_map_panel(axs, panel, reports, where, plt):
         ax.set_aspect("equal")
     for ax in axs[len(facets):]:
         ax.set_visible(False)
-    axs[0].figure.legend(handles=[Patch(color=colours[w], label=w) for w in winners], loc="center right",
-                         fontsize=7, frameon=False, title="fastest", title_fontsize=7)
+    n_tied = sum(1 for c in cells.values() if "tied" in c)
+    axs[0].figure.legend(handles=[Patch(color=colours[w], label=f"{w} {100 * volumes.get(w, 0):.1f} %") for w in winners],
+                         loc="center right", fontsize=7, frameon=False,
+                         title="fastest (volume,\nties shared)" + (f"\nstriped: {n_tied} ties" if n_tied else ""),
+                         title_fontsize=7)
     return {"kind": "map", "x": x.text, "y": y.text, "facet": facet.text if facet else None,
             "series_keys": [winner.text],
             "series": [{"label": w, "keys": {winner.text: w}, "cells": sum(1 for c in cells.values() if c["winner"] == w)}
                        for w in winners],
+            "volumes": {"simulated": volumes, "predicted": map_volumes(tied_pred), "ties": n_tied},
             "cells": [{"facet": k[0], "x": k[1], "y": k[2], **c}
                       for k, c in sorted(cells.items(), key=lambda kv: json.dumps(kv[0]))]}
 
