@@ -554,6 +554,7 @@ int main(int argc, char** argv) {
       "claims", "check the papers' claims (claims/ledger.json) and write docs/claims.md (cubesim claims --help)");
   for (CLI::App* c : {plot, figs, fit, claims}) {
     c->prefix_command();
+    c->fallthrough(false);  // every argument after the command is the script's
     c->set_help_flag();
   }
   std::string shell = "bash", help_topic;
