@@ -344,7 +344,8 @@ std::string reference_markdown(const Registry& reg) {
                      : i + 1 == kMachineFileKeys.size() ? " and "
                                                         : ", ") +
          "`" + std::string(kMachineFileKeys[i].key) + "` (" + std::string(kMachineFileKeys[i].meaning) + ")";
-  s += ".\n\n| key | unit | meaning | given by | overridable | default |\n|---|---|---|---|---|---|\n";
+  s += "; a preset also `order` (its place in `cubesim list machines`).\n\n| key | unit | meaning | given by | "
+       "overridable | default |\n|---|---|---|---|---|---|\n";
   const Machine defaults;
   for (const MachineKey& k : machine_keys()) {
     const std::string def = k.need == Need::always ? "" : key_value(k, defaults);
