@@ -7,6 +7,7 @@
 #include "app/config.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
+#include "sim/suggest.hpp"
 #include "sim/time.hpp"
 
 namespace cubesim {
@@ -52,22 +53,6 @@ constexpr std::array kMachineFileKeys{
     ConfigKeyDoc{"description", "a string", "free text: what machine this models, from which paper"},
     ConfigKeyDoc{"default_topology", "a topology object", "the topology a config runs on when it gives none"},
 };
-
-/// Levenshtein distance.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 Machine preset_machine(const std::string& name) {
   return machine_from_json(*preset_json(name), "machines/presets/" + name + ".json", "", true);
@@ -230,14 +215,8 @@ std::string example_config(const Registry& reg, const AlgorithmInfo& a) {
 }
 
 std::vector<std::string> nearest_names(const std::string& name, const std::vector<std::string>& candidates) {
-  std::vector<std::pair<std::size_t, std::string>> d;
-  for (const std::string& c : candidates) d.emplace_back(edit_distance(name, c), c);
-  std::stable_sort(d.begin(), d.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<std::string> out;
-  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
-  for (const auto& [dist, c] : d)
-    if (dist <= limit && dist == d.front().first && out.size() < 3) out.push_back(c);
-  if (out.empty() && !name.empty())  // a part of a name: "nesbt" -> broadcast.nesbt
+  std::vector<std::string> out = closest_names(name, candidates);
+  if (out.empty() && name.size() >= 3)  // a part of a name: "nesbt" -> broadcast.nesbt
     for (const std::string& c : candidates)
       if (c.find(name) != std::string::npos && out.size() < 3) out.push_back(c);
   return out;
@@ -293,8 +272,12 @@ std::string describe(const Registry& reg, const std::string& name) {
   for (const std::string& n : preset_names()) names.push_back(n);
   const std::vector<std::string> near = nearest_names(name, names);
   std::string msg = "no algorithm or machine preset \"" + name + "\"";
-  if (!near.empty()) msg += "; did you mean " + join(near, " or ") + "?";
-  throw InputError("cubesim describe", "", msg + " (cubesim list algorithms, cubesim list machines)");
+  for (std::size_t i = 0; i < near.size(); ++i)
+    msg += std::string(i == 0                 ? " (did you mean "
+                       : i + 1 == near.size() ? " or "
+                                              : ", ") +
+           "\"" + near[i] + "\"" + (i + 1 == near.size() ? "?)" : "");
+  throw InputError("cubesim describe", "", msg + "; cubesim list algorithms, cubesim list machines");
 }
 
 std::string reference_markdown(const Registry& reg) {

@@ -50,7 +50,8 @@ std::string reference_markdown(const Registry& reg);
 /// configs/schema.json's descriptions: {JSON pointer to the described schema: description}.
 ojson schema_descriptions();
 
-/// The candidates nearest `name` by edit distance (at most 3 of them, within a third of the length).
+/// The candidates nearest `name` (sim/suggest.hpp's closest_names), or else those that contain it
+/// ("nesbt": broadcast.nesbt, ...); at most 3.
 std::vector<std::string> nearest_names(const std::string& name, const std::vector<std::string>& candidates);
 
 }  // namespace cubesim
