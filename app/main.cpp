@@ -13,6 +13,7 @@
 #include "app/algorithm_docs.hpp"
 #include "app/calibrate.hpp"
 #include "app/config.hpp"
+#include "app/describe.hpp"
 #include "app/interrupt.hpp"
 #include "app/io.hpp"
 #include "app/plot_launcher.hpp"
@@ -301,8 +302,11 @@ int cmd_list(const Registry& reg, const std::string& what, bool markdown, bool s
       const auto text = [&](const char* key) {
         return find_machine_key(key)->get(*find_machine_key(key), m).get<std::string>();
       };
-      std::printf("%-14s tau %-9s t_c %-8s B_m %-5lld ports %-4s switching %-19s kind %-12s %s\n", n.c_str(),
-                  format_time(m.tau).c_str(), format_time(m.t_c).c_str(), static_cast<long long>(m.packet_elements),
+      // With the units of machines/machine_keys.cpp: "t_c 4 us per element" (cubesim describe NAME: every key).
+      const auto unit = [](const char* key) { return std::string(find_machine_key(key)->unit); };
+      std::printf("%-14s tau %-9s %s  t_c %-8s %s  B_m %-5lld %s  ports %-4s switching %-19s kind %-12s %s\n",
+                  n.c_str(), format_time(m.tau).c_str(), unit("tau").c_str(), format_time(m.t_c).c_str(),
+                  unit("t_c").c_str(), static_cast<long long>(m.packet_elements), unit("packet_elements").c_str(),
                   m.ports.name().c_str(), text("switching").c_str(), text("kind").c_str(), m.description.c_str());
     }
     return 0;
@@ -563,6 +567,16 @@ int main(int argc, char** argv) {
   completion->add_option("shell", shell, "bash (the only one so far)");
   auto* help = app.add_subcommand("help", "show the help of cubesim, or of one command: cubesim help run");
   help->add_option("command", help_topic, "the command");
+  // `cubesim describe NAME` (issue 33; app/describe.hpp): an algorithm's or a preset's reference;
+  // --reference and --schema-descriptions: what scripts/gen-docs.sh writes into docs/reference.md
+  // and configs/schema.json.
+  std::string describe_name;
+  bool describe_reference = false, describe_schema = false;
+  auto* desc = app.add_subcommand(
+      "describe", "an algorithm's parameters (meaning, unit, default, bounds), paper and formula, or a machine's keys");
+  desc->add_option("name", describe_name, "an algorithm (cubesim list algorithms) or a machine preset");
+  desc->add_flag("--reference", describe_reference, "docs/reference.md's generated part (Markdown)");
+  desc->add_flag("--schema-descriptions", describe_schema, "configs/schema.json's descriptions, by JSON pointer");
   bool markdown = false, summary = false;
   list->add_flag("--markdown", markdown,
                  "algorithms: the docs' table (row, relation, measured deviations per port model)");
@@ -657,6 +671,14 @@ int main(int argc, char** argv) {
     if (*pred) return cmd_predict(reg, config, json, command_overrides(run_machine, set_args));
     if (*val) return cmd_validate(reg, config, command_overrides(run_machine, set_args));
     if (*list) return cmd_list(reg, what, markdown, summary);
+    if (*desc) {
+      if (describe_reference + describe_schema + !describe_name.empty() != 1)
+        throw InputError("cubesim describe", "", "give one of: NAME, --reference, --schema-descriptions");
+      std::cout << (describe_reference ? reference_markdown(reg)
+                    : describe_schema  ? schema_descriptions().dump(2) + "\n"
+                                       : describe(reg, describe_name));
+      return 0;
+    }
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

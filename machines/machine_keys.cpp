@@ -167,27 +167,40 @@ bool calibrated(const Machine& m) { return m.kind != ModelKind::formula; }
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
 
 const std::array kMachineKeys{
-    row<&Machine::tau>({.key = "tau", .meaning = "start-up per packet per hop", .need = Need::always}),
+    row<&Machine::tau>({.key = "tau",
+                        .meaning = "the start-up time: store-and-forward, paid by every packet on every link it "
+                                   "crosses; pipelined, once per message at its source",
+                        .unit = "per packet per hop",
+                        .need = Need::always}),
     row<&Machine::tau_msg>({.key = "tau_msg",
                             .meaning = "extra start-up per message per hop (iPSC external packets)",
+                            .unit = "per message per hop",
                             .need = Need::preset}),
-    row<&Machine::t_c>({.key = "t_c", .meaning = "transfer time per element", .need = Need::always}),
-    row<&Machine::t_a>({.key = "t_a", .meaning = "time per arithmetic operation", .need = Need::preset}),
-    row<&Machine::t_copy>(
-        {.key = "t_copy", .meaning = "time per element copied in local memory", .need = Need::preset}),
+    row<&Machine::t_c>(
+        {.key = "t_c", .meaning = "transfer time per element", .unit = "per element", .need = Need::always}),
+    row<&Machine::t_a>(
+        {.key = "t_a", .meaning = "time per arithmetic operation", .unit = "per flop", .need = Need::preset}),
+    row<&Machine::t_copy>({.key = "t_copy",
+                           .meaning = "time per element copied in local memory",
+                           .unit = "per element copied",
+                           .need = Need::preset}),
     row<&Machine::packet_elements>({.key = "packet_elements",
-                                    .meaning = "B_m, the largest packet",
+                                    .meaning = "B_m, the largest packet the machine sends (the packet size in force is "
+                                               "the algorithm's param B, at most this)",
+                                    .unit = "elements",
                                     .need = Need::always,
                                     .lo = 1,
                                     .hi = kMaxElements}),
     row<&Machine::element_bytes>({.key = "element_bytes",
                                   .meaning = "bytes per element",
+                                  .unit = "bytes",
                                   .need = Need::preset,
                                   .overridable = false,
                                   .lo = 1,
                                   .hi = 1024}),
     row<&Machine::ports>({.key = "ports",
                           .meaning = "the port model: one, all, or k concurrent sends and receives",
+                          .unit = "ports (one, all or k)",
                           .need = Need::preset,
                           .lo = 1,
                           .hi = 64}),
@@ -200,41 +213,52 @@ const std::array kMachineKeys{
                             .written = &names_network}),
     row<&Machine::b_copy>({.key = "B_copy",
                            .meaning = "TR-572 §8.1: shorter blocks are copied into one buffer (0: never)",
+                           .unit = "elements",
                            .lo = 0,
                            .hi = kMaxElements}),
-    row<&Machine::t_hop>(
-        {.key = "t_hop", .meaning = "pipelined: the fixed part of a dimension cycle", .written = &pipelined}),
+    row<&Machine::t_hop>({.key = "t_hop",
+                          .meaning = "pipelined: the fixed part of a dimension cycle",
+                          .unit = "per dimension cycle",
+                          .written = &pipelined}),
     row<&Machine::router_buffers>({.key = "router_buffers",
                                    .meaning = "pipelined: messages a router holds (0: unlimited)",
+                                   .unit = "messages",
                                    .lo = 0,
                                    .hi = 1 << 20,
                                    .written = &pipelined}),
     row<&Machine::processors_per_router>({.key = "processors_per_router",
                                           .meaning = "cm2_router: processors sharing one router chip (a power of two)",
+                                          .unit = "processors",
                                           .lo = 1,
                                           .hi = 1 << 20,
                                           .written = &shares_routers}),
     row<&Machine::router_injections>(
         {.key = "router_injections",
          .meaning = "cm2_router: messages a router chip takes from its processors a dimension cycle (0: no limit)",
+         .unit = "messages per dimension cycle",
          .lo = 0,
          .hi = 1 << 20,
          .written = &limits_injections}),
     row<&Machine::t_elem>({.key = "t_elem",
                            .meaning = "loop overhead of a local matrix product, per result element",
+                           .unit = "per result element",
                            .written = &has_t_elem}),
     row<&Machine::t_init>(
         {.key = "t_init",
          .meaning = "one-off initialisation of a product's result, per element, once per multiplication",
+         .unit = "per result element",
          .written = &has_t_init}),
     row<&Machine::o_send>({.key = "o_send",
                            .meaning = "node software: CPU time of each send call before its message enters the network",
+                           .unit = "per send",
                            .written = &has_o_send}),
     row<&Machine::o_recv>({.key = "o_recv",
                            .meaning = "node software: CPU time of each receive after its message has arrived",
+                           .unit = "per receive",
                            .written = &has_o_recv}),
     row<&Machine::t_call>({.key = "t_call",
                            .meaning = "node software: overhead of each call of an arithmetic kernel (compute)",
+                           .unit = "per call",
                            .written = &has_t_call}),
     row<&Machine::kind>({.key = "kind",
                          .meaning = "formula (the papers' formulas hold) or calibrated (fitted overheads)",
@@ -258,6 +282,15 @@ std::string machine_key_list(bool (*pred)(const MachineKey&)) {
   for (const MachineKey& k : kMachineKeys)
     if (pred == nullptr || pred(k)) s += (s.empty() ? "" : ", ") + std::string(k.key);
   return s;
+}
+
+std::string machine_key_description(const MachineKey& k) {
+  std::string s(k.meaning);
+  if (k.kind == KeyKind::time)
+    s += ". Unit: a time " + std::string(k.unit) + ", a number of seconds or a string with a unit (ps, ns, us, ms, s)";
+  else if (!k.unit.empty())
+    s += ". Unit: " + std::string(k.unit);
+  return s + ".";
 }
 
 }  // namespace cubesim

@@ -38,6 +38,10 @@ enum class Need {
 struct MachineKey {
   std::string_view key;  ///< in presets, inline machines, machine_overrides and trace headers
   std::string_view meaning;
+  /// What the value counts, as written after it: "per element" (t_c 4 us per element),
+  /// "elements" (packet_elements 256 elements); empty for names. `cubesim describe`, `cubesim list
+  /// machines`, docs/reference.md and configs/schema.json's descriptions show it.
+  std::string_view unit;
   Need need = Need::optional;
   bool overridable = true;                    ///< accepted in a config's machine_overrides
   std::int64_t lo = 0, hi = 0;                ///< count: the accepted range
@@ -62,5 +66,7 @@ std::span<const MachineKey> machine_keys();
 const MachineKey* find_machine_key(std::string_view key);
 /// The keys of the rows that pass `pred`, joined by ", " (the "known: ..." lists of errors).
 std::string machine_key_list(bool (*pred)(const MachineKey&));
+/// configs/schema.json's "description" of a machine key: its meaning and unit.
+std::string machine_key_description(const MachineKey& k);
 
 }  // namespace cubesim
