@@ -225,6 +225,14 @@ def load_ledger(path, check_files=True):
             raise InputError(path, f"{ptr}/check: want an object or null")
         if "reason" in c:
             need(c, "reason", str, path, ptr)
+        if "slow" in c:
+            # A claim whose configs take minutes (the 1,024-node selection maps): the ledger keeps
+            # what it measured, which a full run checks and --skip-slow reports without running.
+            slow = c["slow"]
+            if not isinstance(slow, dict) or set(slow) != {"measured_text", "expected"} or not all(
+                    isinstance(v, str) and v for v in slow.values()):
+                raise InputError(path, f"{ptr}/slow: want {{\"measured_text\": ..., \"expected\": ...}} "
+                                       "(what a full run measured)")
         if "fitted" in c and not need(c, "fitted", str, path, ptr).strip():
             raise InputError(path, f"{ptr}/fitted: empty (say which machine value was fitted to this claim)")
         for cfg, cptr in validate_check(c["check"], path, f"{ptr}/check", presets):
@@ -410,13 +418,13 @@ def fmt(v):
 
 # --- the command ---------------------------------------------------------------------------------
 
-def evaluate(led, only, cubesim, work, jobs):
+def evaluate(led, only, cubesim, work, jobs, skip_slow=False):
     base = ROOT
     claims = [c for c in led["claims"] if not only or c["id"] in only]
     needed = {}
     for c in claims:
         chk = c["check"]
-        if chk is None:
+        if chk is None or (skip_slow and "slow" in c):
             continue
         cfgs = [chk["config"]]
 
@@ -456,6 +464,11 @@ def evaluate(led, only, cubesim, work, jobs):
             continue
         r["machine"] = chk["machine"]
         ov = chk.get("overrides") or {}
+        if skip_slow and "slow" in c:  # not run: what the last full run measured
+            r.update(verdict=c.get("verdict") or "unchecked", measured_text=c["slow"]["measured_text"],
+                     expected=c["slow"]["expected"], skipped=True)
+            results.append(r)
+            continue
 
         def reports_of(cfg):
             key = run_key(cfg, ov)
@@ -480,6 +493,10 @@ def evaluate(led, only, cubesim, work, jobs):
                                     else fmt(measured) + (f" ({extra})" if extra else "")))
             if verdict in ("not", "partial") and c.get("reason"):
                 r["reason"] = c["reason"]
+            if "slow" in c and (c["slow"]["measured_text"], c["slow"]["expected"]) != (r["measured_text"],
+                                                                                        str(expected)):
+                r["slow_stale"] = (f"measured {r['measured_text']}, expected {expected}; the ledger's \"slow\" "
+                                   f"says {c['slow']['measured_text']}, {c['slow']['expected']}")
         except CheckError as e:
             r.update(verdict="error", error=str(e))
         results.append(r)
@@ -526,6 +543,9 @@ def markdown(led, results, ledger_path):
            "(the papers' τ, t_c, t_a), and where a calibrated preset exists (`caltech-mark2-measured`) once",
            "more on it, as a claim of its own (id ending `-measured`); docs/calibration.md says why the iPSC",
            "has none.",
+           "Claims marked `slow` in the ledger (minutes each: the 1,024-node selection maps) keep the numbers",
+           "their last full run measured; `cubesim claims` runs them and fails if those numbers changed, and",
+           "the test suite (`--skip-slow`) reports them without running.",
            "",
            "Metrics: `value` (an expression over one run), `ratio` (run A over run B), `argmin`/`argmax`",
            "(the sweep key's value where an expression is least/greatest), `slope`/`exponent` (least",
@@ -573,6 +593,9 @@ def cmd_claims(argv):
     ap.add_argument("--markdown", metavar="FILE", help="write the ledger's page (docs/claims.md) here")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="configs run at once (default one per core)")
     ap.add_argument("--work", help="keep the runs' reports here and reuse them (default: a temporary folder)")
+    ap.add_argument("--skip-slow", action="store_true",
+                    help="do not run the claims marked \"slow\" (minutes each): report what the ledger says a "
+                         "full run measured (the test suite's way; a full run checks those numbers)")
     a = ap.parse_args(argv)
     if a.jobs < 1:
         raise InputError("--jobs", f"{a.jobs}: want at least 1")
@@ -585,8 +608,9 @@ def cmd_claims(argv):
     with tempfile.TemporaryDirectory(prefix="cubesim-claims-") as tmp:
         work = a.work or tmp
         os.makedirs(work, exist_ok=True)
-        results = evaluate(led, set(a.only or []), cubesim, work, a.jobs)
+        results = evaluate(led, set(a.only or []), cubesim, work, a.jobs, a.skip_slow)
     errors = [r for r in results if r["verdict"] == "error"]
+    errors += [dict(r, error=r["slow_stale"]) for r in results if r.get("slow_stale")]
     changed = [r for r in results if r["verdict"] != "error" and r["stored"] is not None and r["stored"] != r["verdict"]]
     if a.markdown:
         text = markdown(led, results, a.ledger)
@@ -609,6 +633,8 @@ def cmd_claims(argv):
                         f"expected {r['expected']} [{r['machine']}]")
             if r["verdict"] != "error" and r["stored"] is not None and r["stored"] != r["verdict"]:
                 line += f"  (ledger says {r['stored']})"
+            if r.get("skipped"):
+                line += "  (slow: not run, the last full run's numbers)"
             print(line)
         tab = counts(results)
         print("verdicts: " + "; ".join(f"{p} " + ", ".join(f"{tab[p][v]} {v}" for v in VERDICTS)
