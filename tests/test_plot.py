@@ -412,7 +412,6 @@ class PlotCli(unittest.TestCase):
         broken = os.path.join(self.tmp, "broken.json")
         with open(broken, "w", encoding="utf-8") as f:
             f.write('{"schema": "cubesim.report/1", "runs": [')
-        target = os.path.join(self.tmp, "never.svg")
         cases = [
             (["plot", os.path.join(self.tmp, "missing.json")], "missing.json: cannot read the report"),
             (["plot", notrep], "config.json: /schema: not a cubesim report"),
@@ -435,7 +434,8 @@ class PlotCli(unittest.TestCase):
             (["plot"], "cubesim plot: the following arguments are required"),
             (["figures", "--only", "nosuch", "--out", self.tmp], '--only: no recipe "nosuch"'),
             (["figures", "--report", "x", "--out", self.tmp], '--report: "x": want CONFIG=REPORT'),
-            (["figures", "--out", target], "--out: "),
+            (["figures", "--out", broken], "--out: \"" + broken + "\" exists and is not a folder"),
+            (["figures", "--out", os.path.join(broken, "sub")], "--out: "),
         ]
         for args, want in cases:
             with self.subTest(args=args):
@@ -579,8 +579,7 @@ class Figures(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="cubesim-figures-test-")
-        cls.out = os.path.join(cls.tmp, "figures")
-        os.makedirs(cls.out)
+        cls.out = os.path.join(cls.tmp, "new", "figures")  # `figures --out` creates it (issue 33 point 8)
         cls.reports = {}
         cls.recipes = mine(recipe_list())
         for _, _, configs in cls.recipes:

@@ -32,6 +32,7 @@
 //            even-parity-block-column, bit j + n/2, bit j)). Prediction n(D t_c + ⌈D/B⌉ tau).
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/registry.hpp"
@@ -197,12 +198,48 @@ Prediction predict_router_2d(const Setup& s) {
   if (t.n == 0) return pr;
   if (s.machine.switching == Switching::pipelined) {
     pr.source =
-        "TR-572 §2, §8.2.2: the start-up once; a router sends one packet a dimension cycle, and the last must then "
-        "cross n - 1 more";
+        "TR-572 §2, §8.2.2: the start-up once, then the larger of the latency (a router sends one packet a "
+        "dimension cycle, the last must cross n - 1 more) and the throughput (each dimension served once a petit "
+        "cycle, one packet a router: T >= tau + (K/2) n cycles for K packets a node)";
     pr.startups = 1;
     pr.msg_startups = 1;
     const Time cycle = s.machine.t_hop + s.machine.t_c * B;
-    pr.time = prediction_time(s.machine, pr) + cycle * (packets + t.n - 1);
+    const Time ready = prediction_time(s.machine, pr);
+    // Latency: the last packet leaves its source no earlier than K cycles after the start-up and
+    // has up to n dimensions to cross, one a cycle.
+    Time bound = ready + cycle * (packets + t.n - 1);
+    // Throughput (issue 32): cycle k serves dimension k mod n_r of the routers' cube, and a router
+    // sends at most one packet across it, so H_d crossings of dimension d take ceil(H_d / R)
+    // of its cycles, counted from the first cycle that starts after the start-up; a packet leaves
+    // at the end of the cycle that brings it home. Routers of 2^g processors (the CM-2's 16):
+    // a packet crosses the routers' dimensions where its source and target routers differ.
+    const std::int64_t ppr = std::max<std::int64_t>(1, s.machine.processors_per_router);
+    const int g = log2_exact(ppr) > 0 ? log2_exact(ppr) : 0;
+    const int nr = t.n - g;
+    const std::int64_t N = std::int64_t{1} << t.n, routers = N >> g;
+    const std::int64_t c = cycle.count();
+    const std::int64_t k0 = c > 0 ? ceil_div(ready.count(), c) : 0;  // the first cycle after the start-up
+    if (c > 0 && nr > 0) {
+      std::vector<std::int64_t> crossings(static_cast<std::size_t>(nr), 0);
+      for (NodeId x = 0; x < N; ++x) {
+        const std::uint64_t diff = static_cast<std::uint64_t>((x >> g) ^ (t.target(x) >> g));
+        for (int d = 0; d < nr; ++d)
+          if ((diff >> d) & 1U) ++crossings[static_cast<std::size_t>(d)];
+      }
+      for (int d = 0; d < nr; ++d) {
+        const std::int64_t m =
+            ceil_div(checked_mul(crossings[static_cast<std::size_t>(d)], packets, "router crossings"), routers);
+        if (m == 0) continue;
+        const std::int64_t first = k0 + ((d - k0 % nr) % nr + nr) % nr;  // the first cycle of dimension d
+        bound = std::max(bound, cycle * (first + (m - 1) * nr + 1));
+      }
+    }
+    // Injection: a router chip that takes at most I packets a cycle from its processors needs
+    // ceil(ppr K / I) cycles to take them all.
+    if (c > 0 && s.machine.router_injections > 0)
+      bound = std::max(
+          bound, cycle * (k0 + ceil_div(checked_mul(ppr, packets, "router injections"), s.machine.router_injections)));
+    pr.time = bound;
     return pr;
   }
   pr.source = "TR-572 Fig. 14(b): the anti-diagonal block pipelined over n hops, no contention";
@@ -364,7 +401,9 @@ const Registration kRegistration{[](Registry& r) {
          .predict = predict_router_2d,
          .verify = verify_binary,
          .one_port = {.row = "store-and-forward: (⌈PQ/(BN)⌉ + n - 1)(b t_c + tau) + 2 (PQ/N) t_copy; pipelined: tau + "
-                             "(⌈PQ/(BN)⌉ + n - 1) dimension cycles",
+                             "the larger of ⌈PQ/(BN)⌉ + n - 1 dimension cycles and each dimension's crossings over "
+                             "the routers, one a router in each of its cycles (about (K/2) n cycles for K packets "
+                             "a node)",
                       .relation = "lower bound (routes collide)",
                       .deviations = {{Relation::lower_bound, 0, 17.4, "n=8 P=2^6 Q=2^12 B=1"}}},
          .all_port = {.row = "the same",

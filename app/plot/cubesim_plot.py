@@ -1002,7 +1002,9 @@ def cmd_figures(argv):
     ap = ArgParser(prog="cubesim figures",
                                  description="regenerate the papers' figures from simulation (figures/recipes/*.json)")
     ap.add_argument("--recipes", default=os.path.join(ROOT, "figures", "recipes"), help="folder of recipes or one recipe file")
-    ap.add_argument("--out", default=os.path.join(ROOT, "figures"), help="where NAME.svg and NAME.data.json go (default figures/)")
+    ap.add_argument("--out", default="figures",
+                    help="where NAME.svg and NAME.data.json go, created if need be (default: figures/ in the current "
+                         "folder; the committed figures are regenerated from the repository's root)")
     ap.add_argument("--only", action="append", metavar="NAME", help="only this figure (repeatable)")
     ap.add_argument("--report", action="append", default=[], metavar="CONFIG=REPORT",
                     help="draw CONFIG's data from this report instead of running it (repeatable)")
@@ -1029,8 +1031,12 @@ def cmd_figures(argv):
             raise InputError("--report", f"\"{item}\": want CONFIG=REPORT")
         c, rp = item.split("=", 1)
         given[os.path.realpath(c)] = load_report(rp)
-    if not os.path.isdir(a.out):
-        raise InputError("--out", f"\"{a.out}\": not a folder")
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        raise InputError("--out", f"\"{a.out}\" exists and is not a folder")
+    try:
+        os.makedirs(a.out, exist_ok=True)  # as `cubesim run --out` does
+    except OSError as e:
+        raise InputError("--out", f"\"{a.out}\": cannot create the folder ({e.strerror})")
     cubesim = os.environ.get("CUBESIM_BIN") or os.path.join(ROOT, "build", "cubesim")
     plt = pyplot()
     with tempfile.TemporaryDirectory(prefix="cubesim-figures-") as tmp:
