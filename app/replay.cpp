@@ -121,7 +121,10 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   std::string format = opt.format;
   if (format == "auto") {
     refuse_json_files(path);
-    format = looks_native(head_of(path)) ? "cubesim" : "simgrid";
+    const std::string head = head_of(path);
+    if (head.empty())  // a trace of either format cut at its first byte
+      throw InputError(path, "byte 0", "the file is empty: no trace to replay (truncated? record the trace again)");
+    format = looks_native(head) ? "cubesim" : "simgrid";
   }
   if (format != "cubesim" && format != "simgrid")
     throw InputError("", "--format", "format must be auto, cubesim or simgrid, not \"" + format + "\"");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/cli_helpers.hpp"
+#include "traces/ti_trace.hpp"
 
 namespace cubesim::test {
 namespace {
@@ -41,6 +42,9 @@ std::string trace_header(const std::string& from, const std::string& to) {
   const std::string text = read_all("traces/samples/quickstart.trace");
   return replace_all(text.substr(0, text.find('\n') + 1), from, to);
 }
+/// A trace of `header` and step lines, with the end line that makes it whole (the bad input
+/// these cases feed is past it).
+std::string whole_trace(const std::string& text) { return trace::with_end_line(text); }
 
 /// "1, 2, ..., n"
 std::string numbers(int n) {
@@ -129,7 +133,7 @@ std::vector<BadCase> corpus() {
        "{d}/s.json: line 1, column 44: the number 1e400 is out of range",
        ""},
       {"number_1e400_trace",
-       {{"t.trace", trace_header("\"M\":15360", "\"M\":1e400")}},
+       {{"t.trace", whole_trace(trace_header("\"M\":15360", "\"M\":1e400"))}},
        "replay {d}/t.trace",
        "{d}/t.trace: line 1, column ",
        "the number 1e400 is out of range"},
@@ -157,20 +161,20 @@ std::vector<BadCase> corpus() {
        "--trace simgrid: this trace has concurrent strands"},
       // 5. Kilobytes of input that would take gigabytes: refused before allocating.
       {"trace_claims_24_cube",
-       {{"t.trace", replace_all(trace_header(R"("topology":{"kind":"hypercube","dim":4})",
-                                             R"("topology":{"kind":"hypercube","dim":24})"),
-                                R"("nodes":16,)", R"("nodes":16777216,)")}},
+       {{"t.trace", whole_trace(replace_all(trace_header(R"("topology":{"kind":"hypercube","dim":4})",
+                                                         R"("topology":{"kind":"hypercube","dim":24})"),
+                                            R"("nodes":16,)", R"("nodes":16777216,)"))}},
        "replay {d}/t.trace",
        "{d}/t.trace: line 1: /topology: replaying this trace on the hypercube n=24 (16777216 nodes) needs at least",
        "",
        "CUBESIM_MEMORY_LIMIT=1000000000 "},
       {"trace_undeclared_strand",
-       {{"t.trace", trace_header("", "") + "0 16777216 compute 1\n1 16777216 compute 1\n"}},
+       {{"t.trace", whole_trace(trace_header("", "") + "0 16777216 compute 1\n1 16777216 compute 1\n")}},
        "replay {d}/t.trace",
        "{d}/t.trace: line 2: strand 16777216 of node 0 was not declared by a fork above",
        ""},
       {"trace_forks_beyond_its_size",
-       {{"t.trace", trace_header("", "") + "0 0 fork 1 1048576\n"}},
+       {{"t.trace", whole_trace(trace_header("", "") + "0 0 fork 1 1048576\n")}},
        "replay {d}/t.trace",
        "{d}/t.trace: line 2: the forks declare 1048576 strands, more than the trace's",
        ""},
@@ -385,7 +389,7 @@ std::vector<BadCase> corpus() {
        ""},
       // Issue 17: traces.
       {"trace_unknown_operation",
-       {{"t.trace", trace_header("", "") + "0 0 warp 3\n"}},
+       {{"t.trace", whole_trace(trace_header("", "") + "0 0 warp 3\n")}},
        "replay {d}/t.trace",
        "{d}/t.trace: line 2: unknown operation \"warp\"",
        ""},
@@ -603,7 +607,7 @@ std::vector<BadCase> corpus() {
        ""},
       {"completion_unknown_shell", {}, "completion tcsh", "cubesim completion: no completion for \"tcsh\"", ""},
       {"trace_name_not_a_string",
-       {{"t.trace", replace_all(trace_header("\"name\":\"quickstart\"", "\"name\":5"), "", "") + "0 0 compute 1\n"}},
+       {{"t.trace", whole_trace(trace_header("\"name\":\"quickstart\"", "\"name\":5") + "0 0 compute 1\n")}},
        "replay {d}/t.trace --json",
        "{d}/t.trace: line 1: /name: name must be a string",
        ""},

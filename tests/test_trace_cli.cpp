@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "tests/cli_helpers.hpp"
+#include "traces/ti_trace.hpp"
 
 namespace {
 
@@ -42,7 +43,7 @@ TEST(TraceCli, SamplesAreCurrentAndReplayToTheirRecordedTime) {
         << "regenerate traces/samples (docs/traces.md)";
     EXPECT_EQ(read_all(dir + "/traces/" + stem + ".chrome.json"), read_all("traces/samples/" + stem + ".chrome.json"));
     const std::string text = read_all("traces/samples/" + stem + ".trace");
-    const json header = json::parse(text.substr(std::string("cubesim.trace/1").size(), text.find('\n') - 15));
+    const json header = json::parse(text.substr(std::string("cubesim.trace/2").size(), text.find('\n') - 15));
     const json rep = replay_json("traces/samples/" + stem + ".trace");
     const json& run = rep["runs"][0];
     EXPECT_EQ(run["simulated"]["time_ps"], header["recorded"]["time_ps"]);
@@ -304,8 +305,10 @@ TEST(TraceCli, ChromeFlowsGoFromSenderToReceiver) {
 
 TEST(TraceCli, BadInputIsOneLineAndExitTwo) {
   const std::string dir = temp_dir("tracebad");
-  const std::string badtrace =
-      write_temp("cubesim_bad.trace", read_all("traces/samples/quickstart.trace") + "3 0 send 99 1 0\n");
+  const std::string sample = read_all("traces/samples/quickstart.trace");
+  const std::string badtrace = write_temp(
+      "cubesim_bad.trace",
+      cubesim::trace::with_end_line(sample.substr(0, sample.rfind('\n', sample.size() - 2) + 1) + "3 0 send 99 1 0\n"));
   const std::string collective = write_temp("cubesim_coll.txt", "0 init\n0 bcast 100\n");
   struct Case {
     std::string args, expect;

@@ -198,7 +198,7 @@ TEST(Traces, ReplayChecksReceivedSizes) {
   const std::string text = std::string(trace::kSchema) +
                            " {\"topology\":{\"kind\":\"hypercube\",\"dim\":1},\"packet_elements\":8}\n"
                            "0 0 send 1 5 0\n1 0 recv 0 6 0\n";
-  const trace::Trace t = trace::read_text(text, "mem");
+  const trace::Trace t = trace::read_text(trace::with_end_line(text), "mem");
   EXPECT_THROW(replay(t, test::simple_machine(), topo, 8), SimulationError);
 }
 
@@ -221,7 +221,7 @@ TEST(Traces, BadTraceTextNamesFileAndLine) {
   };
   for (const Case& c : cases) {
     try {
-      trace::read_text(c.text, "t.trace");
+      trace::read_text(trace::with_end_line(c.text), "t.trace");
       ADD_FAILURE() << "accepted: " << c.text;
     } catch (const InputError& e) {
       EXPECT_EQ(e.file(), "t.trace");

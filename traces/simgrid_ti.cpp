@@ -1,5 +1,6 @@
 #include "traces/simgrid_ti.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -167,6 +168,17 @@ bool is_int(const std::string& s) {
 
 /// Reads actions of a TI file, appending them by rank.
 void read_actions(const std::string& path, const std::string& text, std::map<NodeId, std::vector<Action>>& by_rank) {
+  // A last action without its newline: SimGrid's reader drops it (xbt ReplayReader stops at end
+  // of file), and it is what a file cut inside a line looks like. Refused, naming the byte.
+  if (!text.empty() && text.back() != '\n') {
+    const std::size_t at = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+    const auto w = words(text.substr(at));
+    if (!w.empty() && w[0][0] != '#')
+      throw InputError(path, "byte " + std::to_string(text.size()),
+                       "the file ends inside line " + std::to_string(std::count(text.begin(), text.end(), '\n') + 1) +
+                           ", with no newline (truncated? SimGrid ignores such a last line: end the file with a "
+                           "newline if it is whole)");
+  }
   std::istringstream is(text);
   std::size_t line = 0;
   for (std::string ln; std::getline(is, ln);) {

@@ -1,5 +1,6 @@
 #include "traces/ti_trace.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <stdexcept>
@@ -177,7 +178,16 @@ void append_op(std::string& out, const TraceOp& o) {
 }  // namespace
 
 std::string write_text(const Trace& t) {
-  std::string out = std::string(kSchema) + " " + t.header.dump() + "\n";
+  std::string out = kSchema;
+  out += ' ';
+  if (t.header.contains("schema")) {
+    ojson h = t.header;
+    h["schema"] = kSchema;
+    out += h.dump();
+  } else {
+    out += t.header.dump();
+  }
+  out += '\n';
   for (std::size_t n = 0; n < t.nodes.size(); ++n) {
     const auto& strands = t.nodes[n].strands;
     for (std::size_t s = 0; s < strands.size(); ++s) {
@@ -206,10 +216,20 @@ std::string write_text(const Trace& t) {
       }
     }
   }
+  // Last, the end line: a file cut anywhere lacks it or its newline (docs/traces.md).
+  out += "end " + std::to_string(t.steps()) + " " + std::to_string(out.size()) + "\n";
   return out;
 }
 
-bool looks_native(const std::string& text) { return text.rfind(kSchema, 0) == 0; }
+namespace {
+
+constexpr std::string_view kFamily = "cubesim.trace/";  // every version's first bytes
+
+}  // namespace
+
+bool looks_native(const std::string& text) {
+  return text.starts_with(kFamily) || (!text.empty() && kFamily.starts_with(text));
+}
 
 namespace {
 
@@ -274,17 +294,113 @@ std::vector<std::string_view> split(std::string_view s) {
   return out;
 }
 
+/// The step lines of `text` after its first line: those that are neither blank nor comments
+/// (read_text makes one step of each, or refuses it).
+std::int64_t count_step_lines(std::string_view text) {
+  std::int64_t n = 0;
+  std::size_t start = text.find('\n');
+  if (start == std::string_view::npos) return 0;
+  for (++start; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const auto tok = split(text.substr(start, end - start));
+    if (!tok.empty() && tok[0].front() != '#') ++n;
+    start = end + 1;
+  }
+  return n;
+}
+
+std::string lines_word(std::size_t n) { return n == 1 ? "line" : "lines"; }
+
+struct Whole {
+  std::size_t body = 0;    ///< the bytes before the end line
+  std::int64_t steps = 0;  ///< the steps the end line counts
+};
+
+/// Checks that `text` is a whole cubesim.trace/2 file before any of it is read: a file cut at
+/// any byte is refused naming the byte where it ends, whatever the cut left (docs/traces.md).
+Whole check_whole(const std::string& text, const std::string& file) {
+  const auto lines_before = [&](std::size_t at) {
+    return static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  };
+  const auto early = [&](const std::string& how) {
+    throw InputError(file, "byte " + std::to_string(text.size()),
+                     "the trace ends early" + how +
+                         " (truncated? a run killed while writing it, or a copy cut short: a whole " + kSchema +
+                         " file ends with the line \"end <steps> <bytes>\")");
+  };
+  if (text.empty()) early(": the file is empty");
+  if (!text.starts_with(kFamily)) {
+    if (kFamily.starts_with(text)) early(", inside its first line");
+    throw InputError(file, "line 1",
+                     std::string("not a cubesim trace: the first line must start with \"") + kSchema + "\"");
+  }
+  if (text.back() != '\n') {
+    const std::size_t lines = lines_before(text.size());
+    early(lines == 0 ? std::string(", inside its first line")
+                     : ", inside line " + std::to_string(lines + 1) + ", after " + std::to_string(lines) + " whole " +
+                           lines_word(lines));
+  }
+  if (!text.starts_with(kSchema)) {
+    const std::string version = text.substr(0, text.find_first_of(" \t\r\n{"));
+    if (version != kSchemaV1)
+      throw InputError(file, "line 1",
+                       "\"" + version + "\" is not a trace format this cubesim reads (it reads " + kSchema +
+                           "): record the trace again with this cubesim");
+    std::string q = "'" + file + "'";
+    if (file.find('\'') != std::string::npos) q = "FILE";
+    throw InputError(file, "line 1",
+                     std::string("a ") + kSchemaV1 +
+                         " trace has no end line, so a cut one cannot be told from a whole " +
+                         "one: record it again (cubesim run CONFIG --trace cubesim --out DIR), or, if you know it is " +
+                         "whole, make it a " + kSchema + " file: sed -i '1s|cubesim\\.trace/1|cubesim.trace/2|g' " + q +
+                         " && echo 'end " + std::to_string(count_step_lines(text)) + " " + std::to_string(text.size()) +
+                         "' >> " + q);
+  }
+  // The last line (the text ends with a newline).
+  const std::size_t nl = text.rfind('\n', text.size() - 2);
+  if (nl == std::string::npos) early(", after its header line, with no end line");
+  const std::size_t at = nl + 1;
+  const std::string_view last(text.data() + at, text.size() - 1 - at);
+  const auto tok = split(last);
+  const std::size_t line = lines_before(at) + 1;
+  if (tok.empty() || tok[0] != "end") early(", after line " + std::to_string(line) + ", with no end line");
+  const std::string where = "line " + std::to_string(line) + " (the end line)";
+  std::int64_t v[2] = {0, 0};
+  if (tok.size() != 3)
+    throw InputError(file, where, "expected \"end <steps> <bytes>\", got \"" + std::string(last) + "\"");
+  for (int i = 0; i < 2; ++i) {
+    const std::string_view s = tok[1 + static_cast<std::size_t>(i)];
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v[i]);
+    if (ec != std::errc{} || p != s.data() + s.size() || v[i] < 0)
+      throw InputError(file, where, "expected \"end <steps> <bytes>\", got \"" + std::string(last) + "\"");
+  }
+  if (static_cast<std::uint64_t>(v[1]) != at)
+    throw InputError(file, where,
+                     "the end line counts " + std::to_string(v[1]) + " bytes before it, the file has " +
+                         std::to_string(at) + " (cut and joined, or edited? record the trace again)");
+  return Whole{at, v[0]};
+}
+
 }  // namespace
 
+std::string with_end_line(std::string text) {
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  const std::int64_t steps = count_step_lines(text);
+  text += "end " + std::to_string(steps) + " " + std::to_string(text.size()) + "\n";
+  return text;
+}
+
 Trace read_text(const std::string& text, const std::string& file) {
+  const Whole whole = check_whole(text, file);
   Trace t;
   std::size_t start = 0, line = 0;
   bool have_header = false;
   NodeId nodes = 0;
   std::int64_t forked = 0;  // strands declared by forks so far
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
+  std::int64_t steps = 0;
+  while (start < whole.body) {
+    std::size_t end = text.find('\n', start);  // found: the body ends with a newline
     const std::string_view ln(text.data() + start, end - start);
     start = end + 1;
     ++line;
@@ -323,6 +439,8 @@ Trace read_text(const std::string& text, const std::string& file) {
     }
     LineParser p{file, line, split(ln)};
     if (p.tok.empty() || p.tok[0].front() == '#') continue;
+    if (p.tok[0] == "end") p.fail("an end line before the last line (two traces joined?)");
+    ++steps;
     const auto node = static_cast<NodeId>(p.integer("node", 0, nodes - 1));
     const auto strand = static_cast<int>(p.integer("strand", 0, 1 << 24));
     auto& strands = t.nodes[static_cast<std::size_t>(node)].strands;
@@ -371,6 +489,10 @@ Trace read_text(const std::string& text, const std::string& file) {
     strands[static_cast<std::size_t>(strand)].push_back(std::move(st));
   }
   if (!have_header) throw InputError(file, "line 1", "empty file: not a cubesim trace");
+  if (steps != whole.steps)
+    throw InputError(file, "line " + std::to_string(line + 1) + " (the end line)",
+                     "the end line counts " + std::to_string(whole.steps) + " steps, the trace has " +
+                         std::to_string(steps) + " (edited? record the trace again)");
   return t;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-/// Time-independent traces: the algorithm as data (docs/traces.md, "cubesim.trace/1").
+/// Time-independent traces: the algorithm as data (docs/traces.md, "cubesim.trace/2").
 ///
 /// A trace is, per node and per strand (the main process is strand 0; each child of an all_of of
 /// Tasks is a strand of its own), the sequence of what the process awaited: one operation, or
@@ -9,12 +9,16 @@
 /// the engine needs to re-time the run on any machine, without the algorithm's code.
 ///
 /// Text format, one line per step, after a header line that echoes the run:
-///   cubesim.trace/1 {"algorithm": ..., "machine": {...}, "topology": {...}, ...}
+///   cubesim.trace/2 {"algorithm": ..., "machine": {...}, "topology": {...}, ...}
 ///   <node> <strand> send <dst> <elements> <tag> & recv <src> <elements> <tag>
 ///   <node> <strand> fork <first-child-strand> <count>
 ///   <node> <strand> start <request-id> <operation>
 ///   <node> <strand> wait <request-id>
-/// Lines starting with '#' and blank lines are ignored.
+///   end <steps> <bytes>
+/// Lines starting with '#' and blank lines are ignored. The end line closes the file: the steps
+/// above it and the bytes before it, so that a file cut anywhere (a run killed while writing, a
+/// copy that stopped) is refused, never replayed in part. cubesim.trace/1 (no end line) is refused
+/// with the command that makes a whole one a cubesim.trace/2 file.
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -28,7 +32,9 @@ namespace cubesim::trace {
 
 using ojson = nlohmann::ordered_json;
 
-inline constexpr const char* kSchema = "cubesim.trace/1";
+inline constexpr const char* kSchema = "cubesim.trace/2";
+/// The format before the end line (read no more: a cut one cannot be told from a whole one).
+inline constexpr const char* kSchemaV1 = "cubesim.trace/1";
 
 enum class OpCode : std::uint8_t { send, recv, compute, copy, delay };
 
@@ -110,12 +116,18 @@ class ObserverFan : public EngineObserver {
   std::vector<EngineObserver*> list_;
 };
 
-/// Writes a trace in the native text format (deterministic: nodes, then strands, in order).
+/// Writes a trace in the native text format (deterministic: nodes, then strands, in order), the
+/// end line last. The header's "schema", if any, is written as kSchema.
 std::string write_text(const Trace& t);
-/// Parses the native text format. Throws InputError naming the file and line.
+/// Parses the native text format. Throws InputError naming the file and line, or the byte where
+/// a cut file ends ("byte N: the trace ends early ...") before anything else in it is read.
 Trace read_text(const std::string& text, const std::string& file);
-/// True when the text starts like a native trace.
+/// True when the text starts like a native trace (any version), or is all the first bytes of one.
 bool looks_native(const std::string& text);
+/// `text` (a header line and step lines, each ending with a newline) with its end line appended:
+/// the steps it holds (lines that are neither blank nor comments) and its bytes. For writers of
+/// traces by hand and tests.
+std::string with_end_line(std::string text);
 
 /// The process that replays node `self`'s part of `t`: the same awaits, forks and requests, with
 /// timing-only payloads. A receive that gets a size other than the recorded one is an error.

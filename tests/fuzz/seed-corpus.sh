@@ -40,9 +40,17 @@ cfg '"machine_overrides": [1], '"$cube"', "algorithm": "broadcast.sbt", "params"
 cfg "$cube"', "algorithm": "broadcast.sbt", "params": {"M": 1e400}' > $C/config/issue18-1e400
 cfg "$cube"', "algorithm": "broadcast.sbt", "params": {"M": 4}, "sweep": {"params.M": [1000, 1125899906842624]}' > $C/config/issue18-sweep-overflow
 cfg "$cube"', "algorithm": "broadcast.sbt", "params": {"M": 4, "a\nb": 1, "\u001b[31m": 2}' > $C/config/issue18-control-keys
+# A native trace ends with "end <steps> <bytes>" (docs/traces.md): these get theirs, so that the
+# reader reaches what they test.
+seal() {
+  local end
+  end=$(awk -v b="$(wc -c < "$1")" 'NR > 1 && $1 != "" && substr($1, 1, 1) != "#" { n++ } END { printf "end %d %d", n, b }' "$1")
+  echo "$end" >> "$1"
+}
 head -1 traces/samples/quickstart.trace | sed 's/"M":15360/"M":1e400/' > $C/native_trace/issue18-1e400
 { head -1 traces/samples/quickstart.trace; printf '0 16777216 compute 1\n'; } > $C/native_trace/issue18-undeclared-strand
 { head -1 traces/samples/quickstart.trace; printf '0 0 fork 1 1048576\n'; } > $C/native_trace/issue18-forks
+for f in issue18-1e400 issue18-undeclared-strand issue18-forks; do seal $C/native_trace/$f; done
 printf '99999999999999999999 init\n' > $C/simgrid_ti/issue18-rank
 printf '0 init\n1 init\n0 send 1 0 1e300\n1 recv 0 0 1\n' > $C/simgrid_ti/issue18-count-1e300
 printf '0 init\n1 init\n0 send 1 0 9300000000000000000\n1 recv 0 0 1\n' > $C/simgrid_ti/issue18-count-9e18
