@@ -8,6 +8,7 @@
 #include "sim/input_error.hpp"
 #include "sim/resources.hpp"
 #include "sim/simgrid/isolate.hpp"
+#include "traces/ti_trace.hpp"
 
 namespace cubesim {
 
@@ -213,7 +214,7 @@ std::string sweep_pointer(const RunPoint& p) {
 
 ojson trace_header(const std::string& name, const std::string& algorithm, const Setup& s, const RunStats& st) {
   ojson h;
-  h["schema"] = "cubesim.trace/1";
+  h["schema"] = trace::kSchema;
   h["generator"] = "cubesim";
   h["name"] = name;
   h["algorithm"] = algorithm;
