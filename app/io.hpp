@@ -2,6 +2,7 @@
 /// File input and output for the application: whole-file reads, atomic writes, JSON with line
 /// and column in its syntax errors. Formats (traces/, machines/) work on text; only the
 /// application touches files.
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -43,6 +44,27 @@ class OutputDir {
   std::string dir_, staging_;
   std::vector<std::string> drops_;
   bool committed_ = false;
+};
+
+/// A file that grows one record at a time, each on disk before append() returns (written whole,
+/// then fdatasync): a SIGKILL, the OOM killer or a power cut leaves every record appended, the
+/// last one perhaps torn. The sweeps' journal (app/resume.hpp).
+class AppendFile {
+ public:
+  /// Opens `path` for appending, its folder made if missing, the file made if missing and cut to
+  /// its first `keep` bytes (0: empty; a torn record's bytes are dropped so that the next one
+  /// starts a line). Throws std::runtime_error naming the file.
+  AppendFile(const std::string& path, std::uintmax_t keep);
+  AppendFile(const AppendFile&) = delete;
+  AppendFile& operator=(const AppendFile&) = delete;
+  ~AppendFile();
+  /// Appends `record` and waits for it to reach the disk. Throws std::runtime_error.
+  void append(const std::string& record);
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
 };
 
 /// Parses JSON text; a syntax error is an InputError naming `file`, the line and the column.
