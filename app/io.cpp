@@ -182,13 +182,41 @@ AppendFile::AppendFile(const std::string& path, std::uintmax_t keep) : path_(pat
   }
   (void)::fdatasync(fd_);
   if (!existed) sync_folder(p.parent_path());
+  syncer_ = std::thread([this] { sync_loop(); });
 }
 
 AppendFile::~AppendFile() {
-  if (fd_ >= 0) ::close(fd_);
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  wake_.notify_one();
+  syncer_.join();  // it syncs what is pending first
+  ::close(fd_);
+}
+
+void AppendFile::sync_loop() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return pending_ || closing_; });
+    if (!pending_ && closing_) return;
+    pending_ = false;
+    lock.unlock();
+    const int rc = ::fdatasync(fd_);  // every record written before this point
+    const int e = errno;
+    lock.lock();
+    if (rc != 0 && sync_errno_ == 0) sync_errno_ = e;
+  }
 }
 
 void AppendFile::append(const std::string& record) {
+  {
+    std::lock_guard lock(mutex_);
+    if (sync_errno_ != 0) {
+      errno = sync_errno_;
+      throw io_error("sync", path_);
+    }
+  }
   const char* data = record.data();
   std::size_t left = record.size();
   while (left > 0) {
@@ -198,7 +226,11 @@ void AppendFile::append(const std::string& record) {
     data += n;
     left -= static_cast<std::size_t>(n);
   }
-  if (::fdatasync(fd_) != 0) throw io_error("sync", path_);
+  {
+    std::lock_guard lock(mutex_);
+    pending_ = true;
+  }
+  wake_.notify_one();
 }
 
 ojson parse_json_text(const std::string& text, const std::string& file) { return parse_json(text, file); }
