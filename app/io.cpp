@@ -1,10 +1,12 @@
 #include "app/io.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -147,6 +149,88 @@ void OutputDir::commit(const std::string& last) {
   std::error_code ec;
   fs::remove_all(staging_, ec);
   staging_.clear();
+}
+
+namespace {
+
+std::runtime_error io_error(const std::string& what, const std::string& path) {
+  return std::runtime_error("cannot " + what + " " + path + ": " + std::strerror(errno));
+}
+
+/// Puts a folder's entries on disk (a file made in it survives a power cut).
+void sync_folder(const fs::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+AppendFile::AppendFile(const std::string& path, std::uintmax_t keep) : path_(path) {
+  const fs::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
+  const bool existed = fs::exists(p, ec);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw io_error("open", path);
+  if (::ftruncate(fd_, static_cast<off_t>(keep)) != 0) {
+    const auto e = io_error("cut", path);
+    ::close(fd_);
+    fd_ = -1;
+    throw e;
+  }
+  (void)::fdatasync(fd_);
+  if (!existed) sync_folder(p.parent_path());
+  syncer_ = std::thread([this] { sync_loop(); });
+}
+
+AppendFile::~AppendFile() {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  wake_.notify_one();
+  syncer_.join();  // it syncs what is pending first
+  ::close(fd_);
+}
+
+void AppendFile::sync_loop() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return pending_ || closing_; });
+    if (!pending_ && closing_) return;
+    pending_ = false;
+    lock.unlock();
+    const int rc = ::fdatasync(fd_);  // every record written before this point
+    const int e = errno;
+    lock.lock();
+    if (rc != 0 && sync_errno_ == 0) sync_errno_ = e;
+  }
+}
+
+void AppendFile::append(const std::string& record) {
+  {
+    std::lock_guard lock(mutex_);
+    if (sync_errno_ != 0) {
+      errno = sync_errno_;
+      throw io_error("sync", path_);
+    }
+  }
+  const char* data = record.data();
+  std::size_t left = record.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw io_error("append to", path_);
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  {
+    std::lock_guard lock(mutex_);
+    pending_ = true;
+  }
+  wake_.notify_one();
 }
 
 ojson parse_json_text(const std::string& text, const std::string& file) { return parse_json(text, file); }

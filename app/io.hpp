@@ -2,8 +2,12 @@
 /// File input and output for the application: whole-file reads, atomic writes, JSON with line
 /// and column in its syntax errors. Formats (traces/, machines/) work on text; only the
 /// application touches files.
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace cubesim {
@@ -43,6 +47,37 @@ class OutputDir {
   std::string dir_, staging_;
   std::vector<std::string> drops_;
   bool committed_ = false;
+};
+
+/// A file that grows one record at a time. append() writes the record whole before it returns,
+/// so a SIGKILL or the OOM killer leaves every record appended (the kernel has it), the last one
+/// perhaps torn; a thread of its own then syncs it to the disk (fdatasync), several records that
+/// came while it synced the last in one go, so that a power cut loses at most the records of
+/// the last sync's time and a sweep of millisecond points does not wait for the disk at each.
+/// The destructor syncs what is left. The sweeps' journal (app/resume.hpp).
+class AppendFile {
+ public:
+  /// Opens `path` for appending, its folder made if missing, the file made if missing and cut to
+  /// its first `keep` bytes (0: empty; a torn record's bytes are dropped so that the next one
+  /// starts a line). Throws std::runtime_error naming the file.
+  AppendFile(const std::string& path, std::uintmax_t keep);
+  AppendFile(const AppendFile&) = delete;
+  AppendFile& operator=(const AppendFile&) = delete;
+  ~AppendFile();
+  /// Appends `record` (synced soon after, as above). Throws std::runtime_error, also when an
+  /// earlier record could not be synced.
+  void append(const std::string& record);
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  void sync_loop();
+  std::string path_;
+  int fd_ = -1;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool pending_ = false, closing_ = false;
+  int sync_errno_ = 0;
+  std::thread syncer_;
 };
 
 /// Parses JSON text; a syntax error is an InputError naming `file`, the line and the column.

@@ -24,7 +24,7 @@
 #include "app/runner.hpp"
 #include "app/sweep.hpp"
 #include "app/trace_files.hpp"
-#include "generated/revision.hpp"
+#include "app/version.hpp"
 #include "machines/machine_keys.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
@@ -322,9 +322,6 @@ int cmd_list(const Registry& reg, const std::string& what, bool markdown, bool s
   }
   throw InputError("", "list", "list what? \"machines\" or \"algorithms\", not \"" + what + "\"");
 }
-
-/// The version line: the project's version and the git revision it was built from.
-std::string version_text() { return std::string("cubesim 0.1.0 (git ") + CUBESIM_GIT_REVISION + ")"; }
 
 std::vector<std::string> command_names(const CLI::App& app) {
   std::vector<std::string> v;

@@ -1,5 +1,8 @@
 #include "app/resume.hpp"
 
+#include <cstdint>
+#include <cstdio>
+
 #include "app/io.hpp"
 #include "app/params_json.hpp"
 #include "app/stats_json.hpp"
@@ -60,10 +63,40 @@ std::string point_identity(const RunPoint& p, bool verify, EngineKind engine) {
   return identity(p, verify, engine).dump();
 }
 
-std::string resume_text(const Experiment& ex, const std::vector<RunOutcome>& finished, EngineKind engine) {
+std::string sweep_hash(const Experiment& ex, EngineKind engine) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bits
+  auto add = [&h](const std::string& s) {
+    for (const char c : s) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
+  };
+  add(std::to_string(ex.runs.size()));
+  for (const RunPoint& p : ex.runs) {
+    add("\n");
+    add(point_identity(p, ex.verify, engine));
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+namespace {
+
+void put_stamp(ojson& r, const SweepStamp& stamp) {
+  if (!stamp.binary.empty()) r["binary"] = stamp.binary;
+  if (!stamp.sweep.empty()) r["sweep"] = stamp.sweep;
+  if (!stamp.shard.empty()) r["shard"] = stamp.shard;
+}
+
+}  // namespace
+
+std::string resume_text(const Experiment& ex, const std::vector<RunOutcome>& finished, EngineKind engine,
+                        const SweepStamp& stamp) {
   ojson r;
   r["schema"] = "cubesim.resume/1";
   r["config"] = ex.file;
+  put_stamp(r, stamp);
   r["points_total"] = ex.runs.size();
   ojson arr = ojson::array();
   for (const RunOutcome& o : finished)
@@ -86,6 +119,64 @@ ResumeTable read_resume(const std::string& path) {
     t[e["identity"].dump()] = e["outcome"];
   }
   return t;
+}
+
+SweepStamp read_resume_stamp(const std::string& path) {
+  const ojson r = read_json_file(path);
+  if (!r.is_object() || r.value("schema", ojson()) != "cubesim.resume/1")
+    throw InputError(path, "/schema", "not a resume file (\"schema\": \"cubesim.resume/1\")");
+  SweepStamp s;
+  auto text = [&r](const char* key) {
+    const auto it = r.find(key);
+    return it != r.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  s.binary = text("binary");
+  s.sweep = text("sweep");
+  s.shard = text("shard");
+  return s;
+}
+
+std::string journal_header(const Experiment& ex, const SweepStamp& stamp) {
+  ojson h;
+  h["schema"] = "cubesim.journal/1";
+  h["config"] = ex.file;
+  h["points_total"] = ex.runs.size();
+  put_stamp(h, stamp);
+  return h.dump() + "\n";
+}
+
+std::string journal_line(const Experiment& ex, const RunOutcome& finished, EngineKind engine) {
+  const ojson line = {{"identity", identity(*finished.point, ex.verify, engine)}, {"outcome", outcome_json(finished)}};
+  return line.dump() + "\n";
+}
+
+Journal read_journal(const std::string& path) {
+  Journal j;
+  const std::string text = read_text_file(path);
+  std::size_t at = 0;
+  for (std::size_t line = 1;; ++line) {
+    const std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) break;  // a torn last line (or none)
+    ojson v;
+    try {
+      v = ojson::parse(text.begin() + static_cast<std::ptrdiff_t>(at), text.begin() + static_cast<std::ptrdiff_t>(end));
+    } catch (const nlohmann::json::exception&) {
+      if (line == 1) throw InputError(path, "line 1", "not a cubesim journal (its first line is not JSON)");
+      break;  // a line the disk lost part of: it and what follows run again
+    }
+    if (line == 1) {
+      if (!v.is_object() || v.value("schema", ojson()) != "cubesim.journal/1")
+        throw InputError(path, "line 1", "not a cubesim journal (\"schema\": \"cubesim.journal/1\")");
+      j.valid = true;
+    } else {
+      if (!v.is_object() || !v.contains("identity") || !v.contains("outcome") || !v["outcome"].is_object()) break;
+      j.table[v["identity"].dump()] = v["outcome"];
+    }
+    at = end + 1;
+  }
+  j.keep = at;
+  j.dropped = text.size() - at;
+  return j;
 }
 
 std::optional<RunOutcome> resumed_outcome(const ResumeTable& t, const RunPoint& p, bool verify, EngineKind engine,

@@ -13,6 +13,7 @@
 #include "app/interrupt.hpp"
 #include "app/progress.hpp"
 #include "app/resume.hpp"
+#include "app/version.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
 #include "sim/resources.hpp"
@@ -47,7 +48,31 @@ std::string run_stem(const std::string& name, std::size_t index, std::size_t cou
 
 std::string resume_path(const SweepOptions& o) { return (std::filesystem::path(o.out_dir) / kResumeFile).string(); }
 
+/// A shard to merge must be one of this sweep, run by this binary: else one line naming its folder.
+void check_shard_stamp(const std::string& dir, const std::string& file, const SweepStamp& mine,
+                       const std::string& config) {
+  const SweepStamp theirs = read_resume_stamp(file);
+  const std::string which = theirs.shard.empty() ? "the shard" : "shard " + theirs.shard;
+  if (theirs.binary.empty() || theirs.sweep.empty())
+    throw InputError(
+        dir, "", which + " names no binary or sweep (written by a cubesim before 0.1.0's merge checks): run it again");
+  if (theirs.binary != mine.binary)
+    throw InputError(dir, "",
+                     which + " was run by " + theirs.binary + ", not by this " + mine.binary +
+                         ": merge with the binary that ran the shards, or run this shard again");
+  if (theirs.sweep != mine.sweep)
+    throw InputError(dir, "",
+                     which + " ran another sweep than " + config + " (sweep " + theirs.sweep + ", this one " +
+                         mine.sweep +
+                         "): another config, --engine, --machine or --set; merge with the ones it ran with, or run "
+                         "it again");
+}
+
 }  // namespace
+
+std::string journal_path(const std::string& out_dir) {
+  return (std::filesystem::path(out_dir) / kJournalFile).string();
+}
 
 Shard parse_shard(const std::string& text) {
   const auto slash = text.find('/');
@@ -91,6 +116,7 @@ SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
   plan.ex = std::move(ex);
   plan.engine = o.engine;
   Experiment& e = plan.ex;
+  plan.stamp = SweepStamp{version_text(), sweep_hash(e, o.engine), o.shard ? o.shard->text : ""};
   if (o.shard) {  // every K-th point, from the I-th
     std::vector<RunPoint> mine;
     for (std::size_t i : shard_points(e.runs.size(), *o.shard)) mine.push_back(e.runs[i]);
@@ -98,7 +124,7 @@ SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
   }
   if (o.engine != EngineKind::cycle) check_simgrid(e);
   const bool merging = !o.merge.empty();
-  const std::string resume_file = resume_path(o);
+  std::string resume_file = resume_path(o);
   ResumeTable stored;
   std::error_code ec;
   if (merging) {
@@ -107,6 +133,7 @@ SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
       if (!std::filesystem::exists(f, ec))
         throw InputError(dir, "",
                          "has no " + std::string(kShardFile) + ": not the --out folder of a `cubesim run --shard I/K`");
+      check_shard_stamp(dir, f, plan.stamp, e.file);
       for (auto& [id, outcome] : read_resume(f)) stored.emplace(id, std::move(outcome));
     }
     for (std::size_t i = 0; i < e.runs.size(); ++i)
@@ -114,12 +141,27 @@ SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
         throw InputError(e.file, e.runs[i].point.empty() ? "" : sweep_pointer(e.runs[i]),
                          "point " + std::to_string(i + 1) + " of " + std::to_string(e.runs.size()) +
                              " is in none of the shards given (a shard missing, another config, or another --engine)");
-  } else if (o.resume && std::filesystem::exists(resume_file, ec)) {
-    stored = read_resume(resume_file);
   } else if (o.resume) {
-    command_log()->warn("--resume: {} has no {} (its last run finished or never ran): running every point", o.out_dir,
-                        kResumeFile);
+    // resume.json (a run a signal stopped) and the journal (a run killed since: its lines are
+    // newer, and win).
+    const bool has_resume = std::filesystem::exists(resume_file, ec);
+    if (has_resume) stored = read_resume(resume_file);
+    const std::string jf = journal_path(o.out_dir);
+    if (std::filesystem::exists(jf, ec)) {
+      Journal j = read_journal(jf);
+      if (j.dropped > 0)
+        command_log()->info("--resume: {}: the last {} bytes are a line cut short (killed as it was written): dropped",
+                            jf, j.dropped);
+      for (auto& [id, outcome] : j.table) stored[id] = std::move(outcome);
+      if (j.valid) plan.journal_keep = j.keep;
+      resume_file = has_resume ? resume_file + " and " + jf : jf;
+    } else if (!has_resume) {
+      command_log()->warn(
+          "--resume: {} has no {} and no journal (its last run finished or never ran): running every point", o.out_dir,
+          kResumeFile);
+    }
   }
+  plan.resume_source = resume_file;
   plan.reused.resize(e.runs.size());
   for (std::size_t i = 0; i < e.runs.size(); ++i) {
     // A point stored as failed runs again, as under --resume (merge included).
@@ -279,7 +321,7 @@ SweepResult finish_sweep(SweepPlan plan, const SweepRun& run, const SweepOptions
   if (reused > 0 && !o.merge.empty())
     command_log()->info("merge: {} of {} points taken from {} shard(s)", reused, n, o.merge.size());
   else if (reused > 0)
-    command_log()->info("--resume: {} of {} points taken from {}", reused, n, resume_path(o));
+    command_log()->info("--resume: {} of {} points taken from {}", reused, n, r.plan.resume_source);
   ReportOptions& opt = r.report_options;
   opt = ReportOptions{o.reproducible, o.engine};
   if (!o.machine.empty()) opt.command_line.push_back("--machine " + shell_quote(o.machine));
@@ -299,12 +341,16 @@ SweepResult finish_sweep(SweepPlan plan, const SweepRun& run, const SweepOptions
   if (out.active()) {
     out.write("runs.csv", report_csv(ex, r.outcomes, opt));
     if (r.stopped != 0)
-      out.write(kResumeFile, resume_text(ex, all_finished, o.engine));
+      out.write(kResumeFile, resume_text(ex, all_finished, o.engine, r.plan.stamp));
     else
       out.drop(kResumeFile);
-    if (o.shard) out.write(kShardFile, resume_text(ex, all_finished, o.engine));
+    if (o.shard) out.write(kShardFile, resume_text(ex, all_finished, o.engine, r.plan.stamp));
     out.write("report.json", r.report.dump(2) + "\n");
     out.commit("report.json");
+    // Everything the journal held is in what was committed (resume.json when stopped). A kill
+    // before this line leaves the journal: --resume then takes every point from it.
+    std::error_code ec;
+    if (o.merge.empty()) std::filesystem::remove(journal_path(o.out_dir), ec);
   }
   return r;
 }
@@ -334,6 +380,20 @@ SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLim
   }
   auto log = command_log();
   const Experiment& ex = plan.ex;
+  // The journal: each point's outcome on disk as it finishes, for a --resume after a SIGKILL
+  // (docs/reliability.md "Killed runs"). Not under merge (it runs only points stored as failed).
+  std::unique_ptr<AppendFile> journal;
+  std::error_code ec;
+  const bool out_existed = out.active() && std::filesystem::exists(o.out_dir, ec);
+  if (out.active() && o.merge.empty()) {
+    try {
+      journal = std::make_unique<AppendFile>(journal_path(o.out_dir), plan.journal_keep.value_or(0));
+      if (!plan.journal_keep) journal->append(journal_header(ex, plan.stamp));
+    } catch (const std::runtime_error& e) {
+      journal.reset();
+      log->warn("{}: a SIGKILL would lose every point of this run", e.what());
+    }
+  }
   SweepRun run;
   {
     Progress progress(plan.todo.size(), o.progress_line);
@@ -343,6 +403,12 @@ SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLim
     ro.traces = o.traces;
     if (o.traces.any()) ro.trace_dir = out.staged("traces");
     ro.on_finished = [&](std::size_t i, const RunOutcome& r) {
+      if (journal) try {
+          journal->append(journal_line(ex, r, plan.engine));
+        } catch (const std::runtime_error& e) {
+          journal.reset();
+          log->warn("{}: a SIGKILL would lose the points that finish from now on", e.what());
+        }
       if (r.cycle_ran && !r.error.empty())
         log->error("{}: {}", ex.name, r.error);
       else if (r.cycle_ran)
@@ -356,8 +422,20 @@ SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLim
                   r.simgrid->max_rss_kib / 1024);
       progress.point_done();
     };
-    run = run_sweep(plan, *make_executor(plan.jobs), ro);
+    try {
+      run = run_sweep(plan, *make_executor(plan.jobs), ro);
+    } catch (...) {
+      // An error that ends the command (exit 2: a trace that cannot be written) leaves --out as
+      // it was: a journal this run started goes too.
+      if (journal && !plan.journal_keep) {
+        journal.reset();
+        std::filesystem::remove(journal_path(o.out_dir), ec);
+        if (!out_existed) std::filesystem::remove(o.out_dir, ec);  // only if empty
+      }
+      throw;
+    }
   }
+  journal.reset();
   return finish_sweep(std::move(plan), run, o, out);
 }
 

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "app/config.hpp"
 #include "app/io.hpp"
 #include "app/report.hpp"
+#include "app/resume.hpp"
 #include "app/runner.hpp"
 #include "app/trace_files.hpp"
 
@@ -78,6 +80,13 @@ struct SweepPlan {
   std::vector<std::optional<RunOutcome>> reused;
   std::vector<std::size_t> todo;  ///< the points (indexes into ex.runs) that run, in this order
   std::size_t jobs = 1;           ///< points run at once (make_executor)
+  /// This binary and the whole sweep (before a shard's points are taken): stamped into
+  /// shard.json, resume.json and the journal; `cubesim merge` refuses a shard of another.
+  SweepStamp stamp;
+  /// --resume found a journal (OUT/.cubesim-journal) to go on with: the bytes of it to keep
+  /// (its whole lines). Empty: the run starts a journal of its own.
+  std::optional<std::uintmax_t> journal_keep;
+  std::string resume_source;  ///< under --resume: the files the reused outcomes came from
 
   SweepPlan() = default;
   SweepPlan(SweepPlan&&) = default;
@@ -88,9 +97,10 @@ struct SweepPlan {
 };
 
 /// The plan of `ex` under `o`: the shard's points; every point one SimGrid can model (under
-/// --engine simgrid|both); the outcomes of --resume (o.out_dir/resume.json; a warning when there
-/// is none) or of the shards to merge (each folder must hold shard.json, and every point must be
-/// in one of them), a point stored as failed running again; memory admission (check_memory) of
+/// --engine simgrid|both); the outcomes of --resume (o.out_dir/resume.json and what a killed
+/// run's journal holds, the journal's line winning; a warning when there is neither) or of the
+/// shards to merge (each folder must hold shard.json of this sweep run by this binary, and every
+/// point must be in one of them), a point stored as failed running again; memory admission (check_memory) of
 /// the points that run only, the SimGrid engine excepted (its runs are processes of their own);
 /// and `jobs`: o.jobs (0: one per core), 1 with traces or SimGrid, and no more than the points
 /// that run or than the memory for their floors allows. InputError naming the file and place.
@@ -165,12 +175,18 @@ struct SweepResult {
 };
 
 /// The report of `run`; when `out` is active, it also writes runs.csv, resume.json (when
-/// stopped; else it drops an earlier one), shard.json (under --shard) and report.json, and
-/// commits them. Logs how many points were reused.
+/// stopped; else it drops an earlier one), shard.json (under --shard) and report.json, commits
+/// them, and then removes the run's journal (what it held is in the files committed; not under
+/// merge). Logs how many points were reused.
 SweepResult finish_sweep(SweepPlan plan, const SweepRun& run, const SweepOptions& o, OutputDir& out);
 
+/// The journal of a run with --out: OUT/.cubesim-journal.
+std::string journal_path(const std::string& out_dir);
+
 /// `cubesim run` or `cubesim merge`: --out opened (refused before anything is read when not a
-/// folder), the config loaded, planned, run and finished. `limits.stop` null: the command's
+/// folder), the config loaded, planned, run and finished; under `run` with --out, each point's
+/// outcome is appended to the journal (synced to disk) as it finishes, so that `--resume` after
+/// a SIGKILL runs only the points that had not finished. `limits.stop` null: the command's
 /// own stop flag, SIGINT and SIGTERM (app/interrupt.hpp), whose handlers are installed once the
 /// plan is made.
 SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLimits limits);
