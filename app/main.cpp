@@ -622,7 +622,7 @@ int main(int argc, char** argv) {
     }
     CLI::App* c = app.get_subcommand(help_topic);
     if (c->get_prefix_command()) return exec_plot_tool(help_topic, {"--help"});
-    std::cout << c->help();
+    std::cout << c->help("cubesim");
     return 0;
   }
   if (*completion) {

@@ -46,9 +46,16 @@ TEST(FirstHour, HelpIsACommandAndGlobalOptionsGoAnywhere) {
   r = run_cli("help run");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("--set"), std::string::npos) << r.out;
-  r = run_cli("help plot");  // the plot tool's own help
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("usage: cubesim plot"), std::string::npos) << r.out;
+  // One help style: the Python tools' help in the layout of CLI11's (Usage, Positionals, Options).
+  for (const char* cmd : {"run", "plot", "figures", "fit", "claims"}) {
+    r = run_cli(std::string("help ") + cmd);
+    ASSERT_EQ(r.code, 0) << cmd << ": " << r.err;
+    EXPECT_NE(r.out.find(std::string("cubesim ") + cmd + " [OPTIONS]"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nUsage: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\n\nOptions:\n  -h,--help                   Print this help message and exit\n"),
+              std::string::npos)
+        << r.out;
+  }
   // -v after the command, as users type it.
   r = run_cli("validate configs/quickstart.json -v");
   EXPECT_EQ(r.code, 0) << r.err;

@@ -29,10 +29,52 @@ FIGURE_SCHEMA = "cubesim.figure/1"
 
 
 class ArgParser(argparse.ArgumentParser):
-    """argparse with its errors on one line (exit 2), like every other cubesim error."""
+    """argparse with its errors on one line (exit 2), like every other cubesim error, and its help
+    in the layout of the other commands' (CLI11's): the description, "Usage:", "Positionals:",
+    "Options:", each entry's help from column 30 (one help style for every cubesim command)."""
 
     def error(self, message):
         raise InputError(self.prog, message)
+
+    def format_help(self):
+        width = 30
+        fmt = self._get_formatter()
+
+        def entry(left, text):
+            text = " ".join((text or "").split())
+            if len(left) + 2 >= width:
+                return f"  {left}\n" + (f"{' ' * width}{text}\n" if text else "")
+            return f"  {left:<{width - 2}}{text}\n".rstrip() + "\n"
+
+        def metavar(a):
+            if a.metavar is not None:
+                return a.metavar if isinstance(a.metavar, str) else " ".join(a.metavar)
+            if a.choices is not None:
+                return "{" + ",".join(str(c) for c in a.choices) + "}"
+            return a.dest.upper() if a.option_strings else a.dest
+
+        shown = [a for a in self._actions if a.help != argparse.SUPPRESS]
+        pos = [a for a in shown if not a.option_strings]
+        opts = [a for a in shown if a.option_strings]
+        many = ("+", "*", argparse.REMAINDER)
+        out = (" ".join(self.description.split()) + "\n") if self.description else ""
+        out += f"Usage: {self.prog} [OPTIONS]" + "".join(
+            f" {metavar(a)}" + (" ..." if a.nargs in many else "") for a in pos) + "\n"
+        if pos:
+            out += "\nPositionals:\n"
+            for a in pos:
+                req = " REQUIRED" if a.nargs not in ("?", "*") else ""
+                out += entry(metavar(a) + (" ..." if a.nargs in many else "") + req, fmt._expand_help(a) if a.help else "")
+        if opts:
+            out += "\nOptions:\n"
+            for a in opts:
+                left = ",".join(a.option_strings) + ("" if a.nargs == 0 else " " + metavar(a))
+                text = ("Print this help message and exit" if "-h" in a.option_strings
+                        else fmt._expand_help(a) if a.help else "")
+                out += entry(left, text)
+        if self.epilog:
+            out += "\n" + self.epilog.strip() + "\n"
+        return out
 
 
 class InputError(Exception):
