@@ -189,7 +189,8 @@ int cmd_replay(const Registry& reg, const std::string& path, const trace::Replay
     else
       std::cout << "  no prediction: " << r.prediction_note << "\n";
   }
-  return r.error.empty() ? 0 : 1;
+  // As `run`: a failed replay or a prediction whose relation does not hold is exit 1 (issue 39).
+  return r.error.empty() && (!r.prediction || r.relation_holds) ? 0 : 1;
 }
 
 int cmd_regress(const Registry& reg, const std::string& suite, const std::string& out_dir, bool json, bool update,

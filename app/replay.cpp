@@ -276,6 +276,12 @@ void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* obser
     r.prediction_note = "the trace was recorded at B=" + std::to_string(recorded_b) +
                         " and replays at B=" + std::to_string(r.setup.params.B) + ": " + algo +
                         "'s formula at this B describes other messages";
+  } else if (t->topology.describe() != r.setup.topology.describe()) {
+    // The trace holds the messages the algorithm sent for the recorded decomposition; the formula
+    // on another topology of as many nodes (a 4x4 torus replayed as 2x8) describes a run that
+    // never happened (issue 39).
+    r.prediction_note = "the trace was recorded on " + t->topology.describe() + " and replays on " +
+                        r.setup.topology.describe() + ": " + algo + "'s formula there describes other messages";
   } else if (auto err = check_sizes(r.setup); err || (err = info->check(r.setup))) {
     r.prediction_note = algo + "'s formula does not apply here: " + err->message;
   } else {

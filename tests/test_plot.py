@@ -434,6 +434,9 @@ class PlotCli(unittest.TestCase):
             (["plot"], "cubesim plot: the following arguments are required"),
             (["figures", "--only", "nosuch", "--out", self.tmp], '--only: no recipe "nosuch"'),
             (["figures", "--report", "x", "--out", self.tmp], '--report: "x": want CONFIG=REPORT'),
+            # Issue 39: a pair no recipe uses is refused, not ignored (and its config rerun).
+            (["figures", "--report", f"configs/none.json={out}", "--out", self.tmp],
+             '--report: "configs/none.json" is the config of no recipe'),
             (["figures", "--out", broken], "--out: \"" + broken + "\" exists and is not a folder"),
             (["figures", "--out", os.path.join(broken, "sub")], "--out: "),
         ]

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -333,6 +334,36 @@ TEST(TraceCli, BadInputIsOneLineAndExitTwo) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir + "/report.json")) << c.args;  // nothing half-written
   }
+}
+
+// Issue 39: a replay whose prediction's relation does not hold exits 1, as `run` does; a replay
+// on another topology of as many nodes gets no prediction (the formula there describes messages
+// the trace does not hold).
+TEST(TraceCli, ReplayExitsOneWhenTheRelationFailsAndPredictsOnlyOnTheRecordedTopology) {
+  const std::string d = temp_dir("replay_exit");
+  {
+    std::ofstream(d + "/allport.json")
+        << R"({"name": "ipsc-all", "tau": "1.5ms", "t_c": "4us", "packet_elements": 256, "ports": "all"})";
+  }
+  // The one-port broadcast's messages on an all-port machine: slower than SBT-b(n,1), exact broken.
+  Result r = run_cli("replay traces/samples/quickstart.trace --machine " + d + "/allport.json --topology hypercube:4");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("DOES NOT HOLD"), std::string::npos) << r.out;
+  EXPECT_EQ(run_cli("replay traces/samples/quickstart.trace").code, 0);
+  {
+    std::ofstream(d + "/torus.json") << R"({"schema": "cubesim.config/1", "machine": "mesh2d",
+        "topology": {"kind": "torus", "shape": [4, 4]}, "algorithm": "allgather.ring", "params": {"M": 8}})";
+  }
+  ASSERT_EQ(run_cli("run " + d + "/torus.json --out " + d + "/out --trace cubesim").code, 0);
+  const std::string trace = d + "/out/traces/torus.trace";
+  r = run_cli("replay " + trace + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["runs"][0]["relation_holds"], true);
+  r = run_cli("replay " + trace + " --topology torus:2x8");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("no prediction: the trace was recorded on torus 4x4 (16 nodes) and replays on torus 2x8"),
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace

@@ -1073,6 +1073,14 @@ def cmd_figures(argv):
             raise InputError("--report", f"\"{item}\": want CONFIG=REPORT")
         c, rp = item.split("=", 1)
         given[os.path.realpath(c)] = load_report(rp)
+        # A pair no recipe uses would be ignored and its config simulated from scratch (for
+        # Fig. 26, 23 minutes): refuse it (issue 39).
+        used = {os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(p)), cc))
+                for p, r in recipes if not a.only or r["name"] in a.only for cc in r["configs"]}
+        if os.path.realpath(c) not in used:
+            raise InputError("--report", f"\"{c}\" is the config of no recipe" +
+                             (" selected by --only" if a.only else "") +
+                             " (name it as from where you run cubesim, e.g. configs/tr530/maps/fig26-map-2d-nport.json)")
     if os.path.exists(a.out) and not os.path.isdir(a.out):
         raise InputError("--out", f"\"{a.out}\" exists and is not a folder")
     try:
