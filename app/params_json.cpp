@@ -10,7 +10,9 @@ std::optional<std::string> integer(const ojson& v, std::int64_t& out, const std:
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxParam))
     return what + " is too large";
   const auto x = v.get<std::int64_t>();
-  if (x < 0 || x > kMaxParam) return what + " must be between 0 and 2^50, got " + std::to_string(x);
+  if (x < 0 || x > kMaxParam)
+    return what + " must be an integer from 0 to 2^50 (a node's data is further limited to 2^40 elements), got " +
+           std::to_string(x);
   out = x;
   return std::nullopt;
 }

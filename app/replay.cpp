@@ -167,6 +167,7 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
             std::to_string(from) + " bytes, " + machine.name + "'s " + std::to_string(machine.element_bytes);
         if (opt.elements == "bytes") {
           scale_elements(*r.loaded.trace, from, machine.element_bytes);
+          r.elements_scaled = true;
           r.elements_note = "the trace's elements are " + bytes + ": counts scaled to keep each message's bytes";
         } else {
           r.elements_note = "the trace's elements are " + bytes +
@@ -276,6 +277,9 @@ void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* obser
     r.prediction_note = "the trace was recorded at B=" + std::to_string(recorded_b) +
                         " and replays at B=" + std::to_string(r.setup.params.B) + ": " + algo +
                         "'s formula at this B describes other messages";
+  } else if (r.elements_scaled) {
+    r.prediction_note = "the element counts were scaled to keep the bytes (--elements bytes): " + algo +
+                        "'s formula at the recorded parameters describes other messages";
   } else if (t->topology.describe() != r.setup.topology.describe()) {
     // The trace holds the messages the algorithm sent for the recorded decomposition; the formula
     // on another topology of as many nodes (a 4x4 torus replayed as 2x8) describes a run that

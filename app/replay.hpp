@@ -42,8 +42,9 @@ struct ReplayResult {
   std::optional<Prediction> prediction;  ///< when the trace names a known algorithm that fits
   std::string prediction_note;           ///< why there is none
   bool relation_holds = false;
-  std::string error;          ///< the replay failed (a process error or deadlock)
-  std::string elements_note;  ///< how elements were read when the machines' element_bytes differ
+  std::string error;             ///< the replay failed (a process error or deadlock)
+  std::string elements_note;     ///< how elements were read when the machines' element_bytes differ
+  bool elements_scaled = false;  ///< --elements bytes changed the counts: no formula describes them
 };
 
 /// Parses "hypercube:n" (dimension n, 2^n nodes), "hypercube:dim=n", "hypercube:nodes=N",

@@ -335,6 +335,10 @@ SweepResult finish_sweep(SweepPlan plan, const SweepRun& run, const SweepOptions
       if (o.shard) opt.resume_command += " --shard " + o.shard->text;
       if (!o.machine.empty()) opt.resume_command += " --machine " + shell_quote(o.machine);
       for (const std::string& kv : o.set) opt.resume_command += " --set " + shell_quote(kv);
+      // What shapes the report and its pace (issue 39): the resumed report is the same only with
+      // the same --reproducible, and --jobs is the user's choice of cores.
+      if (o.reproducible) opt.resume_command += " --reproducible";
+      if (o.jobs != 0) opt.resume_command += " --jobs " + std::to_string(o.jobs);
     }
   }
   r.report = report_json(ex, r.outcomes, opt);

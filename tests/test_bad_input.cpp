@@ -319,7 +319,8 @@ std::vector<BadCase> corpus() {
       {"config_negative_m",
        {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": -4})")}},
        "validate {d}/c.json",
-       "{d}/c.json: /params/M: M must be between 0 and 2^50, got -4",
+       "{d}/c.json: /params/M: M must be an integer from 0 to 2^50 (a node's data is further limited to 2^40 "
+       "elements), got -4",
        ""},
       {"config_unknown_mode",
        {{"c.json", config(cube(3) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 4}, "mode": "fast")")}},

@@ -49,7 +49,7 @@ TEST(Interrupted, ASignalKeepsTheFinishedPointsAndResumeFinishesTheRunAsIfUninte
     const Result r = run_and_signal("run " + cfg + " --out " + out + " --reproducible", signal);
     EXPECT_EQ(r.code, code) << r.err;
     EXPECT_NE(r.err.find(std::string("stopped by SIG") + signal + " after "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("--resume runs the rest"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--resume --reproducible runs the rest"), std::string::npos) << r.err;  // as it ran
     // A valid report of the points that finished, marked partial.
     const auto report = nlohmann::json::parse(read_all(out + "/report.json"));
     ASSERT_TRUE(report.contains("partial")) << report.dump(1);

@@ -235,7 +235,9 @@ TEST(SweepRunner, TheStopFlagKeepsTheFinishedPointsAndResumeReusesThem) {
   EXPECT_EQ(stopped.exit_code(), 128 + SIGINT);
   EXPECT_EQ(stopped.outcomes.size(), 3u);
   EXPECT_EQ(stopped.report["partial"]["points_finished"], 3);
-  EXPECT_EQ(stopped.report_options.resume_command, "cubesim run plan.json --out " + o.out_dir + " --resume");
+  // The resume command keeps what shapes the report (issue 39: it dropped --reproducible).
+  EXPECT_EQ(stopped.report_options.resume_command,
+            "cubesim run plan.json --out " + o.out_dir + " --resume --reproducible");
   ASSERT_TRUE(std::filesystem::exists(o.out_dir + "/resume.json"));
   EXPECT_EQ(read_resume(o.out_dir + "/resume.json").size(), 3u);
 
