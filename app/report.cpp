@@ -434,7 +434,9 @@ std::string header_text(const Experiment& ex, const std::vector<RunOutcome>& run
   if (!runs.empty()) {
     const ojson first = report_params(runs.front().point->setup.params);
     std::string same;
-    for (const auto& [k, v] : first.items()) {
+    for (const auto& item : first.items()) {  // not a structured binding: clang 14 cannot capture one
+      const std::string k = item.key();
+      const ojson& v = item.value();
       const bool all = std::all_of(runs.begin(), runs.end(), [&](const RunOutcome& r) {
         const ojson p = report_params(r.point->setup.params);
         return p.contains(k) && p[k] == v;
