@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "algorithms/algorithm.hpp"
 #include "app/config.hpp"
 #include "app/params_json.hpp"
 #include "app/report.hpp"
@@ -38,9 +39,7 @@ Topology parse_topology_spec(const std::string& spec) {
       const long long n = std::stoll(num, &used);
       if (used != num.size()) throw std::invalid_argument("");
       if (nodes) {
-        int d = 0;
-        while (d < 62 && (1LL << d) < n) ++d;
-        j["dim"] = n >= 1 && (1LL << d) == n ? d : -1;
+        j["dim"] = log2_exact(n);
         if (j["dim"] == -1) not_power = n;
       } else {
         j["dim"] = n;
@@ -201,18 +200,16 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   } else if (format == "cubesim") {
     topo = t.topology;
   } else {
-    int dim = 0;
-    while ((NodeId{1} << dim) < nodes) ++dim;
-    if ((NodeId{1} << dim) != nodes)
+    const int dim = log2_exact(nodes);
+    if (dim < 0)
       throw InputError(path, "",
                        "the trace has " + std::to_string(nodes) + " ranks, not a power of two: give --topology");
     topo = Topology::hypercube(dim);
   }
   if (topo.size() != nodes) {
     std::string hint;  // hypercube:16 for 16 nodes: the papers' N is the node count, ours the dimension
-    int d = 0;
-    while (d < 62 && (NodeId{1} << d) < nodes) ++d;
-    if (!opt.topology.empty() && opt.topology.rfind("hypercube:", 0) == 0 && (NodeId{1} << d) == nodes)
+    const int d = log2_exact(nodes);
+    if (!opt.topology.empty() && opt.topology.rfind("hypercube:", 0) == 0 && d >= 0)
       hint = " (hypercube:n is the dimension: hypercube:" + std::to_string(d) +
              " or hypercube:nodes=" + std::to_string(nodes) + ")";
     throw InputError("", "--topology",
