@@ -10,7 +10,9 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh clang libclang-rt-14-dev llvm
 CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCUBESIM_FUZZ=ON -DCUBESIM_BUILD_BENCH=OFF >/dev/null
+start=$(date +%s)
 cmake --build build-sanitize -j "$(nproc)"
+echo "build-sanitize: all targets in $(( $(date +%s) - start )) s" >&2
 # Halt (and fail the test) at the first finding of either sanitizer; leaks are findings too.
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

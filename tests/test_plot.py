@@ -24,11 +24,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("CUBESIM_BIN", os.path.join(ROOT, "build", "cubesim"))
 RECIPES = os.path.join(ROOT, "figures", "recipes")
 
-# Sweeps that take minutes (fig23: 165 s here; fig26: 6,875 runs, 23 min): the tests run
-# them thinned to the first values of each numeric sweep key (every algorithm and N1 kept): two
-# of each for Fig. 23, one for Fig. 26 (a 1,024-node map: one cell of 55 runs, 9 s here).
-SLOW = {"configs/tr530/maps/fig23-map-2d.json": 2, "configs/tr530/maps/fig23-map-2d-tau1000.json": 2,
+# Sweeps that take minutes or near one (fig21, fig22: 20,480 runs, 60 s here on two cores; fig23:
+# 165 s; fig26: 6,875 runs, 23 min): the tests run them thinned to the first values of each
+# numeric sweep key (every algorithm and N1 kept): four of eight for Figs. 21-22, two for Fig. 23,
+# one for Fig. 26 (a 1,024-node map: one cell of 55 runs, 9 s here). Their committed figures are
+# checked cell by cell on the cells the thinned grid has (test_committed_figures_are_current).
+SLOW = {"configs/tr530/maps/fig21-map-2d.json": 4, "configs/tr530/maps/fig22-map-2d.json": 4,
+        "configs/tr530/maps/fig23-map-2d.json": 2, "configs/tr530/maps/fig23-map-2d-tau1000.json": 2,
         "configs/tr530/maps/fig26-map-2d-nport.json": 1}
+# Seconds each recipe takes alone here (two cores; `cubesim figures --only NAME`, thinned as
+# above), to deal the recipes to the shards of plot.figures_I so that each stays under a minute
+# (longest first, each to the least loaded shard). Others count 1.5 s.
+RECIPE_SECONDS = {"tr530-fig13-map": 19, "tr530-fig20-map": 17, "tr530-fig25-map": 17, "tr530-fig26-map": 10,
+                  "tr530-fig21-map": 8, "tr530-fig22-map": 8, "tr572-fig16-18-cm2": 5, "gao-theorems": 5,
+                  "tr572-fig16-18": 4, "tr530-fig11-map": 3.6, "tr530-fig12-map": 3.6, "tr530-fig14-map": 3.7}
 sys.path.insert(0, os.path.join(ROOT, "app", "plot"))
 import cubesim_plot  # noqa: E402  (drawn in-process where the command line is not what is tested)
 
@@ -39,6 +48,18 @@ def shard():
     i, n = (int(x) for x in v.split("/"))
     assert 0 <= i < n, v
     return i, n
+
+
+def dealt(recipes):
+    """This shard's recipes: longest first (RECIPE_SECONDS), each to the least loaded shard."""
+    i, n = shard()
+    load_s, mine_ = [0.0] * n, []
+    for rec in sorted(recipes, key=lambda x: (-RECIPE_SECONDS.get(x[1]["name"], 1.5), x[1]["name"])):
+        k = min(range(n), key=lambda j: (load_s[j], j))
+        load_s[k] += RECIPE_SECONDS.get(rec[1]["name"], 1.5)
+        if k == i:
+            mine_.append(rec)
+    return sorted(mine_, key=lambda x: x[1]["name"])
 
 
 def mine(items):
@@ -115,12 +136,12 @@ class PlotSweeps(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_every_shipped_sweep_config_plots(self):
-        """The default plot of each sweep: x is the last numeric varying key, one series per
-        combination of the other varying keys, each with a point per x value (counted from the
-        config, not from the plotting code)."""
+        """The default plot of each sweep that no figure recipe runs (Figures checks the default
+        plot of the others on the reports it made, so that no config runs twice)."""
         configs = sweep_configs()
         self.assertGreater(len(configs), 60)
-        for rel, c in mine([x for x in configs if x[0] not in SLOW]):  # SLOW: drawn by Figures
+        used = recipe_configs()
+        for rel, c in mine([x for x in configs if x[0] not in SLOW and x[0] not in used]):
             with self.subTest(config=rel):
                 path = rel
                 if "/maps/" in rel:  # the maps are drawn whole by the figures below
@@ -128,39 +149,46 @@ class PlotSweeps(unittest.TestCase):
                 name = os.path.splitext(os.path.basename(rel))[0]
                 out = os.path.join(self.tmp, name)
                 run_config(path, out, broken_ok=True)
-                svg, data = os.path.join(out, "plot.svg"), os.path.join(out, "plot.json")
-                # In-process: one Python start a config would cost more than the drawing.
-                # PlotCli below runs the command line itself.
-                printed = io.StringIO()
-                with contextlib.redirect_stdout(printed):
-                    rc = cubesim_plot.main(["plot", out, "--data", data])
-                cubesim_plot.pyplot().close("all")  # in-process: the figures would pile up
-                self.assertEqual(rc, 0)
-                self.assertEqual(printed.getvalue().strip(), svg)
-                check_image(self, svg)
-                d = load(data)
-                report = load(os.path.join(out, "report.json"))
-
-                def values(k, v):
-                    # A preset selector ("presets:kind=formula,..."): the presets it named, as run.
-                    return sorted({r["point"][k] for r in report["runs"]}) if isinstance(v, str) else v
-
-                varying = {k: values(k, v) for k, v in c["sweep"].items() if len(values(k, v)) > 1}
-                numeric = [k for k, v in varying.items() if all(isinstance(x, (int, float)) for x in v)]
-                x = (numeric or list(varying))[-1]
-                self.assertEqual(d["x"], x)
-                self.assertEqual(d["y"], ["simulated", "predicted"])
-                want = 1
-                for k, v in varying.items():
-                    if k != x:
-                        want *= len(v)
-                self.assertEqual(len(d["series"]), want)
-                self.assertEqual(sorted(d["series_keys"]), sorted(k for k in varying if k != x))
-                for s in d["series"]:
-                    self.assertEqual(sorted(map(str, s["x"])), sorted(str(v).replace(" ", "") for v in varying[x]), s["label"])
-                    # A 0-cube (shift.gc at dim 0) takes no time.
-                    self.assertTrue(all(isinstance(v, (int, float)) and v >= 0 for v in s["y"]["simulated"]), s["label"])
+                check_default_plot(self, c, out)
                 shutil.rmtree(out)
+
+
+def check_default_plot(test, c, out):
+    """The default plot of the sweep `c` whose report is out/report.json: x is the last numeric
+    varying key, one series per combination of the other varying keys, each with a point per x
+    value (counted from the config, not from the plotting code)."""
+    svg, data = os.path.join(out, "plot.svg"), os.path.join(out, "plot.json")
+    # In-process: one Python start a config would cost more than the drawing.
+    # PlotCli below runs the command line itself.
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        rc = cubesim_plot.main(["plot", out, "--data", data])
+    cubesim_plot.pyplot().close("all")  # in-process: the figures would pile up
+    test.assertEqual(rc, 0)
+    test.assertEqual(printed.getvalue().strip(), svg)
+    check_image(test, svg)
+    d = load(data)
+    report = load(os.path.join(out, "report.json"))
+
+    def values(k, v):
+        # A preset selector ("presets:kind=formula,..."): the presets it named, as run.
+        return sorted({r["point"][k] for r in report["runs"]}) if isinstance(v, str) else v
+
+    varying = {k: values(k, v) for k, v in c["sweep"].items() if len(values(k, v)) > 1}
+    numeric = [k for k, v in varying.items() if all(isinstance(x, (int, float)) for x in v)]
+    x = (numeric or list(varying))[-1]
+    test.assertEqual(d["x"], x)
+    test.assertEqual(d["y"], ["simulated", "predicted"])
+    want = 1
+    for k, v in varying.items():
+        if k != x:
+            want *= len(v)
+    test.assertEqual(len(d["series"]), want)
+    test.assertEqual(sorted(d["series_keys"]), sorted(k for k in varying if k != x))
+    for s in d["series"]:
+        test.assertEqual(sorted(map(str, s["x"])), sorted(str(v).replace(" ", "") for v in varying[x]), s["label"])
+        # A 0-cube (shift.gc at dim 0) takes no time.
+        test.assertTrue(all(isinstance(v, (int, float)) and v >= 0 for v in s["y"]["simulated"]), s["label"])
 
 
 def small_config(name, sweep, **change):
@@ -568,6 +596,11 @@ EXPECTED = {
 }
 
 
+def recipe_configs():
+    """Every config a figure recipe runs."""
+    return {c for _, _, configs in recipe_list() for c in configs}
+
+
 def recipe_list():
     out = []
     for f in sorted(os.listdir(RECIPES)):
@@ -584,7 +617,7 @@ class Figures(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="cubesim-figures-test-")
         cls.out = os.path.join(cls.tmp, "new", "figures")  # `figures --out` creates it (issue 33 point 8)
         cls.reports = {}
-        cls.recipes = mine(recipe_list())
+        cls.recipes = dealt(recipe_list())
         for _, _, configs in cls.recipes:
             for c in configs:
                 if c in SLOW and c not in cls.reports:
@@ -636,6 +669,25 @@ class Figures(unittest.TestCase):
                         for y, vals in s["y"].items():
                             self.assertTrue(all(isinstance(v, (int, float)) for v in vals), f"{s['label']} {y}")
 
+    def test_default_plots_of_the_sweeps_it_ran(self):
+        """PlotSweeps' check, for the sweeps the recipes of this shard ran (on their reports)."""
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        sweeps = dict(sweep_configs())
+        done = set()
+        for _, _, configs in self.recipes:
+            for rel in configs:
+                if rel not in sweeps or rel in done:
+                    continue
+                done.add(rel)
+                with self.subTest(config=rel):
+                    if rel in self.reports:  # thinned (SLOW)
+                        _, c = thinned(rel, self.tmp)
+                        out = os.path.dirname(self.reports[rel])
+                    else:
+                        c = sweeps[rel]
+                        out = os.path.join(self.tmp, "work", os.path.splitext(os.path.basename(rel))[0])
+                    check_default_plot(self, c, out)
+
     def test_tr530_fig3_speedup_stays_below_log_n(self):
         if "tr530-fig3" not in self.names:
             self.skipTest("tr530-fig3 is drawn by another shard")
@@ -666,18 +718,27 @@ class Figures(unittest.TestCase):
             self.assertEqual(2 * e, two[point], point)
 
     def test_committed_figures_are_current(self):
-        """figures/NAME.data.json is what `cubesim figures` draws today (the thinned recipes are
-        compared by shape only). Regenerate with `./build/cubesim figures`."""
+        """figures/NAME.data.json is what `cubesim figures` draws today; a thinned map (SLOW) is
+        compared on the cells its thinned grid has, each cell's winner, text and margin equal to
+        the committed one's. Regenerate with `./build/cubesim figures`."""
         for path, r, configs in self.recipes:
             with self.subTest(recipe=r["name"]):
                 committed = os.path.join(ROOT, "figures", r["name"] + ".data.json")
                 self.assertTrue(os.path.isfile(committed), committed + " missing: run ./build/cubesim figures")
                 self.assertTrue(os.path.isfile(os.path.join(ROOT, "figures", r["name"] + ".svg")))
-                if any(c in SLOW for c in configs):
+                old, new = load(committed), load(os.path.join(self.out, r["name"] + ".data.json"))
+                if not any(c in SLOW for c in configs):
+                    self.assertEqual(old, new, "stale: run ./build/cubesim figures")
                     continue
-                self.assertEqual(load(committed),
-                                 load(os.path.join(self.out, r["name"] + ".data.json")),
-                                 "stale: run ./build/cubesim figures")
+                self.assertEqual(len(old["panels"]), len(new["panels"]))
+                for po, pn in zip(old["panels"], new["panels"]):
+                    self.assertEqual(po["kind"], "map")
+                    key = lambda c: (c.get("facet"), c["x"], c["y"])  # noqa: E731
+                    whole = {key(c): c for c in po["cells"]}
+                    self.assertGreater(len(pn["cells"]), 0)
+                    for c in pn["cells"]:
+                        self.assertIn(key(c), whole, "a cell the committed map lacks: stale, run ./build/cubesim figures")
+                        self.assertEqual(c, whole[key(c)], "stale: run ./build/cubesim figures")
 
 
 if __name__ == "__main__":
