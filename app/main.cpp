@@ -180,6 +180,8 @@ int cmd_replay(const Registry& reg, const std::string& path, const trace::Replay
     std::cout << path << " (" << r.loaded.format << " trace, " << r.loaded.trace->steps() << " steps) on "
               << r.setup.machine.name << ", " << r.setup.topology.describe() << ", B=" << r.setup.params.B << "\n";
     if (!r.elements_note.empty()) std::cout << "  " << r.elements_note << "\n";
+    if (!r.ranks_note.empty()) std::cout << "  " << r.ranks_note << "\n";
+    if (!r.skipped_note.empty()) std::cout << "  " << r.skipped_note << "\n";
     std::cout << "  simulated " << format_time(r.stats.time) << "  (start-ups " << r.stats.critical_path.startups
               << ", element transfers " << r.stats.critical_path.element_transfers << ", " << r.stats.messages
               << " messages, " << r.stats.events << " events)\n";

@@ -192,7 +192,7 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
     topo = parse_topology_spec(opt.topology);
   } else if (!default_topology.is_null()) {
     topo = parse_topology(default_topology, opt.machine, "/default_topology");
-    if (topo.size() != nodes)
+    if (topo.size() != nodes && !(format == "simgrid" && topo.size() > nodes))  // spare nodes idle, below
       throw InputError("", "--topology",
                        "machine " + machine.name + "'s default topology (" + topo.describe() + ") has " +
                            std::to_string(topo.size()) + " nodes, the trace " + std::to_string(nodes) +
@@ -200,13 +200,27 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   } else if (format == "cubesim") {
     topo = t.topology;
   } else {
-    const int dim = log2_exact(nodes);
-    if (dim < 0)
-      throw InputError(path, "",
-                       "the trace has " + std::to_string(nodes) + " ranks, not a power of two: give --topology");
+    // The smallest cube that holds the ranks; the spare nodes idle (issue 34: SimGrid's examples
+    // run 3 ranks).
+    int dim = 0;
+    while ((NodeId{1} << dim) < nodes) ++dim;
     topo = Topology::hypercube(dim);
   }
-  if (topo.size() != nodes) {
+  if (format == "simgrid" && topo.size() > nodes) {
+    const NodeId spare = topo.size() - nodes;
+    r.ranks_note = std::to_string(nodes) + " ranks on " + topo.describe() + ": rank i on node i, node" +
+                   (spare > 1 ? "s " : " ") + std::to_string(nodes) +
+                   (spare > 1 ? ".." + std::to_string(topo.size() - 1) : "") + " idle";
+    t.nodes.resize(static_cast<std::size_t>(topo.size()));
+    t.header["nodes"] = topo.size();
+  }
+  if (format == "simgrid" && t.header.contains("skipped_lines")) {
+    const ojson& k = t.header["skipped_lines"];
+    r.skipped_note =
+        std::to_string(k["count"].get<std::int64_t>()) +
+        " line(s) replayed by no rank, as SimGrid passes over them; the first: " + k["first"].get<std::string>();
+  }
+  if (topo.size() != static_cast<NodeId>(t.nodes.size())) {
     std::string hint;  // hypercube:16 for 16 nodes: the papers' N is the node count, ours the dimension
     const int d = log2_exact(nodes);
     if (!opt.topology.empty() && opt.topology.rfind("hypercube:", 0) == 0 && d >= 0)
@@ -325,6 +339,8 @@ ojson replay_report(const ReplayResult& r, bool reproducible) {
   if (t.header.contains("topology")) rep["recorded_topology"] = t.header["topology"];
   if (t.header.contains("recorded")) rep["recorded"] = t.header["recorded"];
   if (!r.elements_note.empty()) rep["elements"] = r.elements_note;
+  if (!r.ranks_note.empty()) rep["ranks"] = r.ranks_note;
+  if (!r.skipped_note.empty()) rep["skipped"] = r.skipped_note;
   j["replay"] = rep;
   ojson run;
   run["point"] = ojson::object();

@@ -45,6 +45,8 @@ struct ReplayResult {
   std::string error;             ///< the replay failed (a process error or deadlock)
   std::string elements_note;     ///< how elements were read when the machines' element_bytes differ
   bool elements_scaled = false;  ///< --elements bytes changed the counts: no formula describes them
+  std::string ranks_note;        ///< a SimGrid trace whose ranks fill no cube: the spare nodes
+  std::string skipped_note;      ///< lines of a SimGrid trace that no rank replays (as in SimGrid)
 };
 
 /// Parses "hypercube:n" (dimension n, 2^n nodes), "hypercube:dim=n", "hypercube:nodes=N",

@@ -93,6 +93,52 @@ TEST(TraceCli, ImportsAHandWrittenSimgridTrace) {
   EXPECT_EQ(replay_json(one + " --machine ipsc-nx")["runs"][0]["simulated"]["time_ps"], 46953332990LL);
 }
 
+// Issue 34 point 1: SimGrid's time-independent actions as its examples and older traces spell
+// them (Isend, Irecv, waitAll; sends without a tag; test), with an editor's line in the file and
+// three ranks, replay to the time of the same trace in SimGrid 3.32's own spelling, on the
+// smallest cube that holds the ranks, and say what they passed over.
+TEST(TraceCli, ImportsSimgridSpellingsTaglessSendsTestsAndThreeRanks) {
+  const std::string odd = write_temp("cubesim_ti_spellings.txt",
+                                     "# three ranks, as SimGrid's replay examples run\n"
+                                     "0 init\n1 init\n2 init\n"
+                                     "vim: set ts=8 sw=2:\n"  // an editor's line: no rank's
+                                     "0 Isend 1 0 1000\n"     // capitalised, tagged
+                                     "0 send 2 1e3 6\n"       // no tag: <peer> <count> <datatype>
+                                     "1 Irecv 0 0 1000\n"
+                                     "1 test 0 1 0\n"  // never waits
+                                     "1 waitAll\n"
+                                     "2 recv 0 1000\n"  // no tag: <peer> <count>
+                                     "1 compute 100\n"
+                                     "0 finalize\n1 finalize\n2 finalize\n");
+  const std::string canonical = write_temp("cubesim_ti_canonical.txt",
+                                           "0 init\n1 init\n2 init\n0 isend 1 0 1000\n0 send 2 0 1000\n"
+                                           "1 irecv 0 0 1000\n1 waitall\n2 recv 0 0 1000\n1 compute 100\n"
+                                           "0 finalize\n1 finalize\n2 finalize\n");
+  for (const char* machine : {"ipsc-nx", "caltech-mark2"}) {
+    SCOPED_TRACE(machine);
+    const json a = replay_json(odd + " --machine " + machine);
+    const json b = replay_json(canonical + " --machine " + machine);
+    EXPECT_EQ(a["runs"][0]["simulated"]["time_ps"], b["runs"][0]["simulated"]["time_ps"]);
+    EXPECT_GT(a["runs"][0]["simulated"]["time_ps"].get<long long>(), 0);
+    EXPECT_EQ(a["runs"][0]["simulated"]["messages"], 2);
+    EXPECT_EQ(a["runs"][0]["topology"], "hypercube n=2 (4 nodes)");
+    EXPECT_EQ(a["replay"]["ranks"], "3 ranks on hypercube n=2 (4 nodes): rank i on node i, node 3 idle");
+    EXPECT_NE(a["replay"]["skipped"].get<std::string>().find("1 line(s) replayed by no rank"), std::string::npos);
+    EXPECT_NE(a["replay"]["skipped"].get<std::string>().find("line 5: \"vim: set"), std::string::npos);
+    EXPECT_FALSE(b["replay"].contains("skipped"));
+  }
+  // One file a rank: a line of another rank in it is passed over, as SimGrid does ("Ignore trace
+  // element not for me").
+  const std::string dir = temp_dir("ti_per_rank");
+  std::ofstream(dir + "/r0.txt") << "0 init\n0 send 1 0 10\n1 compute 1000000\n0 finalize\n";
+  std::ofstream(dir + "/r1.txt") << "1 init\n1 recv 0 0 10\n1 finalize\n";
+  std::ofstream(dir + "/index.txt") << "r0.txt\nr1.txt\n";
+  const json per_rank = replay_json(dir + "/index.txt --machine ipsc-nx");
+  EXPECT_NE(per_rank["replay"]["skipped"].get<std::string>().find("rank 1's line in rank 0's file"), std::string::npos);
+  // tau + 3 t_c: 10 bytes are 3 of the iPSC's 4-byte elements, rounded up.
+  EXPECT_EQ(per_rank["runs"][0]["simulated"]["time_ps"], 1500000000LL + 3 * 4000000LL);
+}
+
 double smpi_time(const std::string& out) {
   std::smatch m;
   static const std::regex re(R"(Simulation time ([0-9.e+-]+))");

@@ -1,6 +1,7 @@
 #include "traces/simgrid_ti.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -166,8 +167,23 @@ bool is_int(const std::string& s) {
   return true;
 }
 
-/// Reads actions of a TI file, appending them by rank.
-void read_actions(const std::string& path, const std::string& text, std::map<NodeId, std::vector<Action>>& by_rank) {
+/// Lines SimGrid's replayer passes over without replaying them: a line whose first word is no
+/// rank (xbt's reader hands it to no actor), or, in a rank's own file, a line of another rank
+/// ("Ignore trace element not for me"). Counted, and the first named, for the replay's report.
+struct Skipped {
+  std::int64_t lines = 0;
+  std::string first;  ///< "file: line L: text" of the first
+  void add(const std::string& path, std::size_t line, const std::string& text, const std::string& why) {
+    if (lines++ == 0)
+      first = path + ": line " + std::to_string(line) + ": \"" + text.substr(0, 60) + "\" (" + why + ")";
+  }
+};
+
+/// Reads actions of a TI file, appending them by rank. `own` is the rank whose file this is when
+/// an index lists one file per rank (SimGrid gives the i-th file to rank i), or -1 for a file
+/// that all ranks share.
+void read_actions(const std::string& path, const std::string& text, NodeId own,
+                  std::map<NodeId, std::vector<Action>>& by_rank, Skipped& skipped) {
   // A last action without its newline: SimGrid's reader drops it (xbt ReplayReader stops at end
   // of file), and it is what a file cut inside a line looks like. Refused, naming the byte.
   if (!text.empty() && text.back() != '\n') {
@@ -185,13 +201,21 @@ void read_actions(const std::string& path, const std::string& text, std::map<Nod
     ++line;
     auto w = words(ln);
     if (w.empty() || w[0][0] == '#') continue;
-    if (!is_int(w[0]) || w.size() < 2)
-      throw InputError(path, "line " + std::to_string(line), "expected \"<rank> <action> ...\"");
+    if (!is_int(w[0])) {  // an editor's line, a stray note: no actor's, as in SimGrid
+      skipped.add(path, line, ln, "not \"<rank> <action> ...\"");
+      continue;
+    }
     if (w[0].size() > 9 || std::stoll(w[0]) >= kMaxRanks)
       throw InputError(
           path, "line " + std::to_string(line),
           "rank " + w[0] + " is beyond the largest machine cubesim models (" + std::to_string(kMaxRanks) + " nodes)");
+    if (w.size() < 2) throw InputError(path, "line " + std::to_string(line), "expected \"<rank> <action> ...\"");
     const auto rank = static_cast<NodeId>(std::stoll(w[0]));
+    if (own >= 0 && rank != own) {
+      skipped.add(path, line, ln,
+                  "rank " + std::to_string(rank) + "'s line in rank " + std::to_string(own) + "'s file");
+      continue;
+    }
     by_rank[rank].push_back(Action{path, line, std::move(w)});
   }
 }
@@ -214,25 +238,32 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
       break;
     }
   }
+  Skipped skipped;
   if (is_index) {
+    // The files it lists: one shared by every rank, or one a rank, the i-th rank i's.
+    std::vector<std::pair<std::size_t, std::string>> files;
     std::istringstream is(text);
     std::size_t line = 0;
-    const fs::path base = fs::path(path).parent_path();
     for (std::string ln; std::getline(is, ln);) {
       ++line;
       auto w = words(ln);
       if (w.empty() || w[0][0] == '#') continue;
-      fs::path p(w[0]);
+      files.emplace_back(line, w[0]);
+    }
+    const fs::path base = fs::path(path).parent_path();
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      fs::path p(files[i].second);
       std::optional<std::string> actions = read(p.string());
       if (!actions && p.is_relative()) {  // relative to the index, when not to here
         p = base / p;
         actions = read(p.string());
       }
-      if (!actions) throw InputError(path, "line " + std::to_string(line), "no such action file: " + w[0]);
-      read_actions(p.string(), *actions, by_rank);
+      if (!actions)
+        throw InputError(path, "line " + std::to_string(files[i].first), "no such action file: " + files[i].second);
+      read_actions(p.string(), *actions, files.size() > 1 ? static_cast<NodeId>(i) : NodeId{-1}, by_rank, skipped);
     }
   } else {
-    read_actions(path, text, by_rank);
+    read_actions(path, text, -1, by_rank, skipped);
   }
   if (by_rank.empty()) throw InputError(path, "", "no actions: not a SimGrid time-independent trace");
   const NodeId ranks = by_rank.rbegin()->first + 1;
@@ -253,6 +284,7 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
               {"generator", "SimGrid time-independent trace (imported)"},
               {"source", path},
               {"nodes", ranks}};
+  if (skipped.lines > 0) t.header["skipped_lines"] = {{"count", skipped.lines}, {"first", skipped.first}};
   for (const auto& [rank, actions] : by_rank) {
     auto& steps = t.nodes[static_cast<std::size_t>(rank)].strands.emplace_back();
     int dt_bytes = 1;  // SimGrid's default datatype is MPI_BYTE; "init <x>" switches it to MPI_DOUBLE
@@ -263,7 +295,10 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
       const auto fail = [&](const std::string& msg) {
         throw InputError(a.file, "line " + std::to_string(a.line), msg);
       };
-      const std::string& act = a.tok[1];
+      // Any case: SimGrid 3.32 writes and reads lower case ("isend", "waitall"); older SimGrid
+      // and its examples write "Isend", "Irecv", "waitAll", "allReduce".
+      std::string act = a.tok[1];
+      for (char& c : act) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       auto number = [&](std::size_t i, const char* what) -> double {
         if (a.tok.size() <= i) fail(act + ": missing " + what);
         try {
@@ -295,14 +330,21 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
         if (a.tok.size() > 2) dt_bytes = 8;
       } else if (act == "finalize") {
       } else if (act == "send" || act == "isend" || act == "recv" || act == "irecv") {
-        if (a.tok.size() > 6) fail(act + ": too many arguments (expected <peer> <tag> <count> [datatype])");
+        // <peer> <tag> <count> [datatype] (SimGrid 3.32), or without the tag as older traces
+        // write it: <peer> <count>, and <peer> <count> <datatype> where the second number is no
+        // integer (1e6); tag 0 then. Three numbers that are integers are read as SimGrid 3.32
+        // reads them: <peer> <tag> <count>.
+        if (a.tok.size() > 6) fail(act + ": too many arguments (expected <peer> [<tag>] <count> [datatype])");
+        if (a.tok.size() < 4) fail(act + ": missing count (expected <peer> [<tag>] <count> [datatype])");
         const NodeId p = peer(2);
-        const double tagd = number(3, "tag");
-        const double count = number(4, "count");
+        const bool tagged = a.tok.size() == 6 || (a.tok.size() == 5 && is_int(a.tok[3]));
+        const double tagd = tagged ? number(3, "tag") : 0;
+        const std::size_t count_at = tagged ? 4 : 3;
+        const double count = number(count_at, "count");
         if (count != std::floor(count) || tagd != std::floor(tagd)) fail(act + ": tag and count must be integers");
         if (tagd > kMaxTag) fail(act + ": tag " + a.tok[3] + " is beyond an MPI tag's range (0..2147483647)");
-        const double bytes = count * datatype(5);
-        if (bytes > kMaxCountBytes) fail(act + ": count " + a.tok[4] + " is beyond 2^40 bytes in one message");
+        const double bytes = count * datatype(count_at + 1);
+        if (bytes > kMaxCountBytes) fail(act + ": count " + a.tok[count_at] + " is beyond 2^40 bytes in one message");
         TraceOp o;
         const bool send = act == "send" || act == "isend";
         o.code = send ? OpCode::send : OpCode::recv;
@@ -319,13 +361,19 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
         }
         st.ops.push_back(o);
         steps.push_back(std::move(st));
-      } else if (act == "wait") {
-        if (a.tok.size() != 5) fail("wait: expected <src> <dst> <tag>");
+      } else if (act == "wait" || act == "test") {
+        if (a.tok.size() != 5) fail(act + ": expected <src> <dst> <tag>");
         const double tagd = number(4, "tag");
         if (tagd != std::floor(tagd) || tagd > kMaxTag)
-          fail("wait: tag " + a.tok[4] + " is not an MPI tag (0..2147483647)");
+          fail(act + ": tag " + a.tok[4] + " is not an MPI tag (0..2147483647)");
         const auto key = std::make_tuple(peer(2), peer(3), static_cast<int>(tagd));
         auto it = open.find(key);
+        if (act == "test") {
+          // MPI_Test: it never waits. SimGrid's replay tests the request and, when it is not
+          // done, keeps it for a later wait; a test costs no time here (SimGrid may add its
+          // smpi/test delay). A test of no open request, which SimGrid passes over, too.
+          continue;
+        }
         if (it == open.end() || it->second.empty())
           fail("wait: no request " + a.tok[2] + " -> " + a.tok[3] + " tag " + a.tok[4] + " is open");
         Step st;
@@ -355,10 +403,22 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
         if (seconds > kMaxSleepSeconds) fail("sleep: " + a.tok[2] + " s is beyond the 1e6 s one action may take");
         st.ops.push_back(TraceOp{OpCode::delay, -1, static_cast<std::int64_t>(std::llround(seconds * 1e12)), 0});
         steps.push_back(std::move(st));
+      } else if (act == "location" || act == "comm_size") {
+        // location <file> <line>: where the call was in the source; comm_size <n>: the world's
+        // size. Neither takes time in SimGrid's replay.
+      } else if (act == "comm_split" || act == "comm_dup") {
+        fail(act + ": communicators other than MPI_COMM_WORLD are not supported");
+      } else if (act == "barrier" || act == "bcast" || act == "reduce" || act == "allreduce" || act == "gather" ||
+                 act == "gatherv" || act == "scatter" || act == "scatterv" || act == "allgather" ||
+                 act == "allgatherv" || act == "alltoall" || act == "alltoallv" || act == "reducescatter") {
+        fail("action \"" + a.tok[1] +
+             "\" is not supported: a collective; cubesim does not yet run SimGrid's collectives with its own "
+             "algorithms (point-to-point actions replay: send, isend, recv, irecv, wait, test, waitall, compute, "
+             "sleep, init, finalize)");
       } else {
-        fail("action \"" + act +
-             "\" is not supported: cubesim replays point-to-point traces (init, finalize, send, isend, recv, irecv, "
-             "wait, waitall, compute, sleep); collectives need their algorithm, which a trace does not name");
+        fail("action \"" + a.tok[1] +
+             "\" is not supported: not an action of SimGrid's replay (point-to-point actions replay: send, isend, "
+             "recv, irecv, wait, test, waitall, compute, sleep, init, finalize, location, comm_size)");
       }
     }
   }
