@@ -51,12 +51,9 @@ class PrivateTmpdir : public ::testing::Environment {
   }
 };
 
-[[maybe_unused]] ::testing::Environment* const kPrivateTmpdir =
-    ::testing::AddGlobalTestEnvironment(new PrivateTmpdir);
+[[maybe_unused]] ::testing::Environment* const kPrivateTmpdir = ::testing::AddGlobalTestEnvironment(new PrivateTmpdir);
 
 // Run only by hygiene.a_left_file_fails (which expects the process to fail).
-TEST(Hygiene, DISABLED_LeavesAFileInTmpdir) {
-  std::ofstream(fs::temp_directory_path() / "left-behind.txt") << "x\n";
-}
+TEST(Hygiene, DISABLED_LeavesAFileInTmpdir) { std::ofstream(fs::temp_directory_path() / "left-behind.txt") << "x\n"; }
 
 }  // namespace
