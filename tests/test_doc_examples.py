@@ -324,23 +324,23 @@ class DocExamples(unittest.TestCase):
                 self.assertIsNone(diff, f"{b.where()}: `{cmd}`: {diff}")
             print(f"  {b.where()}: ran `{cmd[:100]}`" + (" and compared its output" if expected else ""), file=sys.stderr)
 
-    def check_output_of(self, b, scratch):
+    def run_marked(self, b, scratch, key, exit_code=0):
+        """Runs the block's setup, then the command of its marker `key`; checks the exit status."""
         env = self.env_of(b, scratch)
         self.setup(b, scratch, env)
-        cmd = b.marker("output-of")[0]
+        cmd = b.marker(key)[0]
         p = run(cmd, scratch.dir, env)
-        want = int(b.marker("exit")[0]) if b.marker("exit") else 0
-        self.assertEqual(p.returncode, want, f"{b.where()}: `{cmd}`: {p.stderr[-2000:]}")
+        self.assertEqual(p.returncode, exit_code, f"{b.where()}: `{cmd}`: {p.stderr[-2000:]}")
+        return cmd, p
+
+    def check_output_of(self, b, scratch):
+        cmd, p = self.run_marked(b, scratch, "output-of", int(b.marker("exit")[0]) if b.marker("exit") else 0)
         diff = tesh_match(b.lines, (p.stdout + p.stderr).split("\n"))
         self.assertIsNone(diff, f"{b.where()}: output of `{cmd}`: {diff}")
         print(f"  {b.where()}: the output of `{cmd[:100]}`, compared", file=sys.stderr)
 
     def check_keys_in(self, b, scratch):
-        env = self.env_of(b, scratch)
-        self.setup(b, scratch, env)
-        cmd = b.marker("keys-in")[0]
-        p = run(cmd, scratch.dir, env)
-        self.assertEqual(p.returncode, 0, f"{b.where()}: `{cmd}`: {p.stderr[-2000:]}")
+        cmd, p = self.run_marked(b, scratch, "keys-in")
         keys = set()
 
         def walk(v):
@@ -358,11 +358,7 @@ class DocExamples(unittest.TestCase):
         print(f"  {b.where()}: {len(shown)} keys, each in the JSON of `{cmd[:100]}`", file=sys.stderr)
 
     def check_options_in(self, b, scratch):
-        env = self.env_of(b, scratch)
-        self.setup(b, scratch, env)
-        cmd = b.marker("options-in")[0]
-        p = run(cmd, scratch.dir, env)
-        self.assertEqual(p.returncode, 0, f"{b.where()}: `{cmd}`: {p.stderr[-2000:]}")
+        cmd, p = self.run_marked(b, scratch, "options-in")
         opts = re.findall(r"(?<![\w-])(--\S+)", "\n".join(b.lines).replace("\\", " "))
         for o in opts:
             self.assertIn(o, p.stdout, f"{b.where()}: {o} is not in the output of `{cmd}`")
