@@ -31,6 +31,7 @@ start=$(date +%s)
 filter=$(cat build-sanitize/sanitizer-gtest-filter.txt)
 shards=$((4 * $(nproc)))  # small shards even out: 4 of 150 tests took 137 to 237 s
 export filter shards
+rm -f build-sanitize/gtest-shard-*.log  # an earlier run's shards would count again below
 if ! seq 0 $((shards - 1)) | xargs -P "$(nproc)" -I{} bash -c \
   'GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX={} build-sanitize/cubesim_tests --gtest_filter="$filter" \
      --gtest_brief=1 > build-sanitize/gtest-shard-{}.log 2>&1 || { echo "gtest shard {} failed:"; tail -n 60 build-sanitize/gtest-shard-{}.log; exit 1; }'; then

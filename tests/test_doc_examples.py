@@ -43,6 +43,7 @@ Environment: CUBESIM_BIN (the binary; default build/cubesim). A block that runs 
 timeout (120 s) fails. A command that needs the repository's own build (scripts/quickstart.sh)
 runs only when CUBESIM_BIN is ROOT/build/cubesim (as in CI); otherwise it is listed as skipped.
 """
+import functools
 import glob
 import json
 import os
@@ -158,6 +159,7 @@ def help_options(command):
     return _help[command]
 
 
+@functools.lru_cache(maxsize=None)
 def commands():
     out = cubesim_out("--help")
     return set(re.findall(r"^  ([a-z][a-z-]+)\s{2,}", out.split("Subcommands:")[1], re.M))
