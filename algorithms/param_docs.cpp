@@ -11,9 +11,10 @@ namespace {
 /// algorithm's file (the papers' sections they cite).
 constexpr std::array kOverrides{
     // ---- M: what the papers' M counts ----
-    ParamOverride{.algorithms = "broadcast.gc broadcast.sbt broadcast.nesbt broadcast.nrsbt broadcast.sbnt",
-                  .key = "M",
-                  .meaning = "the message: the root sends these M elements to every other node (TR-530 §4.1)"},
+    ParamOverride{
+        .algorithms = "broadcast.gc broadcast.sbt broadcast.nesbt broadcast.nrsbt broadcast.sbnt broadcast.tcbt",
+        .key = "M",
+        .meaning = "the message: the root sends these M elements to every other node (TR-530 §4.1)"},
     ParamOverride{.algorithms = "broadcast.pipe broadcast.tree broadcast.split",
                   .key = "M",
                   .meaning = "the message: on every line along `axis`, the node at coordinate `root` sends these M "

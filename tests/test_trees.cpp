@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "algorithms/collectives/tree_routing.hpp"
+#include "algorithms/embedding/tcbt.hpp"
 #include "algorithms/embedding/trees.hpp"
 #include "app/runner.hpp"
 #include "helpers.hpp"
@@ -234,6 +235,52 @@ Setup ten_cube(const PortModel& ports) {
   s.params.root = 777;
   s.params.k = 4;
   return s;
+}
+
+// TR-530 §4.1.6: the two-rooted complete binary tree spans the cube with cube edges only, and is
+// the complete binary tree of 2^n - 1 nodes with one edge subdivided by the extra node: every
+// internal node has two children but one (the second root), which has one; contracting it leaves
+// every leaf at depth n - 1.
+TEST(Trees, TwoRootedCompleteBinaryTreeSpansTheCubeWithOneEdgeSubdivided) {
+  for (int n = 0; n <= 16; ++n) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const trees::TwoRootedTree t = trees::two_rooted_tree(n);
+    const std::int64_t N = std::int64_t{1} << n;
+    ASSERT_EQ(static_cast<std::int64_t>(t.parent.size()), N);
+    EXPECT_EQ(t.parent[0], -1);
+    std::vector<int> kids(static_cast<std::size_t>(N), 0);
+    for (std::int64_t x = 1; x < N; ++x) {
+      const std::int64_t p = t.parent[static_cast<std::size_t>(x)];
+      ASSERT_GE(p, 0);
+      ASSERT_EQ(std::popcount(static_cast<std::uint64_t>(p ^ x)), 1) << "not a cube edge at " << x;
+      ++kids[static_cast<std::size_t>(p)];
+    }
+    std::int64_t one = 0, two = 0, subdivided = -1;
+    for (std::int64_t x = 0; x < N; ++x) {
+      EXPECT_LE(kids[static_cast<std::size_t>(x)], 2);
+      if (kids[static_cast<std::size_t>(x)] == 1) ++one, subdivided = x;
+      if (kids[static_cast<std::size_t>(x)] == 2) ++two;
+    }
+    if (n < 2) continue;  // n = 1: the single edge a - b
+    EXPECT_EQ(one, 1);
+    EXPECT_EQ(two, N / 2 - 1);
+    EXPECT_EQ(t.parent[static_cast<std::size_t>(subdivided)], 0) << "the extra node is the source's child";
+    EXPECT_EQ(t.height[0], n);
+    // Depths with the extra node contracted: every leaf at n - 1, every node reached (a tree).
+    for (std::int64_t x = 0; x < N; ++x) {
+      if (kids[static_cast<std::size_t>(x)] != 0 || x == subdivided) continue;
+      int depth = 0;
+      for (std::int64_t y = x; y != 0; y = t.parent[static_cast<std::size_t>(y)]) {
+        if (y != subdivided) ++depth;
+        ASSERT_LE(depth, n) << "a loop through " << x;
+      }
+      EXPECT_EQ(depth, n - 1) << "leaf " << x;
+    }
+    // One-port order: the source sends to the extra node's side (the deeper subtree) first.
+    const std::vector<int> first = t.children_dims(0);
+    ASSERT_FALSE(first.empty());
+    EXPECT_EQ(std::int64_t{1} << first[0], subdivided);
+  }
 }
 
 /// Every registered algorithm that runs with these parameters (not the matrix and mesh ones,

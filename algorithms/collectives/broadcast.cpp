@@ -34,6 +34,15 @@
 //                 gives no Table 1 row ("of higher complexity than the nESBT routing"); we
 //                 predict all-port (pipelined, height n) with the SBT-b(n,1) terms, exact, and
 //                 one-port (2n-1 whole-message steps) as an upper bound.
+//  broadcast.tcbt The two-rooted complete binary tree (§4.1.6, algorithms/embedding/tcbt.hpp),
+//                 pipelined in packets of B. TR-530 gives no Table 1 row, only the comparison
+//                 "inferior to the nESBT routing, but may be superior to the SBT routing and the
+//                 Hamiltonian path routing". Derived rows, exact under the cost model:
+//                 one-port: a node with two children sends each packet to the deeper subtree
+//                 first, then to the other; along the critical path every node is a stage of
+//                 2(tau + b t_c) for a packet of b elements, n - 1 such stages (n >= 2): start-ups
+//                 2(ceil(M/B) + n - 2), element transfers 2(M + (n - 2) min(B, M)).
+//                 all-port: both children at once; height n: SBT-b(n,1)'s terms.
 //
 // Reading of the tables (docs/formulas.md): "B" in the pipelined rows is the size of a packet
 // actually sent, min(B, M) — a message shorter than B travels as one packet of M elements, and
@@ -43,10 +52,13 @@
 // With tau_msg > 0 every packet sent as its own message also pays tau_msg (not in the tables).
 #include <bit>
 #include <cmath>
+#include <map>
+#include <mutex>
 
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/collectives/verify.hpp"
 #include "algorithms/embedding/gray.hpp"
+#include "algorithms/embedding/tcbt.hpp"
 #include "algorithms/embedding/trees.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/rows.hpp"
@@ -483,6 +495,75 @@ Prediction predict_broadcast_sbnt(const Setup& s) {
   return pr;
 }
 
+/// The two-rooted complete binary tree of the n-cube, built once a dimension (shared by every
+/// node of a run and by the runs of a sweep).
+std::shared_ptr<const trees::TwoRootedTree> tcbt_plan(int n) {
+  static std::mutex mu;
+  static std::map<int, std::shared_ptr<const trees::TwoRootedTree>> cache;
+  const std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(n);
+  if (it != cache.end()) return it->second;
+  auto t = std::make_shared<const trees::TwoRootedTree>(trees::two_rooted_tree(n));
+  cache.emplace(n, t);
+  return t;
+}
+
+/// TCBT (TR-530 §4.1.6), pipelined in packets of B. One-port: each packet to the children one
+/// after the other, the deeper subtree first; all-port: to both at once.
+Task<> broadcast_tcbt(Node& self, Params p) {
+  const auto plan = tcbt_plan(cube_dim(self));
+  const NodeId x = self.id() ^ p.root;
+  const bool root = x == 0;
+  const int parent = plan->parent_dim(x);
+  std::vector<int> children = plan->children_dims(x);
+  Buffer all = root ? root_message(self, p.M) : Buffer{};
+  if (self.machine().ports.kind == PortKind::all) {
+    self.set_result(co_await pipelined_tree(self, root, std::move(all), p.M, parent, std::move(children), 0));
+    co_return;
+  }
+  const std::int64_t B = self.packet_elements();
+  const std::int64_t packets = ceil_div(p.M, B);
+  for (std::int64_t k = 0; k < packets; ++k) {
+    Buffer chunk;
+    if (root)
+      chunk = all.slice(k * B, std::min(B, p.M - k * B));
+    else
+      chunk = co_await self.recv(parent);
+    for (int d : children) co_await self.send(d, chunk);
+    if (!root) all.append(chunk);
+  }
+  self.set_result(std::move(all));
+}
+
+Prediction predict_broadcast_tcbt(const Setup& s) {
+  const std::int64_t n = s.topology.dim();
+  Prediction pr;
+  if (s.machine.ports.kind == PortKind::all) {
+    pr = predict_broadcast_sbt(s);
+    pr.source = "TR-530 §4.1.6 (no Table 1 row): TCBT height n, pipelined, terms of SBT-b(n,1)";
+    return pr;
+  }
+  pr.source = "TR-530 §4.1.6 (no Table 1 row): TCBT one-port, derived: 2(ceil(M/B) + n - 2) start-ups";
+  if (n == 1) {
+    pipeline_row(pr, s, 0);  // the single edge a - b: one stage of tau + b t_c
+  } else if (n >= 2) {
+    // A proportionate flow shop of n - 1 stages (the source and the internal nodes down a path of
+    // second children), each taking 2(tau + b t_c) for a packet of b elements: twice the row of a
+    // pipeline through n - 2 further stages.
+    pipeline_row(pr, s, n - 2);
+    pr.startups *= 2;
+    pr.msg_startups *= 2;
+    pr.element_transfers *= 2;
+    if (pr.min_startups) *pr.min_startups *= 2;
+  }
+  if (n >= 1 && n <= 2) {  // no pipeline to fill: one packet is best
+    pr.b_opt = static_cast<double>(s.params.M);
+    pr.min_startups = static_cast<double>(n == 1 ? 1 : 2);
+  }
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
 Verdict verify_broadcast(const Setup& s, const std::vector<Buffer>& results) {
   return verify_each(
       s, results, [&](NodeId) { return s.params.M; }, [](NodeId, std::int64_t i) { return message_value(i); });
@@ -558,6 +639,18 @@ const Registration kRegistration{[](Registry& r) {
          .one_port = {.row = "none (§4.1.5); derived: 2n-1 whole-message steps",
                       .relation = "upper bound",
                       .deviations = {{Relation::upper_bound, 0, 0.667, "n=2 M=1 B=1"}}},
+         .all_port = {.row = "none; pipelined, height n: SBT-b(n,1)'s terms", .relation = "exact"}});
+  r.add({.name = "broadcast.tcbt",
+         .summary = "one-to-all broadcast pipelined down the two-rooted complete binary tree",
+         .source = "TR-530 §4.1.6 (the tree; no Table 1 row: rows derived, algorithms/embedding/tcbt.hpp)",
+         .params = {"root", "M", "B"},
+         .required = {"M"},
+         .check = check,
+         .process = broadcast_tcbt,
+         .predict = predict_broadcast_tcbt,
+         .verify = verify_broadcast,
+         .one_port = {.row = "none (§4.1.6); derived: 2(ceil(M/B) + n - 2) start-ups, 2(M + (n-2)B) elements",
+                      .relation = "exact"},
          .all_port = {.row = "none; pipelined, height n: SBT-b(n,1)'s terms", .relation = "exact"}});
 }};
 
