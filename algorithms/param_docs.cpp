@@ -36,11 +36,11 @@ constexpr std::array kOverrides{
                   .key = "M",
                   .meaning = "the block for each destination: every node sends M elements to each other node, "
                              "(N-1) M each (TR-530 §4.4)"},
-    ParamOverride{.algorithms = "sometoall.sbt",
+    ParamOverride{.algorithms = "sometoall.sbt sometoall.sbnt",
                   .key = "M",
                   .meaning = "the block for each destination: each of the 2^(n-k) sending nodes sends M elements to "
                              "every node (TR-572 §3.3)"},
-    ParamOverride{.algorithms = "alltosome.sbt",
+    ParamOverride{.algorithms = "alltosome.sbt alltosome.sbnt",
                   .key = "M",
                   .meaning = "the block for each destination: every node sends M elements to each of the 2^(n-k) "
                              "receiving nodes (TR-572 §3.3)"},
@@ -78,7 +78,7 @@ constexpr std::array kOverrides{
                   .key = "k",
                   .meaning = "SBT exchange steps first (dimensions 0 .. k-1, gathering 2^k blocks), then the GCEA on "
                              "the other n-k dimensions with 2^k-block super-blocks (TR-530 §5.1, Fig. 10)"},
-    ParamOverride{.algorithms = "sometoall.sbt alltosome.sbt",
+    ParamOverride{.algorithms = "sometoall.sbt alltosome.sbt sometoall.sbnt alltosome.sbnt",
                   .key = "k",
                   .meaning = "splitting steps: the 2^(n-k) nodes with addresses below 2^(n-k) are the ones that send "
                              "(some-to-all) or receive (all-to-some) (TR-572 §3.3)"},

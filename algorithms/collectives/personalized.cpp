@@ -41,6 +41,20 @@
 //                 B = 3), and up to 5.4 above with M < n (n = 7, M = 1: one tree carries
 //                 everything). one-port: no table row; predicted as the cyclic schedule's steps
 //                 in lockstep, exact.
+//  sometoall.sbnt, alltosome.sbnt  TR-572 §3.3, Table 3's n-port row: the k splitting
+//                 (accumulation) steps in each k-subcube with every step's data split evenly over
+//                 k ports, and the all-to-all inside each l-subcube on l ports. TR-572 §3.2 names
+//                 the trees for both: "spanning balanced n-trees, or rotated spanning binomial
+//                 trees"; we use the rotated SBTs, phased (tree j on dimension (k-1-s+j) mod k in
+//                 step s), whose every step carries exactly 1/k of the one-port step: splitting
+//                 step s moves 2^(k-1-s) groups of 2^l M elements, part j of each on tree j; the
+//                 all-to-all is alltoall.nrsbt's phased schedule in the l-subcube. Table 3 n-port:
+//                 (PQ/2^(k+l+1) + (1/k) sum_{i<k} PQ/2^(k+l-i)) t_c
+//                 + (l ceil(PQ/(l B 2^(k+l+1))) + sum_{i<k} ceil(PQ/(k B 2^(k+l-i)))) tau,
+//                 PQ = 2^l 2^(k+l) M. Exact over the test grid when the row's even parts are read as the
+//                 largest part: ceil(M/l) of each block in the all-to-all, ceil(2^l M/k) of
+//                 each group in the splitting (the printed row when l | M and k | 2^l M).
+//                 One-port machines run sometoall.sbt's (alltosome.sbt's) one-port schedule.
 #include <bit>
 #include <cmath>
 
@@ -311,6 +325,192 @@ Task<> alltosome_sbt(Node& self, Params p) {
   self.set_result(std::move(acc));
 }
 
+/// The splitting of some-to-all on k ports (TR-572 Table 3 n-port row): in the k-subcube of
+/// cube dimensions l .. n-1, the source (local address 0) holds 2^k groups of G elements (group
+/// t: the blocks for the destinations with high bits t); part j of every group travels on the
+/// SBT rotated by j, phased: in step s tree j crosses local dimension (k-1-s+j) mod k, and each
+/// holder sends the parts of the half of its groups across it. Returns this node's group.
+Task<Buffer> split_nport(Node& self, int l, int k, std::int64_t G, Buffer all) {
+  const NodeId t = self.id() >> l;  // local address in the k-subcube
+  const std::int64_t groups = std::int64_t{1} << k;
+  // held[j][g]: part j of group g, where this node holds it.
+  std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
+                                        std::vector<Buffer>(static_cast<std::size_t>(groups)));
+  if (t == 0)
+    for (int j = 0; j < k; ++j)
+      for (std::int64_t g = 0; g < groups; ++g)
+        held[j][g] = all.slice(g * G + part_offset(G, k, j), part_size(G, k, j));
+  for (int s = 0; s < k; ++s) {
+    std::vector<Op> ops;
+    struct Incoming {
+      int j;
+      std::int64_t first_bit, mask;
+      std::size_t op;
+    };
+    std::vector<Incoming> incoming;
+    for (int j = 0; j < k; ++j) {
+      if (part_size(G, k, j) == 0) continue;
+      const int e = ((k - 1 - s + j) % k + k) % k;
+      std::int64_t unprocessed = 0;  // local dimensions tree j crosses in steps s .. k-1
+      for (int s2 = s; s2 < k; ++s2) unprocessed |= std::int64_t{1} << (((k - 1 - s2 + j) % k + k) % k);
+      const std::int64_t bit = std::int64_t{1} << e;
+      const std::int64_t processed = (groups - 1) & ~unprocessed;
+      if ((t & unprocessed) == 0) {  // a holder: send the groups with bit e set
+        Buffer out;
+        for (std::int64_t g = 0; g < groups; ++g)
+          if ((g & processed) == (t & processed) && (g & bit) != 0) {
+            out.append(held[j][g]);
+            held[j][g] = Buffer{};
+          }
+        ops.push_back(self.send(l + e, std::move(out), j));
+      } else if ((t & unprocessed) == bit) {  // the holder's child across e
+        incoming.push_back({j, bit, processed | bit, ops.size()});
+        ops.push_back(self.recv(l + e, j));
+      }
+    }
+    if (ops.empty()) continue;
+    co_await all_of(ops);
+    for (const Incoming& in : incoming) {
+      Buffer got = ops[in.op].take();
+      const std::int64_t len = part_size(G, k, in.j);
+      std::int64_t off = 0;
+      for (std::int64_t g = 0; g < groups; ++g)
+        if ((g & in.mask) == (t & in.mask)) {
+          held[in.j][g] = got.slice(off, len);
+          off += len;
+        }
+    }
+  }
+  Buffer mine;
+  for (int j = 0; j < k; ++j) mine.append(held[j][t]);
+  co_return mine;
+}
+
+/// The reverse: accumulation on k ports into local address 0 of the k-subcube (steps k-1 .. 0,
+/// the child across each edge sending everything it has gathered for tree j). `mine` is this
+/// node's group (G elements); returns, at local address 0, the 2^k groups in order.
+Task<Buffer> accumulate_nport(Node& self, int l, int k, std::int64_t G, Buffer mine) {
+  const NodeId t = self.id() >> l;
+  const std::int64_t groups = std::int64_t{1} << k;
+  std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
+                                        std::vector<Buffer>(static_cast<std::size_t>(groups)));
+  for (int j = 0; j < k; ++j) held[j][t] = mine.slice(part_offset(G, k, j), part_size(G, k, j));
+  for (int s = k - 1; s >= 0; --s) {
+    std::vector<Op> ops;
+    struct Incoming {
+      int j;
+      std::int64_t bit, mask;
+      std::size_t op;
+    };
+    std::vector<Incoming> incoming;
+    for (int j = 0; j < k; ++j) {
+      if (part_size(G, k, j) == 0) continue;
+      const int e = ((k - 1 - s + j) % k + k) % k;
+      std::int64_t unprocessed = 0;
+      for (int s2 = s; s2 < k; ++s2) unprocessed |= std::int64_t{1} << (((k - 1 - s2 + j) % k + k) % k);
+      const std::int64_t bit = std::int64_t{1} << e;
+      const std::int64_t processed = (groups - 1) & ~unprocessed;
+      if ((t & unprocessed) == bit) {  // sends what it gathered (the groups agreeing on processed | e)
+        Buffer out;
+        for (std::int64_t g = 0; g < groups; ++g)
+          if ((g & (processed | bit)) == (t & (processed | bit))) {
+            out.append(held[j][g]);
+            held[j][g] = Buffer{};
+          }
+        ops.push_back(self.send(l + e, std::move(out), j));
+      } else if ((t & unprocessed) == 0) {
+        incoming.push_back({j, bit, processed | bit, ops.size()});
+        ops.push_back(self.recv(l + e, j));
+      }
+    }
+    if (ops.empty()) continue;
+    co_await all_of(ops);
+    for (const Incoming& in : incoming) {
+      Buffer got = ops[in.op].take();
+      const std::int64_t len = part_size(G, k, in.j);
+      const NodeId from = t ^ in.bit;
+      std::int64_t off = 0;
+      for (std::int64_t g = 0; g < groups; ++g)
+        if ((g & in.mask) == (from & in.mask)) {
+          held[in.j][g] = got.slice(off, len);
+          off += len;
+        }
+    }
+  }
+  Buffer out;
+  if (t != 0) co_return out;
+  for (std::int64_t g = 0; g < groups; ++g)
+    for (int j = 0; j < k; ++j) out.append(held[j][g]);
+  co_return out;
+}
+
+/// The all-to-all of the l-subcube (cube dimensions 0 .. l-1) on l ports: alltoall.nrsbt's
+/// phased schedule. `slots`: 2^l blocks of M by destination; returns them by source.
+Task<Buffer> subcube_alltoall_nport(Node& self, int l, std::int64_t M, Buffer slots) {
+  if (l == 0) co_return slots;
+  auto plan = routing::plan(routing::Family::nrsbt, routing::Schedule::phased, l, true);
+  co_return co_await routing::alltoall(self, M, std::move(slots), plan, routing::SubCube::range(0, l));
+}
+
+Task<> sometoall_sbnt(Node& self, Params p) {
+  if (self.machine().ports.kind != PortKind::all) return sometoall_sbt(self, std::move(p));
+  return [](Node& self, Params p) -> Task<> {
+    const NodeId N = self.size(), x = self.id();
+    const int n = self.topology().dim(), k = static_cast<int>(p.k), l = n - k;
+    const NodeId S = NodeId{1} << l;
+    const std::int64_t M = p.M;
+    Buffer mine;
+    if (x < S)
+      mine = Buffer::make(N * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
+    if (k > 0) mine = co_await split_nport(self, l, k, S * M, std::move(mine));
+    self.set_result(co_await subcube_alltoall_nport(self, l, M, std::move(mine)));
+  }(self, std::move(p));
+}
+
+Task<> alltosome_sbnt(Node& self, Params p) {
+  if (self.machine().ports.kind != PortKind::all) return alltosome_sbt(self, std::move(p));
+  return [](Node& self, Params p) -> Task<> {
+    const NodeId N = self.size(), x = self.id();
+    const int n = self.topology().dim(), k = static_cast<int>(p.k), l = n - k;
+    const NodeId S = NodeId{1} << l;
+    const std::int64_t M = p.M;
+    Buffer slots =
+        Buffer::make(S * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
+    // Slot v: the block from source (x's high bits, v) for destination (x's low bits).
+    slots = co_await subcube_alltoall_nport(self, l, M, std::move(slots));
+    if (k > 0) slots = co_await accumulate_nport(self, l, k, S * M, std::move(slots));
+    if ((x & ~(S - 1)) != 0) slots = Buffer{};
+    self.set_result(std::move(slots));
+  }(self, std::move(p));
+}
+
+/// TR-572 Table 3, n-port row (the sources' ceilings as printed; with parts, the largest part).
+Prediction predict_some_personalized_nport(const Setup& s, const char* what) {
+  if (s.machine.ports.kind != PortKind::all) return predict_some_personalized(s, what);
+  const std::int64_t n = s.topology.dim(), k = s.params.k, l = n - k, M = s.params.M, B = s.params.B;
+  Prediction pr;
+  pr.source = std::string("TR-572 §3.3, Table 3 (n-port), ") + what;
+  // The all-to-all in the l-subcube: alltoall.nrsbt's phased steps, l of them, each moving
+  // ceil(M/l) elements of 2^(l-1) blocks on every port (PQ/(l 2^(k+l+1)) when l divides M).
+  if (l > 0) {
+    const std::int64_t part = ceil_div(M, l) << (l - 1);
+    pr.element_transfers += l * part;
+    pr.startups += l * ceil_div(part, B);
+  }
+  // The splitting: step i (i = k-1 - s) moves 2^i groups of 2^l M, the largest part of each:
+  // ceil(2^l M / k) elements a group (PQ/(k 2^(k+l-i)) when k divides 2^l M).
+  if (k > 0) {
+    const std::int64_t part = ceil_div(M << l, k);
+    for (std::int64_t i = 0; i < k; ++i) {
+      pr.element_transfers += part << i;
+      pr.startups += ceil_div(part << i, B);
+    }
+  }
+  pr.msg_startups = n;
+  pr.time = prediction_time(s.machine, pr);
+  return pr;
+}
+
 Verdict verify_alltosome(const Setup& s, const std::vector<Buffer>& results) {
   const NodeId N = s.topology.size(), S = NodeId{1} << (s.topology.dim() - s.params.k);
   const std::int64_t M = s.params.M;
@@ -411,6 +611,30 @@ const Registration kRegistration{[](Registry& r) {
          .verify = verify_alltosome,
          .one_port = {.row = "TR-572 T3 one-port, accumulation last (Theorem 1)", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
+  r.add({.name = "sometoall.sbnt",
+         .summary = "some-to-all personalized on n ports: splitting over k ports, then the all-to-all on l ports",
+         .source = "TR-572 §3.3, Theorem 1, Table 3 n-port row (rotated SBTs, TR-572 §3.2)",
+         .params = {"M", "B", "k"},
+         .required = {"M", "k"},
+         .check = some,
+         .process = sometoall_sbnt,
+         .predict = [](const Setup& s) { return predict_some_personalized_nport(s, "some-to-all, splitting first"); },
+         .verify = verify_sometoall,
+         .one_port = {.row = "runs sometoall.sbt (TR-572 T3 one-port)", .relation = "exact"},
+         .all_port = {.row = "TR-572 T3 n-port, splitting first",
+                      .relation = "exact (ceil(M/l) and ceil(2^l M/k) for the row's even parts)"}});
+  r.add({.name = "alltosome.sbnt",
+         .summary = "all-to-some personalized on n ports: the all-to-all on l ports, then accumulation over k ports",
+         .source = "TR-572 §3.3, Theorem 1, Table 3 n-port row (rotated SBTs, TR-572 §3.2)",
+         .params = {"M", "B", "k"},
+         .required = {"M", "k"},
+         .check = some,
+         .process = alltosome_sbnt,
+         .predict = [](const Setup& s) { return predict_some_personalized_nport(s, "all-to-some, accumulation last"); },
+         .verify = verify_alltosome,
+         .one_port = {.row = "runs alltosome.sbt (TR-572 T3 one-port)", .relation = "exact"},
+         .all_port = {.row = "TR-572 T3 n-port, accumulation last",
+                      .relation = "exact (ceil(M/l) and ceil(2^l M/k) for the row's even parts)"}});
   r.add({.name = "alltoall.sbnt",
          .summary = "all-to-all personalized on N translated spanning balanced n-trees",
          .source = "TR-530 §4.4, Table 4 SBnT-p(n,N); TR-572 §3.2",
