@@ -25,7 +25,7 @@ Registry make_registry();
 /// How an algorithm file registers its algorithms, so that a new algorithm costs one file: at
 /// namespace scope,
 ///
-///   const Registration kRegistration{[](Registry& r) {
+///   const Registration kRegistrationBroadcast{[](Registry& r) {  // a name of its own (unity builds)
 ///     r.add({.name = "broadcast.sbt", .summary = "...", .source = "TR-530 §4.1.2, Table 1",
 ///            .params = {"root", "M", "B"}, .required = {"M"}, .check = ..., .process = ...,
 ///            .predict = ..., .verify = ..., .one_port = {...}, .all_port = {...}});

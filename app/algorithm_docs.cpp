@@ -2,15 +2,11 @@
 
 #include <cstdio>
 
+#include "app/markdown.hpp"
+
 namespace cubesim {
 
 namespace {
-
-std::string cell(std::string s) {
-  std::string o;
-  for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
-  return o;
-}
 
 std::string g3(double x) {
   char buf[32];
@@ -38,10 +34,10 @@ std::string algorithms_markdown(const Registry& reg) {
   std::string s =
       "| algorithm | ports | row or derivation | relation | worst seen on the grid |\n|---|---|---|---|---|\n";
   for (const AlgorithmInfo* a : reg.all()) {
-    s += "| `" + a->name + "` | one | " + cell(a->one_port.row) + " | " + cell(a->one_port.relation) + " | " +
-         cell(deviations(a->one_port)) + " |\n";
-    s += "| | all | " + cell(a->all_port.row) + " | " + cell(a->all_port.relation) + " | " +
-         cell(deviations(a->all_port)) + " |\n";
+    s += "| `" + a->name + "` | one | " + markdown_cell(a->one_port.row) + " | " + markdown_cell(a->one_port.relation) +
+         " | " + markdown_cell(deviations(a->one_port)) + " |\n";
+    s += "| | all | " + markdown_cell(a->all_port.row) + " | " + markdown_cell(a->all_port.relation) + " | " +
+         markdown_cell(deviations(a->all_port)) + " |\n";
   }
   return s;
 }
@@ -49,7 +45,7 @@ std::string algorithms_markdown(const Registry& reg) {
 std::string algorithms_summary_markdown(const Registry& reg) {
   std::string s = "| algorithm | what it does | paper |\n|---|---|---|\n";
   for (const AlgorithmInfo* a : reg.all())
-    s += "| `" + a->name + "` | " + cell(a->summary) + " | " + cell(a->source) + " |\n";
+    s += "| `" + a->name + "` | " + markdown_cell(a->summary) + " | " + markdown_cell(a->source) + " |\n";
   return s;
 }
 

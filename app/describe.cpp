@@ -5,6 +5,7 @@
 
 #include "algorithms/param_docs.hpp"
 #include "app/config.hpp"
+#include "app/markdown.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
 #include "sim/suggest.hpp"
@@ -75,12 +76,6 @@ std::string need_text(Need n) {
       break;
   }
   return "no";
-}
-
-std::string cell(const std::string& s) {
-  std::string o;
-  for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
-  return o;
 }
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
@@ -285,12 +280,12 @@ std::string reference_markdown(const Registry& reg) {
   s += "## Config keys\n\nA config (`configs/schema.json`, `\"schema\": \"cubesim.config/1\"`) is one JSON object:\n\n";
   s += "| key | value | meaning |\n|---|---|---|\n";
   for (const ConfigKeyDoc& k : kConfigKeys)
-    s += "| `" + std::string(k.key) + "` | " + cell(std::string(k.value)) + " | " + cell(std::string(k.meaning)) +
-         " |\n";
+    s += "| `" + std::string(k.key) + "` | " + markdown_cell(std::string(k.value)) + " | " +
+         markdown_cell(std::string(k.meaning)) + " |\n";
   s += "\n`topology`:\n\n| key | value | meaning |\n|---|---|---|\n";
   for (const ConfigKeyDoc& k : kTopologyKeys)
-    s += "| `" + std::string(k.key) + "` | " + cell(std::string(k.value)) + " | " + cell(std::string(k.meaning)) +
-         " |\n";
+    s += "| `" + std::string(k.key) + "` | " + markdown_cell(std::string(k.value)) + " | " +
+         markdown_cell(std::string(k.meaning)) + " |\n";
 
   s += "\n## Parameters\n\nThe keys of `params`, as every algorithm reads them; where a key means something "
        "different for an algorithm, its own row is in the next section (`cubesim describe ALGORITHM`). N = 2^n is "
@@ -298,8 +293,9 @@ std::string reference_markdown(const Registry& reg) {
        "`packet_elements` (B_m) is the largest packet the machine allows, and the default of `B`.\n\n";
   s += "| key | unit | default | accepted | meaning |\n|---|---|---|---|---|\n";
   for (const ParamSpec& p : kParams)
-    s += "| `" + std::string(p.key) + "` | " + cell(std::string(p.unit)) + " | " + cell(std::string(p.default_text)) +
-         " | " + cell(std::string(p.bounds)) + " | " + cell(std::string(p.meaning)) + " |\n";
+    s += "| `" + std::string(p.key) + "` | " + markdown_cell(std::string(p.unit)) + " | " +
+         markdown_cell(std::string(p.default_text)) + " | " + markdown_cell(std::string(p.bounds)) + " | " +
+         markdown_cell(std::string(p.meaning)) + " |\n";
 
   s += "\n## Algorithms\n\nEvery algorithm's parameters (**bold**: required), where it runs (found by its own "
        "check), and the smallest config it accepts. The formula each one is held to: docs/primitives.md and "
@@ -311,9 +307,9 @@ std::string reference_markdown(const Registry& reg) {
     for (const std::string& k : a->params) {
       const ParamDoc d = param_doc(a->name, k);
       const bool req = requires_key(*a, k);
-      s += "| " + (req ? "**`" + k + "`**" : "`" + k + "`") + " | " + cell(d.unit) + " | " +
-           cell(req ? std::string("required") : d.default_text) + " | " + cell(d.bounds) + " | " + cell(d.meaning) +
-           " |\n";
+      s += "| " + (req ? "**`" + k + "`**" : "`" + k + "`") + " | " + markdown_cell(d.unit) + " | " +
+           markdown_cell(req ? std::string("required") : d.default_text) + " | " + markdown_cell(d.bounds) + " | " +
+           markdown_cell(d.meaning) + " |\n";
     }
     const std::string ex = example_config(reg, *a);
     if (!ex.empty()) s += "\nExample: `" + ex + "`\n";
@@ -332,9 +328,9 @@ std::string reference_markdown(const Registry& reg) {
   const Machine defaults;
   for (const MachineKey& k : machine_keys()) {
     const std::string def = k.need == Need::always ? "" : key_value(k, defaults);
-    s += "| `" + std::string(k.key) + "` | " + cell(k.unit.empty() ? "a name" : std::string(k.unit)) + " | " +
-         cell(std::string(k.meaning)) + " | " + need_text(k.need) + " | " + (k.overridable ? "yes" : "no") + " | " +
-         (def.empty() ? std::string("—") : cell(def)) + " |\n";
+    s += "| `" + std::string(k.key) + "` | " + markdown_cell(k.unit.empty() ? "a name" : std::string(k.unit)) + " | " +
+         markdown_cell(std::string(k.meaning)) + " | " + need_text(k.need) + " | " + (k.overridable ? "yes" : "no") +
+         " | " + (def.empty() ? std::string("—") : markdown_cell(def)) + " |\n";
   }
 
   s += "\n## Machine presets\n\n`cubesim describe PRESET` lists every key with its value and source.\n\n";

@@ -12,10 +12,6 @@ namespace {
 /// The heap keeps the earliest event on top.
 bool later(const detail::Event& a, const detail::Event& b) { return detail::before(b, a); }
 
-/// Engine invariant checks survive NDEBUG (STYLE.md habit 9).
-void check(bool ok, const char* what) {
-  if (!ok) throw SimulationError(std::string("engine invariant broken: ") + what);
-}
 }  // namespace
 
 Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions options)
@@ -41,7 +37,7 @@ Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions o
 Engine::~Engine() = default;
 
 void Engine::take(const detail::Event& ev) {
-  check(ev.time >= now_.count(), "time never runs backwards");
+  check_invariant(ev.time >= now_.count(), "time never runs backwards");
   current_ = ev;
   now_ = Time::ps(ev.time);
   ++stats_.events;
@@ -216,7 +212,7 @@ void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
   // with the same tag waits for it, and is received after it, from the time it arrives.
   const detail::Message& m = messages_[mi];
   const auto it = order_.find({m.src, m.dst, m.tag});
-  check(it != order_.end(), "a numbered message has its order");
+  check_invariant(it != order_.end(), "a numbered message has its order");
   Order& o = it->second;
   if (m.order != o.delivered + 1) {
     o.parked.emplace(m.order, mi);
@@ -383,7 +379,7 @@ void Engine::check_budgets() {
 }
 
 RunStats Engine::run(const ProcessFactory& make_process) {
-  check(!running_ && processes_.empty(), "an Engine runs once");
+  check_invariant(!running_ && processes_.empty(), "an Engine runs once");
   running_ = true;
   const auto wall0 = std::chrono::steady_clock::now();
   const auto n = static_cast<std::size_t>(topology_.size());
@@ -460,7 +456,7 @@ RunStats Engine::run(const ProcessFactory& make_process) {
 
   stats_.time = last_time_;
   stats_.critical_path = last_path_;
-  check(last_path_.time(machine_) == last_time_, "the critical path accounts for the whole simulated time");
+  check_invariant(last_path_.time(machine_) == last_time_, "the critical path accounts for the whole simulated time");
   for (const detail::MatchTable::Slot& s : match_.slots())
     for (std::uint32_t mi = s.msg_head; mi != detail::kNone; mi = messages_[mi].next) ++stats_.unreceived_messages;
   std::int64_t links = 0, load = 0;

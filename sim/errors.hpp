@@ -13,6 +13,12 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An engine invariant: checked in every build type (STYLE.md habit 9), a SimulationError when
+/// it breaks.
+inline void check_invariant(bool ok, const char* what) {
+  if (!ok) throw SimulationError(std::string("engine invariant broken: ") + what);
+}
+
 /// Processes wait for messages that never come. what() names the blocked nodes.
 class DeadlockError : public SimulationError {
  public:

@@ -81,7 +81,7 @@ TEST(Permute, Figure8EightDimensionsInThreeParallelSwappings) {
 }
 
 namespace {
-RunOutcome run(const std::string& algorithm, const cubesim::Setup& s) {
+RunOutcome run_permutation(const std::string& algorithm, const cubesim::Setup& s) {
   static const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find(algorithm);
   EXPECT_NE(info, nullptr);
@@ -104,20 +104,20 @@ TEST(Permute, BothAlgorithmsMoveRealDataOnATenCubeExactly) {
   for (const PortModel& ports : {test::kOne, test::kAll}) {
     cubesim::Setup s = setup(10, 300);
     s.machine.ports = ports;
-    const RunOutcome br = run("permute.bitreverse", s);
+    const RunOutcome br = run_permutation("permute.bitreverse", s);
     EXPECT_TRUE(br.verified) << br.verify_message;
     EXPECT_TRUE(br.relation_holds && br.terms_match);
     for (int variant : {0, 1}) {
       test::fill_grid_params(s.params, 10, 7 + variant);
       s.params.variant = variant;
-      const RunOutcome o = run("permute.dimensions", s);
+      const RunOutcome o = run_permutation("permute.dimensions", s);
       EXPECT_TRUE(o.verified) << o.verify_message;
       EXPECT_TRUE(o.relation_holds && o.terms_match) << "variant " << variant;
     }
     // The bit reversal as a dimension permutation: one involution, the same steps and time.
     for (int i = 0; i < 10; ++i) s.params.perm[static_cast<std::size_t>(i)] = 9 - i;
     s.params.variant = 1;
-    const RunOutcome as_perm = run("permute.dimensions", s);
+    const RunOutcome as_perm = run_permutation("permute.dimensions", s);
     EXPECT_EQ(as_perm.stats.time, br.stats.time);
   }
 }
@@ -130,7 +130,7 @@ TEST(Permute, EveryPermutationOfAFourCubeVerifies) {
     for (int variant : {0, 1}) {
       s.params.perm = perm;
       s.params.variant = variant;
-      const RunOutcome o = run("permute.dimensions", s);
+      const RunOutcome o = run_permutation("permute.dimensions", s);
       ASSERT_TRUE(o.verified) << o.verify_message;
       ASSERT_TRUE(o.relation_holds);
       ++runs;

@@ -348,7 +348,7 @@ Verdict verify_allgather(const Setup& s, const std::vector<Buffer>& results) {
       s, results, [&](NodeId) { return total; }, [](NodeId, std::int64_t i) { return static_cast<Element>(i); });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationAllgather{[](Registry& r) {
   auto check = [](const Setup& s) { return check_cube_collective(s, false); };
   r.add({.name = "allgather.cra",
          .summary = "all-to-all broadcast: Cyclic Rotation Algorithm on the Gray-code ring (n rotated rings all-port)",

@@ -569,7 +569,7 @@ Verdict verify_broadcast(const Setup& s, const std::vector<Buffer>& results) {
       s, results, [&](NodeId) { return s.params.M; }, [](NodeId, std::int64_t i) { return message_value(i); });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationBroadcast{[](Registry& r) {
   auto check = [](const Setup& s) { return check_cube_collective(s, true); };
   r.add({.name = "broadcast.sbt",
          .summary = "one-to-all broadcast on a spanning binomial tree (one-port: subtree by subtree; all-port: "

@@ -540,7 +540,7 @@ Verdict verify_alltoall(const Setup& s, const std::vector<Buffer>& results) {
       [&](NodeId x, std::int64_t j) { return alltoall_value(j / M, x, N, M, j % M); });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationPersonalized{[](Registry& r) {
   auto rooted = [](const Setup& s) { return check_cube_collective(s, true); };
   auto all = [](const Setup& s) { return check_cube_collective(s, false); };
   r.add({.name = "scatter.sbt",

@@ -108,7 +108,7 @@ Prediction predict_reduce_scatter_sbt(const Setup& s) {
   return pr;
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationReduction{[](Registry& r) {
   auto rooted = [](const Setup& s) { return check_cube_collective(s, true); };
   auto rootless = [](const Setup& s) { return check_cube_collective(s, false); };
   r.add({.name = "reduce.sbt",

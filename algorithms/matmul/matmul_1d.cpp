@@ -357,7 +357,7 @@ Verdict verify_1d(const Setup& s, const std::vector<Buffer>& results) {
   return matmul::verify_product(s, results, [&](NodeId x) { return Rect{0, g.sh.P, x * g.bR, g.bR}; });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationMatmul1d{[](Registry& r) {
   const std::vector<std::string> params = {"P", "Q", "R", "B"};
   const std::vector<std::string> required = {"P", "Q", "R"};
   r.add({.name = "matmul1d.a1.cra",

@@ -345,7 +345,7 @@ Verdict verify_cannon(const Setup& s, const std::vector<Buffer>& results) {
                                  [&](NodeId x) { return g.a_block(x); });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationMatmul2d{[](Registry& r) {
   r.add({.name = "matmul2d.a1",
          .summary = "A <- CD + E on an N1 x N2 grid: broadcast C in rows and D in columns, one multiply (A1)",
          .source = "TR-530 §5.2, Tables 8-12 A1(1), A1(n)",

@@ -154,7 +154,7 @@ Verdict verify_dekel(const Setup& s, const std::vector<Buffer>& results) {
   });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationMatmul2dDekel{[](Registry& r) {
   r.add(
       {.name = "matmul2d.dekel",
        .summary = "A <- CD + E on a binary-coded N1 x N2 grid: XOR alignment, then max(N1, N2) - 1 GCEA exchanges of C "

@@ -131,7 +131,7 @@ Verdict verify_outer(const Setup& s, const std::vector<Buffer>& results) {
   return matmul::verify_products(s, results, products(s.params), [&](NodeId x) { return g.a_block(x); });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationMatmul2dOuter{[](Registry& r) {
   r.add({.name = "matmul2d.outer",
          .summary =
              "A <- CD + E on a square grid: the pipelined outer product, waves from the diagonal (K products, param K)",

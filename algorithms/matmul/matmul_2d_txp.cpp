@@ -405,7 +405,7 @@ Verdict verify_txp(const Setup& s, const std::vector<Buffer>& results) {
   return matmul::verify_product(s, results, [&](NodeId x) { return g.a_block(x); });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationMatmul2dTxp{[](Registry& r) {
   const std::vector<std::string> params = {"P", "Q", "R", "N1", "N2", "B"};
   struct Info {
     const char *name, *summary, *ops;

@@ -358,7 +358,7 @@ Prediction predict_exchange_grid_phased(const Setup& s) {
 
 const char* const kRingRelation = "exact on tori and cubes; on a mesh (folded ring) exact, lower bound on one port";
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationCollectives{[](Registry& r) {
   const std::vector<std::string> line = {"M", "B", "axis", "grid"}, rooted = {"root", "M", "B", "axis", "grid"};
   r.add({.name = "broadcast.pipe",
          .summary =

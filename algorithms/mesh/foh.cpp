@@ -199,7 +199,7 @@ Verdict verify_foh(const Setup& given, const std::vector<Buffer>& results, bool 
   return matmul::verify_product(s, results, [&](NodeId x) { return f.a_block(lat, x); });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationFoh{[](Registry& r) {
   r.add({.name = "matmul.foh",
          .summary = "A <- CD + E on an N1 x N0 torus: broadcast C's subblock along rows, multiply, roll D up the "
                     "columns (N1 cycles)",

@@ -275,7 +275,7 @@ AlgorithmInfo gao_info(int dims, std::string summary, std::string source, std::s
           .all_port = {.row = row + " (the gathers at once)", .relation = "exact"}};
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationGao{[](Registry& r) {
   r.add(gao_info(1, "A <- CD + E on a ring: Complete-Broadcast of C's row blocks, then a column block of A each",
                  "Gao §3 (the 1-d algorithm), Corollaries 1-2", "allgather.ring of C + 2 P Q R/N flops"));
   r.add(gao_info(

@@ -61,7 +61,7 @@ Verdict verify_shift_gc(const Setup& s, const std::vector<Buffer>& results) {
       });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationShiftGc{[](Registry& r) {
   r.add({.name = "shift.gc",
          .summary = "cyclic shift by one along the Gray-code ring: every node sends its block to its successor",
          .source = "TR-530 §4.2.1 (one step of Table 2 CRA(1,N)); FOH §3 roll",

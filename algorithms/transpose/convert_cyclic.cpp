@@ -207,7 +207,7 @@ Verdict verify_convert(const Setup& s, const std::vector<Buffer>& results) {
       });
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationConvertCyclic{[](Registry& r) {
   r.add(
       {.name = "convert.cyclic",
        .summary = "2-D transpose with change of assignment scheme, consecutive <-> cyclic (Algorithms 1-3 by variant)",

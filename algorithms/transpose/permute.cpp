@@ -213,7 +213,7 @@ Verdict verify_permute(const Setup& s, const std::vector<Buffer>& results, bool 
 
 const std::vector<std::string> kParamsPermute = {"M", "B"};
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationPermute{[](Registry& r) {
   r.add({.name = "permute.bitreverse",
          .summary = "bit-reversal permutation of the node addresses by the general exchange (pairs i, n-1-i)",
          .source = "TR-572 §7",

@@ -242,7 +242,7 @@ Verdict verify_1d(const Setup& s, const std::vector<Buffer>& results) {
 
 const std::vector<std::string> kParams1d = {"P", "Q", "B", "layout_before", "layout_after"};
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationTranspose1d{[](Registry& r) {
   r.add(
       {.name = "transpose.exchange",
        .summary = "1-D transpose by the standard exchange, with TR-572 §8.1 buffering below B_copy elements",

@@ -349,7 +349,7 @@ Verdict verify_gray(const Setup& s, const std::vector<Buffer>& results) {
   return tr572::two_d(s.params, s.topology, true).verify(s, results);
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationTranspose2d{[](Registry& r) {
   r.add({.name = "transpose.spt",
          .summary = "2-D transpose along one path per node, pipelined in packets of B (Single Path Transpose)",
          .source = "TR-572 §6.1.1",

@@ -235,7 +235,7 @@ Verdict verify_mpt(const Setup& s, const std::vector<Buffer>& results) {
   return tr572::two_d(s.params, s.topology, false).verify(s, results);
 }
 
-const Registration kRegistration{[](Registry& r) {
+const Registration kRegistrationTransposeMpt{[](Registry& r) {
   r.add({.name = "transpose.mpt",
          .summary = "2-D transpose along 2H(x) edge-disjoint paths per node, 4kH packets (Multiple Paths Transpose)",
          .source = "TR-572 §6.1.3, Theorem 2",

@@ -8,12 +8,7 @@
 namespace cubesim::net {
 
 namespace {
-/// Invariant checks survive NDEBUG (STYLE.md habit 9).
-void check(bool ok, const char* what) {
-  if (!ok) throw SimulationError(std::string("engine invariant broken: ") + what);
-}
-
-const NetworkRegistration kRegistration{{
+const NetworkRegistration kRegistrationBitSerialRouter{{
     .name = "bit_serial_router",
     .switching = Switching::pipelined,
     .summary = "a Connection-Machine-like bit-serial router a node: synchronous dimension cycles, start-up once a "
@@ -76,7 +71,7 @@ void BitSerialRouter::advance(std::uint32_t si) {
     }
     s.stage = 1;
   }
-  check(s.time == k_.now(), "a transmission starts when its last constraint is met");
+  check_invariant(s.time == k_.now(), "a transmission starts when its last constraint is met");
   const Time dur = m_.tau + m_.tau_msg;
   s.path.startups += 1;
   s.path.msg_startups += 1;

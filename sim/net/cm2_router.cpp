@@ -41,7 +41,7 @@ class Cm2Router final : public BitSerialRouter {
   explicit Cm2Router(Engine& k) : BitSerialRouter(k, group_bits(k.machine()), k.machine().router_injections) {}
 };
 
-const NetworkRegistration kRegistration{{
+const NetworkRegistration kRegistrationCm2Router{{
     .name = "cm2_router",
     .switching = Switching::pipelined,
     .summary = "the CM-2's router: processors_per_router processors share a router chip on a cube of chips, "

@@ -7,11 +7,6 @@
 namespace cubesim::net {
 
 namespace {
-/// Invariant checks survive NDEBUG (STYLE.md habit 9).
-void check(bool ok, const char* what) {
-  if (!ok) throw SimulationError(std::string("engine invariant broken: ") + what);
-}
-
 /// A record made anew for another use keeps its generation: an event pushed for an earlier use
 /// stays stale.
 template <class T>
@@ -21,7 +16,7 @@ void reset(T& t) {
   t.gen = gen;
 }
 
-const NetworkRegistration kRegistration{{
+const NetworkRegistration kRegistrationStoreAndForward{{
     .name = "store_and_forward",
     .switching = Switching::store_and_forward,
     .summary = "store-and-forward packets over one-, k- or all-port nodes, with exact packet trains",
@@ -101,7 +96,7 @@ void StoreAndForward::advance(std::uint32_t ti) {
           break_train(train_in_[static_cast<std::size_t>(t.to)]);
         break;
       default: {
-        check(t.time == k_.now(), "a transmission starts when its last constraint is met");
+        check_invariant(t.time == k_.now(), "a transmission starts when its last constraint is met");
         if (t.at_source && t.sent == 0 && train_eligible(t)) {
           start_train(ti);
           return;
