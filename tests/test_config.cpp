@@ -140,10 +140,14 @@ TEST(Config, EveryPresetLoadsWithASourceForEveryParameter) {
     EXPECT_EQ(m.name, n);
     // Every key the table requires of a preset, the pipelined keys on a pipelined machine, and
     // sources only for keys of the table (machines/machine_keys.hpp).
-    for (const MachineKey& k : machine_keys())
-      if (k.need != Need::optional) EXPECT_EQ(m.sources.count(std::string(k.key)), 1u) << n << " " << k.key;
-    if (m.switching == Switching::pipelined)
+    for (const MachineKey& k : machine_keys()) {
+      if (k.need != Need::optional) {
+        EXPECT_EQ(m.sources.count(std::string(k.key)), 1u) << n << " " << k.key;
+      }
+    }
+    if (m.switching == Switching::pipelined) {
       for (const char* k : {"t_hop", "router_buffers"}) EXPECT_EQ(m.sources.count(k), 1u) << n << " " << k;
+    }
     for (const auto& [k, v] : m.sources) {
       EXPECT_NE(find_machine_key(k), nullptr) << n << " " << k;
       EXPECT_GT(v.size(), 10u) << n << " " << k;
