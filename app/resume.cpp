@@ -168,6 +168,7 @@ Journal read_journal(const std::string& path) {
       if (!v.is_object() || v.value("schema", ojson()) != "cubesim.journal/1")
         throw InputError(path, "line 1", "not a cubesim journal (\"schema\": \"cubesim.journal/1\")");
       j.valid = true;
+      if (v.contains("binary") && v["binary"].is_string()) j.binary = v["binary"].get<std::string>();
     } else {
       if (!v.is_object() || !v.contains("identity") || !v.contains("outcome") || !v["outcome"].is_object()) break;
       j.table[v["identity"].dump()] = v["outcome"];

@@ -55,6 +55,7 @@ struct Journal {
   std::uintmax_t keep = 0;     ///< the bytes of its whole lines: where the next line goes
   std::uintmax_t dropped = 0;  ///< the bytes after them (a torn last line): cut when it is reopened
   bool valid = false;          ///< it has a whole header line: append to it (else: start it again)
+  std::string binary;          ///< the binary its header names (version_text of the run that began it)
 };
 /// Reads the journal `path`. A torn or unreadable line ends it (the rest is dropped); a first line
 /// that is not a journal header is an InputError naming the file.

@@ -144,11 +144,23 @@ SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
   } else if (o.resume) {
     // resume.json (a run a signal stopped) and the journal (a run killed since: its lines are
     // newer, and win).
+    // Outcomes of another binary are not this one's: its timing or its checks may differ, and a
+    // report must come from one binary (as a merge's shards must).
+    auto same_binary = [&](const std::string& file, const std::string& theirs) {
+      if (!theirs.empty() && theirs != plan.stamp.binary)
+        throw InputError(file, "",
+                         "was written by " + theirs + ", not by this " + plan.stamp.binary +
+                             ": resume with the binary that ran it, or run without --resume (every point runs again)");
+    };
     const bool has_resume = std::filesystem::exists(resume_file, ec);
-    if (has_resume) stored = read_resume(resume_file);
+    if (has_resume) {
+      same_binary(resume_file, read_resume_stamp(resume_file).binary);
+      stored = read_resume(resume_file);
+    }
     const std::string jf = journal_path(o.out_dir);
     if (std::filesystem::exists(jf, ec)) {
       Journal j = read_journal(jf);
+      same_binary(jf, j.binary);
       if (j.dropped > 0)
         command_log()->info("--resume: {}: the last {} bytes are a line cut short (killed as it was written): dropped",
                             jf, j.dropped);

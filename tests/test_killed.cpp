@@ -238,6 +238,31 @@ TEST(Journal, ATornLastLineIsDroppedAndResumeRunsOnlyThePointsNotInTheJournal) {
   EXPECT_FALSE(fs::exists(bad + "/" + kJournalFile));
 }
 
+// --resume takes outcomes only from the binary that ran them: a resume.json or a journal that
+// another binary wrote is refused in one line naming the file, and nothing is written.
+TEST(Journal, ResumeRefusesTheOutcomesOfAnotherBinary) {
+  const std::string cfg = journal_config();
+  const std::string other = "cubesim 0.0.9 (git 0123456789ab)";
+  for (const std::string file : {"resume.json", ".cubesim-journal"}) {
+    SCOPED_TRACE(file);
+    const std::string d = temp_dir("other_binary");
+    const std::string path = d + "/" + file;
+    if (file == "resume.json")
+      std::ofstream(path) << R"({"schema": "cubesim.resume/1", "binary": ")" << other << R"(", "finished": []})";
+    else
+      std::ofstream(path) << R"({"schema": "cubesim.journal/1", "binary": ")" << other << "\"}\n";
+    const Result r = run_cli("run " + cfg + " --out " + d + " --resume");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(path + ": was written by " + other + ", not by this cubesim 0.1.0"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("run without --resume"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(d + "/report.json"));
+    // Without --resume the same folder runs every point afresh.
+    EXPECT_EQ(run_cli("run " + cfg + " --out " + d).code, 0);
+  }
+}
+
 TEST(Journal, MergeRefusesAShardOfAnotherSweepOrBinaryNamingItsFolder) {
   const std::string cfg = journal_config();
   const std::string a = temp_dir("stamp_1"), b = temp_dir("stamp_2"), other = temp_dir("stamp_other");
