@@ -35,7 +35,8 @@ SLOW = {"configs/tr530/maps/fig21-map-2d.json": 4, "configs/tr530/maps/fig22-map
 # Seconds each recipe takes alone here (two cores; `cubesim figures --only NAME`, thinned as
 # above), to deal the recipes to the shards of plot.figures_I so that each stays under a minute
 # (longest first, each to the least loaded shard). Others count 1.5 s.
-RECIPE_SECONDS = {"tr530-fig13-map": 19, "tr530-fig20-map": 17, "tr530-fig25-map": 17, "tr530-fig26-map": 10,
+RECIPE_SECONDS = {"tr530-fig13-map": 19, "tr530-fig20-map": 17, "tr530-fig25-map": 19, "tr530-fig26-map": 10,
+                  "tr530-fig23-map": 8, "tr530-fig23-map-tau1000": 8,
                   "tr530-fig21-map": 8, "tr530-fig22-map": 8, "tr572-fig16-18-cm2": 5, "gao-theorems": 5,
                   "tr572-fig16-18": 4, "tr530-fig11-map": 3.6, "tr530-fig12-map": 3.6, "tr530-fig14-map": 3.7}
 sys.path.insert(0, os.path.join(ROOT, "app", "plot"))
