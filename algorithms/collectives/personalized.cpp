@@ -325,26 +325,44 @@ Task<> alltosome_sbt(Node& self, Params p) {
   self.set_result(std::move(acc));
 }
 
-/// The splitting of some-to-all on k ports (TR-572 Table 3 n-port row): in the k-subcube of
-/// cube dimensions l .. n-1, the source (local address 0) holds 2^k groups of G elements (group
-/// t: the blocks for the destinations with high bits t); part j of every group travels on the
-/// SBT rotated by j, phased: in step s tree j crosses local dimension (k-1-s+j) mod k, and each
-/// holder sends the parts of the half of its groups across it. Returns this node's group.
-Task<Buffer> split_nport(Node& self, int l, int k, std::int64_t G, Buffer all) {
-  const NodeId t = self.id() >> l;  // local address in the k-subcube
+/// The groups this node holds for one tree: held[g] for every group g whose address agrees with
+/// `at` on the dimensions of `mask`, in ascending g, taken out and concatenated.
+Buffer take_groups(std::vector<Buffer>& held, std::int64_t at, std::int64_t mask) {
+  Buffer out;
+  for (std::size_t g = 0; g < held.size(); ++g)
+    if ((static_cast<std::int64_t>(g) & mask) == (at & mask)) {
+      out.append(held[g]);
+      held[g] = Buffer{};
+    }
+  return out;
+}
+
+/// The reverse of take_groups: `got` cut into parts of `len`, one for each such group.
+void file_groups(std::vector<Buffer>& held, const Buffer& got, std::int64_t len, std::int64_t at, std::int64_t mask) {
+  std::int64_t off = 0;
+  for (std::size_t g = 0; g < held.size(); ++g)
+    if ((static_cast<std::int64_t>(g) & mask) == (at & mask)) {
+      held[g] = got.slice(off, len);
+      off += len;
+    }
+}
+
+/// Splitting or accumulation on k ports (TR-572 Table 3 n-port row) in the k-subcube of cube
+/// dimensions l .. n-1: 2^k groups of G elements (group t: the blocks for the destinations with
+/// high bits t), part j of every group on the SBT rotated by j, phased: in step s tree j crosses
+/// local dimension e = (k-1-s+j) mod k. Splitting (steps 0 .. k-1), each holder (zero on the
+/// dimensions tree j has still to cross) sends its child across e the groups on the child's side;
+/// accumulation runs the same steps backwards, each child sending back all it has gathered.
+/// held[j][g]: part j of group g, where this node holds it.
+Task<> move_groups(Node& self, int l, int k, std::int64_t G, std::vector<std::vector<Buffer>>& held, bool split) {
+  const std::int64_t t = self.id() >> l;  // local address in the k-subcube
   const std::int64_t groups = std::int64_t{1} << k;
-  // held[j][g]: part j of group g, where this node holds it.
-  std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
-                                        std::vector<Buffer>(static_cast<std::size_t>(groups)));
-  if (t == 0)
-    for (int j = 0; j < k; ++j)
-      for (std::int64_t g = 0; g < groups; ++g)
-        held[j][g] = all.slice(g * G + part_offset(G, k, j), part_size(G, k, j));
-  for (int s = 0; s < k; ++s) {
+  for (int i = 0; i < k; ++i) {
+    const int s = split ? i : k - 1 - i;
     std::vector<Op> ops;
     struct Incoming {
       int j;
-      std::int64_t first_bit, mask;
+      std::int64_t at, mask;
       std::size_t op;
     };
     std::vector<Incoming> incoming;
@@ -353,90 +371,46 @@ Task<Buffer> split_nport(Node& self, int l, int k, std::int64_t G, Buffer all) {
       const int e = ((k - 1 - s + j) % k + k) % k;
       std::int64_t unprocessed = 0;  // local dimensions tree j crosses in steps s .. k-1
       for (int s2 = s; s2 < k; ++s2) unprocessed |= std::int64_t{1} << (((k - 1 - s2 + j) % k + k) % k);
-      const std::int64_t bit = std::int64_t{1} << e;
-      const std::int64_t processed = (groups - 1) & ~unprocessed;
-      if ((t & unprocessed) == 0) {  // a holder: send the groups with bit e set
-        Buffer out;
-        for (std::int64_t g = 0; g < groups; ++g)
-          if ((g & processed) == (t & processed) && (g & bit) != 0) {
-            out.append(held[j][g]);
-            held[j][g] = Buffer{};
-          }
-        ops.push_back(self.send(l + e, std::move(out), j));
-      } else if ((t & unprocessed) == bit) {  // the holder's child across e
-        incoming.push_back({j, bit, processed | bit, ops.size()});
+      const std::int64_t bit = std::int64_t{1} << e, mask = ((groups - 1) & ~unprocessed) | bit;
+      const bool holder = (t & unprocessed) == 0, child = (t & unprocessed) == bit;
+      if (split ? holder : child) {  // the groups on the far side of e (split) or this side (back)
+        ops.push_back(self.send(l + e, take_groups(held[j], split ? t | bit : t, mask), j));
+      } else if (split ? child : holder) {
+        incoming.push_back({j, split ? t : t ^ bit, mask, ops.size()});
         ops.push_back(self.recv(l + e, j));
       }
     }
     if (ops.empty()) continue;
     co_await all_of(ops);
-    for (const Incoming& in : incoming) {
-      Buffer got = ops[in.op].take();
-      const std::int64_t len = part_size(G, k, in.j);
-      std::int64_t off = 0;
-      for (std::int64_t g = 0; g < groups; ++g)
-        if ((g & in.mask) == (t & in.mask)) {
-          held[in.j][g] = got.slice(off, len);
-          off += len;
-        }
-    }
+    for (const Incoming& in : incoming)
+      file_groups(held[in.j], ops[in.op].take(), part_size(G, k, in.j), in.at, in.mask);
   }
+}
+
+/// Some-to-all's splitting: the source (local address 0) holds `all`, the 2^k groups in order;
+/// returns this node's group.
+Task<Buffer> split_nport(Node& self, int l, int k, std::int64_t G, Buffer all) {
+  const std::int64_t t = self.id() >> l, groups = std::int64_t{1} << k;
+  std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
+                                        std::vector<Buffer>(static_cast<std::size_t>(groups)));
+  if (t == 0)
+    for (int j = 0; j < k; ++j)
+      for (std::int64_t g = 0; g < groups; ++g)
+        held[j][g] = all.slice(g * G + part_offset(G, k, j), part_size(G, k, j));
+  co_await move_groups(self, l, k, G, held, true);
   Buffer mine;
   for (int j = 0; j < k; ++j) mine.append(held[j][t]);
   co_return mine;
 }
 
-/// The reverse: accumulation on k ports into local address 0 of the k-subcube (steps k-1 .. 0,
-/// the child across each edge sending everything it has gathered for tree j). `mine` is this
-/// node's group (G elements); returns, at local address 0, the 2^k groups in order.
+/// All-to-some's accumulation: `mine` is this node's group; returns, at local address 0, the 2^k
+/// groups in order (nothing elsewhere).
 Task<Buffer> accumulate_nport(Node& self, int l, int k, std::int64_t G, Buffer mine) {
-  const NodeId t = self.id() >> l;
-  const std::int64_t groups = std::int64_t{1} << k;
+  const std::int64_t t = self.id() >> l, groups = std::int64_t{1} << k;
   std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
                                         std::vector<Buffer>(static_cast<std::size_t>(groups)));
   for (int j = 0; j < k; ++j) held[j][t] = mine.slice(part_offset(G, k, j), part_size(G, k, j));
-  for (int s = k - 1; s >= 0; --s) {
-    std::vector<Op> ops;
-    struct Incoming {
-      int j;
-      std::int64_t bit, mask;
-      std::size_t op;
-    };
-    std::vector<Incoming> incoming;
-    for (int j = 0; j < k; ++j) {
-      if (part_size(G, k, j) == 0) continue;
-      const int e = ((k - 1 - s + j) % k + k) % k;
-      std::int64_t unprocessed = 0;
-      for (int s2 = s; s2 < k; ++s2) unprocessed |= std::int64_t{1} << (((k - 1 - s2 + j) % k + k) % k);
-      const std::int64_t bit = std::int64_t{1} << e;
-      const std::int64_t processed = (groups - 1) & ~unprocessed;
-      if ((t & unprocessed) == bit) {  // sends what it gathered (the groups agreeing on processed | e)
-        Buffer out;
-        for (std::int64_t g = 0; g < groups; ++g)
-          if ((g & (processed | bit)) == (t & (processed | bit))) {
-            out.append(held[j][g]);
-            held[j][g] = Buffer{};
-          }
-        ops.push_back(self.send(l + e, std::move(out), j));
-      } else if ((t & unprocessed) == 0) {
-        incoming.push_back({j, bit, processed | bit, ops.size()});
-        ops.push_back(self.recv(l + e, j));
-      }
-    }
-    if (ops.empty()) continue;
-    co_await all_of(ops);
-    for (const Incoming& in : incoming) {
-      Buffer got = ops[in.op].take();
-      const std::int64_t len = part_size(G, k, in.j);
-      const NodeId from = t ^ in.bit;
-      std::int64_t off = 0;
-      for (std::int64_t g = 0; g < groups; ++g)
-        if ((g & in.mask) == (from & in.mask)) {
-          held[in.j][g] = got.slice(off, len);
-          off += len;
-        }
-    }
-  }
+  co_await move_groups(self, l, k, G, held, false);
   Buffer out;
   if (t != 0) co_return out;
   for (std::int64_t g = 0; g < groups; ++g)
