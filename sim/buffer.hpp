@@ -31,8 +31,9 @@ class Buffer {
   template <class F>
   static Buffer make(std::int64_t n, bool data, F&& f) {
     if (!data) return sized(n);
-    std::vector<Element> v(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = f(i);
+    std::vector<Element> v;  // reserved, not zeroed: each element is written once
+    v.reserve(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) v.push_back(f(i));
     return of(std::move(v));
   }
 
