@@ -573,7 +573,8 @@ EXPECTED = {
     "tr572-fig16-18-cm2": [(["cm-router, dim=12", "cm-router, dim=16", "cm2, dim=12", "cm2, dim=16"], [])],
     "tr530-fig3": [(["broadcast.nesbt", "broadcast.sbt"], []),
                    (["all runs"], ["speed-up = log N (Fig. 3, dashed)"])],
-    "tr530-fig9": [(["matmul1d.a1.gcea", "matmul1d.a1.sbt"], [])] * 3,
+    "tr530-fig9": [(["matmul1d.a1.gcea", "matmul1d.a1.sbt"], [])] * 3
+                  + [(["ipsc-nx", "ipsc-os1", "ipsc-os2"], ["GCEA 10 % higher", "GCEA 100 % higher"])],
     "tr530-fig10": [(["all runs"], [])] * 2,
     "tr530-fig19": [(["P/R=2", "P/R=8", "P/R=32"], ["measured minima at N1/N2 = P/R"])],
     "tr572-fig10-12": [(["B_copy=0", "B_copy=16", "B_copy=64", "B_copy=256"], [])] * 3,
@@ -587,6 +588,9 @@ EXPECTED = {
     "tr572-fig16-18": [(["dim=12", "dim=16"], [])],
     "tr572-fig19": [(["transpose.exchange", "transpose.spt_steps"], [])] * 3,
     "foh-fig5": [(["all runs"], ["123 µs M / 16 (eq. (16) over 16 nodes)"])],
+    "foh-figA1-2": [([f"broadcast.{a}, dim={r}" for a in ("split", "tree") for r in (2, 3, 4)],
+                     ["(A.3), r = 2", "(A.3), r = 3", "(A.3), r = 4"]),
+                    ([f"broadcast.{a}, dim={r}" for a in ("split", "tree") for r in (2, 3, 4)], [])],
     "foh-fig4": [(["caltech-mark2", "caltech-mark2-measured"], ["eq. (16): 119 µs + 123 µs M"])],
     "foh-fig6-8": [(["dim=4", "dim=6"], ["FOH eq. (17): slope 1.39"]),
                    (["dim=4", "dim=6"], ["FOH Fig. 8: slope 3.61 (16 nodes)", "FOH Fig. 8: slope 7.49 (64 nodes)"])],
@@ -708,6 +712,39 @@ class Figures(unittest.TestCase):
             else:
                 self.assertAlmostEqual(pred, 60 / 61, places=12)
             self.assertLessEqual(sim, n)
+
+    def test_tr530_fig9_right_panel_arithmetic_ratio_is_one(self):
+        """The right panel: GCEA's critical-path arithmetic over SBT's is 1 on every preset (the
+        model charges flops only; the paper measures 1.1-2, claim tr530-s5.1-fig9-gcea-arith-10-100pct)."""
+        if "tr530-fig9" not in self.names:
+            self.skipTest("tr530-fig9 is drawn by another shard")
+        d = load(os.path.join(self.out, "tr530-fig9.data.json"))
+        series = d["panels"][3]["series"]
+        self.assertEqual(len(series), 3)
+        for s in series:
+            vals = next(iter(s["y"].values()))
+            self.assertEqual(len(vals), 5, s["label"])
+            for v in vals:
+                self.assertAlmostEqual(v, 1.0, places=12, msg=s["label"])
+
+    def test_foh_figA1_2_tree_and_split_ring_in_t_comm(self):
+        """FOH App. A on the figure's data, in t_comm (70 µs a word, p = M/2 packets): the split ring
+        on all links is (A.3), 2^r + 2p - 2; the tree is 2 r p on either port model; the split
+        ring wins from p = 3 on all links."""
+        if "foh-figA1-2" not in self.names:
+            self.skipTest("foh-figA1-2 is drawn by another shard")
+        d = load(os.path.join(self.out, "foh-figA1-2.data.json"))
+        for k, panel in enumerate(d["panels"]):
+            got = {s["label"]: dict(zip(s["x"], next(iter(s["y"].values())))) for s in panel["series"]}
+            for r in (2, 3, 4):
+                split, tree = got[f"broadcast.split, dim={r}"], got[f"broadcast.tree, dim={r}"]
+                self.assertEqual(sorted(split), sorted(tree))
+                for m, t in tree.items():
+                    self.assertAlmostEqual(t, r * m, places=6)
+                    if k == 0:  # every link at once
+                        self.assertAlmostEqual(split[m], 2**r + m - 2, places=6)
+                        if m >= 6:
+                            self.assertLess(split[m], t, f"r={r} M={m}")
 
     def test_tr572_fig19_the_exchange_moves_half_the_elements(self):
         """TR-572 §9 on the figure's own configs: the 1-D exchange moves exactly half the
