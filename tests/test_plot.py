@@ -588,6 +588,7 @@ EXPECTED = {
     "tr572-fig16-18": [(["dim=12", "dim=16"], [])],
     "tr572-fig19": [(["transpose.exchange", "transpose.spt_steps"], [])] * 3,
     "foh-fig5": [(["all runs"], ["123 µs M / 16 (eq. (16) over 16 nodes)"])],
+    "tr572-fig16": [(["cm-router", "cm2"], [])],
     "foh-figA1-2": [([f"broadcast.{a}, dim={r}" for a in ("split", "tree") for r in (2, 3, 4)],
                      ["(A.3), r = 2", "(A.3), r = 3", "(A.3), r = 4"]),
                     ([f"broadcast.{a}, dim={r}" for a in ("split", "tree") for r in (2, 3, 4)], [])],
@@ -745,6 +746,21 @@ class Figures(unittest.TestCase):
                         self.assertAlmostEqual(split[m], 2**r + m - 2, places=6)
                         if m >= 6:
                             self.assertLess(split[m], t, f"r={r} M={m}")
+
+    def test_tr572_fig16_one_element_grows_with_the_machine(self):
+        """Fig. 16's shape on both CM models: the time grows with the machine, stays above the
+        lower bound, and the CM-2 (16 processors sharing a router chip) is the slower."""
+        if "tr572-fig16" not in self.names:
+            self.skipTest("tr572-fig16 is drawn by another shard")
+        d = load(os.path.join(self.out, "tr572-fig16.data.json"))
+        got = {s["label"]: s for s in d["panels"][0]["series"]}
+        for label, s in got.items():
+            self.assertEqual(s["x"], [2**n for n in (8, 10, 12, 14, 16)], label)
+            sim, pred = s["y"]["simulated"], s["y"]["predicted"]
+            self.assertEqual(sim, sorted(sim), label)
+            self.assertTrue(all(a >= b for a, b in zip(sim, pred)), label)
+        for a, b in zip(got["cm2"]["y"]["simulated"], got["cm-router"]["y"]["simulated"]):
+            self.assertGreater(a, b)
 
     def test_tr572_fig19_the_exchange_moves_half_the_elements(self):
         """TR-572 §9 on the figure's own configs: the 1-D exchange moves exactly half the
