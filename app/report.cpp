@@ -204,6 +204,7 @@ ojson simulated_json(const RunStats& st, const ReportOptions& opt) {
   sim["queued_transmissions"] = st.queued_transmissions;
   sim["slot_ties"] = st.slot_ties;
   sim["routed_messages"] = st.routed_messages;
+  sim["largest_message_elements"] = st.largest_message;
   if (st.router_cycles > 0) {
     sim["critical_path"]["routing_s"] = sec(cp.routing);
     sim["router"] = {{"dimension_cycles", st.router_cycles},

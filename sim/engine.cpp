@@ -197,6 +197,7 @@ void Engine::start_send(detail::OpState& op) {
   m.send_op = &op;
   m.id = static_cast<std::uint64_t>(++stats_.messages);
   stats_.packets += m.packets;
+  stats_.largest_message = std::max(stats_.largest_message, m.elements);
   if (topology_.port_to(m.src, m.dst) < 0) ++stats_.routed_messages;
   if (!in_order_) m.order = ++order_[{m.src, m.dst, m.tag}].sent;
   if (observer_ != nullptr) observer_->on_message(m.id, m.src, m.dst, m.tag, m.elements, now_);

@@ -60,6 +60,9 @@ struct RunStats {
   /// routed message, makes a run contention-free: every transmission started the moment it could.
   std::int64_t queued_transmissions = 0;
   std::int64_t routed_messages = 0;  ///< messages to a node that is not a neighbour
+  /// The most elements one message sent over the network carried: the largest buffer a node
+  /// assembled to send (TR-530 Fig. 10's temporary storage for the hybrid).
+  std::int64_t largest_message = 0;
   /// Pipelined machines (the bit-serial router, sim/net/bit_serial_router.cpp): dimension cycles run,
   /// packets that lost a dimension to an older one or found the next router full, packets sent
   /// along a wrong dimension by a full router, and the most packets one router held.

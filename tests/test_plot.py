@@ -575,7 +575,7 @@ EXPECTED = {
                    (["all runs"], ["speed-up = log N (Fig. 3, dashed)"])],
     "tr530-fig9": [(["matmul1d.a1.gcea", "matmul1d.a1.sbt"], [])] * 3
                   + [(["ipsc-nx", "ipsc-os1", "ipsc-os2"], ["GCEA 10 % higher", "GCEA 100 % higher"])],
-    "tr530-fig10": [(["all runs"], [])] * 2,
+    "tr530-fig10": [(["all runs"], [])] * 2 + [(["all runs"], ["2^k PQ/N x 4 bytes", "the 1 KB internal packet"])],
     "tr530-fig19": [(["P/R=2", "P/R=8", "P/R=32"], ["measured minima at N1/N2 = P/R"])],
     "tr572-fig10-12": [(["B_copy=0", "B_copy=16", "B_copy=64", "B_copy=256"], [])] * 3,
     "tr572-fig13": [(["dim=2", "dim=6"], [])] * 2,

@@ -1,6 +1,7 @@
 // Paper items reproduced by simulation, with their expected outcome.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -127,6 +128,8 @@ TEST(Reproduction, Tr530Fig10HybridTimeFallsUntilTheBufferExceedsThePacket) {
     ASSERT_TRUE(o.error.empty() && o.verified);
     EXPECT_EQ(o.stats.time, o.prediction.time);
     EXPECT_EQ(*o.prediction.b_opt, 32.0 * (1 << k)) << "temporary storage and optimum buffer 2^k PQ/N";
+    // Measured: the largest message sent is the super-block, 2^k PQ/N (k = n runs as k = n - 1).
+    EXPECT_EQ(o.stats.largest_message, 32 << std::min(k, 4)) << "k=" << k;
     t.push_back(o.stats.time);
   }
   for (int k = 1; k <= 3; ++k) EXPECT_LT(t[k], t[k - 1]) << "k=" << k;
