@@ -34,11 +34,14 @@ export filter shards
 rm -f build-sanitize/gtest-shard-*.log  # an earlier run's shards would count again below
 if ! seq 0 $((shards - 1)) | xargs -P "$(nproc)" -I{} bash -c \
   'GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX={} build-sanitize/cubesim_tests --gtest_filter="$filter" \
-     --gtest_brief=1 > build-sanitize/gtest-shard-{}.log 2>&1 || { echo "gtest shard {} failed:"; tail -n 60 build-sanitize/gtest-shard-{}.log; exit 1; }'; then
+     > build-sanitize/gtest-shard-{}.log 2>&1 || { echo "gtest shard {} failed:"; tail -n 60 build-sanitize/gtest-shard-{}.log; exit 1; }'; then
   exit 1
 fi
 passed=$(cat build-sanitize/gtest-shard-*.log | grep -o '^\[  PASSED  \] [0-9]*' | awk '{s += $4} END {print s}')
 echo "sanitizers: ${passed} GoogleTest tests passed in ${shards} shards, $(($(date +%s) - start)) s" >&2
+# Where that time went: the ten longest tests under the sanitizers, from the shards' logs.
+echo "sanitizers: the longest tests (ms):" >&2
+cat build-sanitize/gtest-shard-*.log | sed -n 's/^\[       OK \] \(.*\) (\([0-9]*\) ms)$/\2 \1/p' | sort -rn | awk 'NR <= 10 { print "  " $0 }' >&2
 # The rest of the selection: the fuzz corpora, the schema check, the tier check.
 ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)" -L 'quick|engine' -LE plot -R '^(fuzz|schema|hygiene)\.'
 
