@@ -753,6 +753,8 @@ class Figures(unittest.TestCase):
         if "tr572-fig16" not in self.names:
             self.skipTest("tr572-fig16 is drawn by another shard")
         d = load(os.path.join(self.out, "tr572-fig16.data.json"))
+        configs = [c for _, r, c in self.recipes if r["name"] == "tr572-fig16"][0]
+        self.assertEqual(configs, [f"configs/tr572/fig16/one-element-{n}.json" for n in (8, 10, 12, 14, 16)])
         got = {s["label"]: s for s in d["panels"][0]["series"]}
         for label, s in got.items():
             self.assertEqual(s["x"], [2**n for n in (8, 10, 12, 14, 16)], label)
