@@ -34,6 +34,19 @@ RowTerms nrsbt_alltoall_terms(std::int64_t M, int n, std::int64_t B) {
   return {.startups = ceil_div(half, n * B) * n, .elements = half, .messages = n};
 }
 
+RowTerms sometoall_terms(std::int64_t M, int k, int l, std::int64_t B, bool nport) {
+  RowTerms t;
+  if (l > 0) {  // the all-to-all in the l-subcubes
+    const std::int64_t step = nport ? ceil_div(M, l) << (l - 1) : M << (l - 1);
+    t += RowTerms{ceil_div(step, B), step, 1}.times(l);
+  }
+  if (k > 0) {  // the splitting
+    const std::int64_t group = nport ? ceil_div(M << l, k) : M << l;
+    for (int i = 0; i < k; ++i) t += RowTerms{ceil_div(group << i, B), group << i, 1};
+  }
+  return t;
+}
+
 RowTerms ring_terms(std::int64_t M, int n, std::int64_t B) {
   const std::int64_t steps = (std::int64_t{1} << n) - 1;
   return {.startups = ceil_div(M, B) * steps, .elements = M * steps, .messages = steps};

@@ -35,6 +35,14 @@ RowTerms balanced_levels_terms(std::int64_t M, int n, std::int64_t B);
 RowTerms standard_exchange_terms(std::int64_t M, int n, std::int64_t B);
 /// Table 4 nRSBT-p(n,N): NM/2, ceil(NM/(2nB)) n, n.
 RowTerms nrsbt_alltoall_terms(std::int64_t M, int n, std::int64_t B);
+/// TR-572 §3.3 Table 3, some-to-all personalized (routing::sometoall): 2^l sources each send M
+/// elements to every node of a (k + l)-cube; k splitting steps, step i (i = k-1 .. 0) moving 2^i
+/// groups of 2^l M, then the all-to-all personalized inside the l-subcubes; one message a step.
+/// One-port: 2^(l+i) M a step, then l steps of 2^(l-1) M (the standard exchange). k ports: the
+/// largest part of each step's data on one port: ceil(2^l M / k) a group in the splitting, and
+/// ceil(M/l) of each of the 2^(l-1) blocks in the all-to-all (nRSBT-p(l,.) phased); the printed
+/// row where k divides 2^l M and l divides M.
+RowTerms sometoall_terms(std::int64_t M, int k, int l, std::int64_t B, bool nport);
 /// Table 2 GCEA(1,N) and CRA(1,N): (N-1)M, ceil(M/B)(N-1), N-1 messages.
 RowTerms ring_terms(std::int64_t M, int n, std::int64_t B);
 /// Table 2 GCEA(n,N): part = ceil(M/n) on every port: (N-1) part, (N-1) ceil(part/B), N-1.

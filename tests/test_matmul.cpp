@@ -293,6 +293,61 @@ TEST(MatmulReproduction, Tr530S522TransposeTakesNStartupsNotHalfNPlusMin) {
   }
 }
 
+// §5.2.3, version 2 of A3: the all-to-all reduction of A within columns and the transposition of
+// A are replaced by a reduction onto one node of each processor row (the diagonal) and a
+// one-to-all (N1 >= N2) or some-to-all (N1 < N2) personalized communication within rows. One
+// port, B >= every block, after the common TXP[C] + SBT-b(1,N2)[D] (n + n2 start-ups), with
+// X = bR1 bP2 (a3's reduced block), c = min(bP1, bP2), V = c R̃, m = max(n1 - n2, 0),
+// d = min(n1, n2), m' = max(n2 - n1, 0), the derivation (algorithms/matmul/matmul_2d_txp.cpp) is
+//   a3:   SBT-b(1,N1)[X] backwards + TXP[X]: (N1 - 1) X + (2d + (n - 2d)/2) X elements,
+//         n1 + n start-ups;
+//   a3v2: halving over m dimensions, (2^m - 1) V; d steps of V onto the diagonal; the splitting
+//         of the sources' N2 blocks of c bR2, (2^d - 1) 2^m' c bR2; the exchange among the 2^m'
+//         sources, m' 2^(m'-1) c bR2: m + d + d + m' = n start-ups.
+// So version 2 saves n1 start-ups on every grid and pays for them in element transfers on square
+// grids from 4 x 4 on (the diagonal node gathers a whole bP1 x R̃ strip). The counts are written
+// here from that derivation, not taken from predict_a3v2, and compared with the simulated
+// critical paths of both algorithms.
+TEST(MatmulReproduction, Tr530S523VersionTwoTradesTheTransposeForAPersonalizedStep) {
+  const std::int64_t P = 64, Q = 64, R = 64;
+  for (int n = 2; n <= 6; ++n)
+    for (int n1 = 0; n1 <= n; ++n1) {
+      cubesim::Setup s = cube(n, P, Q, R);
+      s.params.N1 = std::int64_t{1} << n1;
+      const int n2 = n - n1, m = std::max(n1 - n2, 0), d = std::min(n1, n2), mp = std::max(n2 - n1, 0);
+      const std::int64_t N1 = s.params.N1, N2 = std::int64_t{1} << n2;
+      const std::int64_t bP1 = P / N1, bP2 = P / N2, bR1 = R / N1, bR2 = R / N2, bQ1 = Q / N1, bQ2 = Q / N2;
+      const std::int64_t X = bR1 * bP2, c = std::min(bP1, bP2), V = c * R, Mb = c * bR2;
+      SCOPED_TRACE("n=" + std::to_string(n) + " N1=" + std::to_string(N1));
+      // The common head: TXP[C] (2d steps of the whole block, |n1 - n2| of half) + SBT-b(1,N2)[D].
+      const std::int64_t XC = bP1 * bQ2, head_e = 2 * d * XC + (n - 2 * d) * XC / 2 + (N2 - 1) * bQ1 * bR2;
+      const std::int64_t head_s = n + n2;
+      // a3's tail: the all-to-all reduction over the column and the TXP of A.
+      const RunOutcome a3 = run_one("matmul2d.a3", s);
+      EXPECT_EQ(a3.stats.critical_path.startups, head_s + n1 + n);
+      EXPECT_EQ(a3.stats.critical_path.element_transfers, head_e + (N1 - 1) * X + 2 * d * X + (n - 2 * d) * X / 2);
+      // a3v2's tail: halving the 2^m V partial over m dimensions (2^(m-1) V, ..., V), d steps of V
+      // onto the diagonal, the splitting of a source's N2 blocks (halves of 2^(d-1+m') blocks down
+      // to 2^m'), the exchange among the sources (m' steps of 2^(m'-1) blocks).
+      std::int64_t tail_e = d * V;
+      for (int i = 1; i <= m; ++i) tail_e += (V << m) >> i;
+      for (int i = 0; i < d; ++i) tail_e += (Mb << mp) << i;
+      tail_e += mp * (Mb << mp) / 2;
+      const RunOutcome v2 = run_one("matmul2d.a3v2", s);
+      EXPECT_EQ(v2.stats.critical_path.startups, head_s + m + d + d + mp);
+      EXPECT_EQ(v2.stats.critical_path.element_transfers, head_e + tail_e);
+      // Version 2 saves n1 start-ups (its tail has m + 2d + m' = n, a3's n1 + n).
+      EXPECT_EQ(a3.stats.critical_path.startups - v2.stats.critical_path.startups, n1);
+      // The paper's "proper processor row": the diagonal node gathers c x R̃ = N2/2^m' blocks of
+      // a3's X (N1 >= N2: a whole bP1 x R̃ strip), which costs more elements unless the grid is tiny.
+      if (N1 == N2 && N1 >= 4) {
+        EXPECT_GT(v2.stats.critical_path.element_transfers, a3.stats.critical_path.element_transfers);
+      }
+      EXPECT_EQ(v2.stats.critical_path.flops - a3.stats.critical_path.flops,
+                (((std::int64_t{1} << m) - 1) * V + d * V + bP1 * bR2) - N1 * X);
+    }
+}
+
 /// A selection map (TR-530 Figs 11-14, 20-26): the shipped config run, its fastest run at each
 /// (P/N, Q/N, R/N) by "compare", and each algorithm's best time there.
 struct Map {
@@ -535,13 +590,13 @@ TEST(Matmul, EveryAlgorithmVerifiesOnATenCubeAndTimingModeGivesTheSameTimes) {
     EXPECT_EQ(o.stats.time, o.prediction.time) << a;
     ++checked;
   }
-  EXPECT_EQ(checked, 36);  // 13 of TR-530 and 5 of the mesh family (FOH, Gao), one port and all
+  EXPECT_EQ(checked, 38);  // 14 of TR-530 and 5 of the mesh family (FOH, Gao), one port and all
 }
 
 // The Connection Machine's size: the 2-D algorithms on a 256 x 256 grid of 2^16 nodes, timing
 // mode, one-port (all-port A2 takes 19 s and 1.2 GB here: run by hand, docs/matmul.md).
 TEST(Matmul, TwoDimensionalAlgorithmsOnSixtyFiveThousandNodes) {
-  for (const char* a : {"matmul2d.a1", "matmul2d.a2", "matmul2d.a3", "matmul2d.a4", "matmul2d.a5"}) {
+  for (const char* a : {"matmul2d.a1", "matmul2d.a2", "matmul2d.a3", "matmul2d.a3v2", "matmul2d.a4", "matmul2d.a5"}) {
     cubesim::Setup s = cube(16, 1024, 1024, 1024, test::kOne, 256);
     s.data_mode = false;
     const RunOutcome o = run_one(a, s);

@@ -241,45 +241,25 @@ Task<> sometoall_sbt(Node& self, Params p) {
   const int n = self.topology().dim(), l = n - static_cast<int>(p.k);
   const NodeId S = NodeId{1} << l;  // sources 0 .. S-1
   const std::int64_t M = p.M;
-  // The blocks this node holds, from one source, ordered by destination: at first a source's N.
+  // A source's blocks by destination. Splitting across d = n-1 .. l: before the step across d a
+  // holder (bits l..d zero) holds the blocks for the 2^(d+1) destinations that share its bits
+  // above d and sends on the half whose bit d is set. Then node (t, u) holds from source u the
+  // 2^l blocks for destinations (t, 0 .. 2^l - 1); the standard exchange inside the l-subcube
+  // leaves slot v with the block from source v (routing::sometoall).
   Buffer mine;
   if (x < S)
     mine = Buffer::make(N * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
-  // Splitting across d = n-1 .. l. Before the step across d a holder (bits l..d zero) holds the
-  // blocks for the 2^(d+1) destinations that share its bits above d; it sends on the half whose
-  // bit d is set.
-  for (int d = n - 1; d >= l; --d) {
-    const NodeId bit = NodeId{1} << d;
-    const bool holder = (x & ((bit << 1) - 1) & ~(S - 1)) == 0;               // bits l..d zero
-    const bool receiver = (x & bit) != 0 && (x & (bit - 1) & ~(S - 1)) == 0;  // bit d set, l..d-1 zero
-    const std::int64_t half = (std::int64_t{1} << d) * M;                     // destinations across d: 2^d blocks
-    if (holder) {
-      co_await self.send(d, mine.slice(half, half));
-      mine = mine.slice(0, half);
-    } else if (receiver) {
-      mine = co_await self.recv(d);
-    }
-  }
-  // Now node (t, u) holds from source u the 2^l blocks for destinations (t, 0 .. 2^l - 1); the
-  // standard exchange inside the l-subcube leaves slot v with the block from source v.
-  self.set_result(co_await standard_exchange(self, std::move(mine), l, M));
+  self.set_result(co_await routing::sometoall(self, M, std::move(mine), routing::SubCube::whole(n), l, 0, false));
 }
 
 /// TR-572 Table 3, one-port: T = (l PQ/2^(k+l+1) + sum_{i<k} PQ/2^(k+l-i)) t_c
 /// + (l ceil(PQ/(B 2^(k+l+1))) + sum_{i<k} ceil(PQ/(B 2^(k+l-i)))) tau, with PQ = 2^l 2^(k+l) M
 /// (every source sends M elements to each of the 2^(k+l) nodes). Exact.
 Prediction predict_some_personalized(const Setup& s, const char* what) {
-  const std::int64_t n = s.topology.dim(), k = s.params.k, l = n - k, M = s.params.M, B = s.params.B;
+  const std::int64_t n = s.topology.dim(), k = s.params.k;
   Prediction pr;
   pr.source = std::string("TR-572 §3.3, Table 3 (one-port), ") + what;
-  const std::int64_t PQ = (std::int64_t{1} << (2 * l + k)) * M;
-  pr.element_transfers = l * (PQ >> (k + l + 1));
-  pr.startups = l * ceil_div(PQ >> (k + l + 1), B);
-  for (std::int64_t i = 0; i < k; ++i) {
-    pr.element_transfers += PQ >> (k + l - i);
-    pr.startups += ceil_div(PQ >> (k + l - i), B);
-  }
-  pr.msg_startups = n;
+  take_terms(pr, sometoall_terms(s.params.M, static_cast<int>(k), static_cast<int>(n - k), s.params.B, false));
   pr.time = prediction_time(s.machine, pr);
   return pr;
 }
@@ -325,99 +305,6 @@ Task<> alltosome_sbt(Node& self, Params p) {
   self.set_result(std::move(acc));
 }
 
-/// The groups this node holds for one tree: held[g] for every group g whose address agrees with
-/// `at` on the dimensions of `mask`, in ascending g, taken out and concatenated.
-Buffer take_groups(std::vector<Buffer>& held, std::int64_t at, std::int64_t mask) {
-  Buffer out;
-  for (std::size_t g = 0; g < held.size(); ++g)
-    if ((static_cast<std::int64_t>(g) & mask) == (at & mask)) {
-      out.append(held[g]);
-      held[g] = Buffer{};
-    }
-  return out;
-}
-
-/// The reverse of take_groups: `got` cut into parts of `len`, one for each such group.
-void file_groups(std::vector<Buffer>& held, const Buffer& got, std::int64_t len, std::int64_t at, std::int64_t mask) {
-  std::int64_t off = 0;
-  for (std::size_t g = 0; g < held.size(); ++g)
-    if ((static_cast<std::int64_t>(g) & mask) == (at & mask)) {
-      held[g] = got.slice(off, len);
-      off += len;
-    }
-}
-
-/// Splitting or accumulation on k ports (TR-572 Table 3 n-port row) in the k-subcube of cube
-/// dimensions l .. n-1: 2^k groups of G elements (group t: the blocks for the destinations with
-/// high bits t), part j of every group on the SBT rotated by j, phased: in step s tree j crosses
-/// local dimension e = (k-1-s+j) mod k. Splitting (steps 0 .. k-1), each holder (zero on the
-/// dimensions tree j has still to cross) sends its child across e the groups on the child's side;
-/// accumulation runs the same steps backwards, each child sending back all it has gathered.
-/// held[j][g]: part j of group g, where this node holds it.
-Task<> move_groups(Node& self, int l, int k, std::int64_t G, std::vector<std::vector<Buffer>>& held, bool split) {
-  const std::int64_t t = self.id() >> l;  // local address in the k-subcube
-  const std::int64_t groups = std::int64_t{1} << k;
-  for (int i = 0; i < k; ++i) {
-    const int s = split ? i : k - 1 - i;
-    std::vector<Op> ops;
-    struct Incoming {
-      int j;
-      std::int64_t at, mask;
-      std::size_t op;
-    };
-    std::vector<Incoming> incoming;
-    for (int j = 0; j < k; ++j) {
-      if (part_size(G, k, j) == 0) continue;
-      const int e = ((k - 1 - s + j) % k + k) % k;
-      std::int64_t unprocessed = 0;  // local dimensions tree j crosses in steps s .. k-1
-      for (int s2 = s; s2 < k; ++s2) unprocessed |= std::int64_t{1} << (((k - 1 - s2 + j) % k + k) % k);
-      const std::int64_t bit = std::int64_t{1} << e, mask = ((groups - 1) & ~unprocessed) | bit;
-      const bool holder = (t & unprocessed) == 0, child = (t & unprocessed) == bit;
-      if (split ? holder : child) {  // the groups on the far side of e (split) or this side (back)
-        ops.push_back(self.send(l + e, take_groups(held[j], split ? t | bit : t, mask), j));
-      } else if (split ? child : holder) {
-        incoming.push_back({j, split ? t : t ^ bit, mask, ops.size()});
-        ops.push_back(self.recv(l + e, j));
-      }
-    }
-    if (ops.empty()) continue;
-    co_await all_of(ops);
-    for (const Incoming& in : incoming)
-      file_groups(held[in.j], ops[in.op].take(), part_size(G, k, in.j), in.at, in.mask);
-  }
-}
-
-/// Some-to-all's splitting: the source (local address 0) holds `all`, the 2^k groups in order;
-/// returns this node's group.
-Task<Buffer> split_nport(Node& self, int l, int k, std::int64_t G, Buffer all) {
-  const std::int64_t t = self.id() >> l, groups = std::int64_t{1} << k;
-  std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
-                                        std::vector<Buffer>(static_cast<std::size_t>(groups)));
-  if (t == 0)
-    for (int j = 0; j < k; ++j)
-      for (std::int64_t g = 0; g < groups; ++g)
-        held[j][g] = all.slice(g * G + part_offset(G, k, j), part_size(G, k, j));
-  co_await move_groups(self, l, k, G, held, true);
-  Buffer mine;
-  for (int j = 0; j < k; ++j) mine.append(held[j][t]);
-  co_return mine;
-}
-
-/// All-to-some's accumulation: `mine` is this node's group; returns, at local address 0, the 2^k
-/// groups in order (nothing elsewhere).
-Task<Buffer> accumulate_nport(Node& self, int l, int k, std::int64_t G, Buffer mine) {
-  const std::int64_t t = self.id() >> l, groups = std::int64_t{1} << k;
-  std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
-                                        std::vector<Buffer>(static_cast<std::size_t>(groups)));
-  for (int j = 0; j < k; ++j) held[j][t] = mine.slice(part_offset(G, k, j), part_size(G, k, j));
-  co_await move_groups(self, l, k, G, held, false);
-  Buffer out;
-  if (t != 0) co_return out;
-  for (std::int64_t g = 0; g < groups; ++g)
-    for (int j = 0; j < k; ++j) out.append(held[j][g]);
-  co_return out;
-}
-
 /// The all-to-all of the l-subcube (cube dimensions 0 .. l-1) on l ports: alltoall.nrsbt's
 /// phased schedule. `slots`: 2^l blocks of M by destination; returns them by source.
 Task<Buffer> subcube_alltoall_nport(Node& self, int l, std::int64_t M, Buffer slots) {
@@ -436,8 +323,7 @@ Task<> sometoall_sbnt(Node& self, Params p) {
     Buffer mine;
     if (x < S)
       mine = Buffer::make(N * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
-    if (k > 0) mine = co_await split_nport(self, l, k, S * M, std::move(mine));
-    self.set_result(co_await subcube_alltoall_nport(self, l, M, std::move(mine)));
+    self.set_result(co_await routing::sometoall(self, M, std::move(mine), routing::SubCube::whole(n), l, 0, true));
   }(self, std::move(p));
 }
 
@@ -452,7 +338,8 @@ Task<> alltosome_sbnt(Node& self, Params p) {
         Buffer::make(S * M, self.data_mode(), [&](std::int64_t j) { return some_value(x, j / M, N, M, j % M); });
     // Slot v: the block from source (x's high bits, v) for destination (x's low bits).
     slots = co_await subcube_alltoall_nport(self, l, M, std::move(slots));
-    if (k > 0) slots = co_await accumulate_nport(self, l, k, S * M, std::move(slots));
+    if (k > 0)
+      slots = co_await routing::accumulate_groups(self, S * M, std::move(slots), routing::SubCube::range(l, k), 0);
     if ((x & ~(S - 1)) != 0) slots = Buffer{};
     self.set_result(std::move(slots));
   }(self, std::move(p));
@@ -461,26 +348,10 @@ Task<> alltosome_sbnt(Node& self, Params p) {
 /// TR-572 Table 3, n-port row (the sources' ceilings as printed; with parts, the largest part).
 Prediction predict_some_personalized_nport(const Setup& s, const char* what) {
   if (s.machine.ports.kind != PortKind::all) return predict_some_personalized(s, what);
-  const std::int64_t n = s.topology.dim(), k = s.params.k, l = n - k, M = s.params.M, B = s.params.B;
+  const std::int64_t n = s.topology.dim(), k = s.params.k;
   Prediction pr;
   pr.source = std::string("TR-572 §3.3, Table 3 (n-port), ") + what;
-  // The all-to-all in the l-subcube: alltoall.nrsbt's phased steps, l of them, each moving
-  // ceil(M/l) elements of 2^(l-1) blocks on every port (PQ/(l 2^(k+l+1)) when l divides M).
-  if (l > 0) {
-    const std::int64_t part = ceil_div(M, l) << (l - 1);
-    pr.element_transfers += l * part;
-    pr.startups += l * ceil_div(part, B);
-  }
-  // The splitting: step i (i = k-1 - s) moves 2^i groups of 2^l M, the largest part of each:
-  // ceil(2^l M / k) elements a group (PQ/(k 2^(k+l-i)) when k divides 2^l M).
-  if (k > 0) {
-    const std::int64_t part = ceil_div(M << l, k);
-    for (std::int64_t i = 0; i < k; ++i) {
-      pr.element_transfers += part << i;
-      pr.startups += ceil_div(part << i, B);
-    }
-  }
-  pr.msg_startups = n;
+  take_terms(pr, sometoall_terms(s.params.M, static_cast<int>(k), static_cast<int>(n - k), s.params.B, true));
   pr.time = prediction_time(s.machine, pr);
   return pr;
 }

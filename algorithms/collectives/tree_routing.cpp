@@ -522,6 +522,201 @@ Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, SubCube
   co_return slots;
 }
 
+Task<Buffer> reduce_to(Node& self, NodeId root, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl,
+                       SubCube sub) {
+  const Plan& P = *pl;
+  const std::int64_t r = sub.local(self.id()) ^ root;
+  struct Ev {
+    int step, dim;
+    bool send;
+    int tree;
+  };
+  std::vector<Ev> evs;  // the broadcast's events with the directions turned round
+  for (int j = 0; j < P.trees; ++j) {
+    if (P.part_size(M, j) == 0) continue;  // M < trees: an empty part is not sent at all
+    if (r != 0) evs.push_back({P.step_of(j, r), P.parent_dim(j, r), true, j});
+    for (int d = 0; d < P.n; ++d) {
+      const std::int64_t c = r ^ (std::int64_t{1} << d);
+      if (c != 0 && P.parent_dim(j, c) == d) evs.push_back({P.step_of(j, c), d, false, j});
+    }
+  }
+  std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {  // the last step first
+    if (a.step != b.step) return a.step > b.step;
+    return std::tie(a.dim, a.send, a.tree) < std::tie(b.dim, b.send, b.tree);
+  });
+  for (std::size_t i = 0; i < evs.size();) {
+    StepOps st;
+    std::vector<std::vector<int>> in_trees;
+    const int s = evs[i].step;
+    while (i < evs.size() && evs[i].step == s) {
+      const int d = evs[i].dim;
+      Buffer out;
+      bool sends = false;
+      std::vector<int> in;
+      for (; i < evs.size() && evs[i].step == s && evs[i].dim == d; ++i) {
+        const int j = evs[i].tree;
+        if (evs[i].send) {
+          out.append(own.slice(P.part_offset(M, j), P.part_size(M, j)));
+          sends = true;
+        } else {
+          in.push_back(j);
+        }
+      }
+      if (!in.empty()) {
+        st.recvs.emplace_back(st.ops.size(), d);
+        st.ops.push_back(self.recv(sub.dims[d]));
+        in_trees.push_back(std::move(in));
+      }
+      if (sends) st.ops.push_back(self.send(sub.dims[d], std::move(out)));
+    }
+    co_await all_of(st.ops);
+    std::int64_t received = 0;
+    for (std::size_t k = 0; k < st.recvs.size(); ++k) {
+      const Buffer got = st.ops[st.recvs[k].first].take();
+      std::int64_t off = 0;
+      for (int j : in_trees[k]) {
+        add_into(own, got.slice(off, P.part_size(M, j)), P.part_offset(M, j));
+        off += P.part_size(M, j);
+      }
+      received += got.size();
+    }
+    if (received > 0) co_await self.compute(received);
+  }
+  if (r != 0) co_return Buffer{};
+  co_return own;
+}
+
+namespace {
+
+/// The groups this node holds for one tree: held[g] for every group g whose (relative) address
+/// agrees with `at` on the dimensions of `mask`, in ascending g, taken out and concatenated.
+Buffer take_groups(std::vector<Buffer>& held, std::int64_t at, std::int64_t mask) {
+  Buffer out;
+  for (std::size_t g = 0; g < held.size(); ++g)
+    if ((static_cast<std::int64_t>(g) & mask) == (at & mask)) {
+      out.append(held[g]);
+      held[g] = Buffer{};
+    }
+  return out;
+}
+
+/// The reverse of take_groups: `got` cut into parts of `len`, one for each such group.
+void file_groups(std::vector<Buffer>& held, const Buffer& got, std::int64_t len, std::int64_t at, std::int64_t mask) {
+  std::int64_t off = 0;
+  for (std::size_t g = 0; g < held.size(); ++g)
+    if ((static_cast<std::int64_t>(g) & mask) == (at & mask)) {
+      held[g] = got.slice(off, len);
+      off += len;
+    }
+}
+
+/// Splitting or accumulation on k ports in `ksub`, addresses relative to `root`: 2^k groups of G
+/// elements (group t: the blocks for the node at relative address t), part j of every group on
+/// the SBT rotated by j, phased: in step s tree j crosses local dimension e = (k-1-s+j) mod k.
+/// Splitting (steps 0 .. k-1), each holder (zero on the dimensions tree j has still to cross)
+/// sends its child across e the groups on the child's side; accumulation runs the same steps
+/// backwards, each child sending back all it has gathered. held[j][g]: part j of the group of
+/// relative address g, where this node holds it.
+Task<> move_groups(Node& self, SubCube ksub, NodeId root, std::int64_t G, std::vector<std::vector<Buffer>>& held,
+                   bool split) {
+  const int k = ksub.n();
+  const std::int64_t t = ksub.local(self.id()) ^ root;
+  const std::int64_t groups = std::int64_t{1} << k;
+  for (int i = 0; i < k; ++i) {
+    const int s = split ? i : k - 1 - i;
+    std::vector<Op> ops;
+    struct Incoming {
+      int j;
+      std::int64_t at, mask;
+      std::size_t op;
+    };
+    std::vector<Incoming> incoming;
+    for (int j = 0; j < k; ++j) {
+      if (part_size(G, k, j) == 0) continue;
+      const int e = ((k - 1 - s + j) % k + k) % k;
+      std::int64_t unprocessed = 0;  // local dimensions tree j crosses in steps s .. k-1
+      for (int s2 = s; s2 < k; ++s2) unprocessed |= std::int64_t{1} << (((k - 1 - s2 + j) % k + k) % k);
+      const std::int64_t bit = std::int64_t{1} << e, mask = ((groups - 1) & ~unprocessed) | bit;
+      const bool holder = (t & unprocessed) == 0, child = (t & unprocessed) == bit;
+      if (split ? holder : child) {  // the groups on the far side of e (split) or this side (back)
+        ops.push_back(self.send(ksub.dims[e], take_groups(held[j], split ? t | bit : t, mask), j));
+      } else if (split ? child : holder) {
+        incoming.push_back({j, split ? t : t ^ bit, mask, ops.size()});
+        ops.push_back(self.recv(ksub.dims[e], j));
+      }
+    }
+    if (ops.empty()) continue;
+    co_await all_of(ops);
+    for (const Incoming& in : incoming)
+      file_groups(held[in.j], ops[in.op].take(), part_size(G, k, in.j), in.at, in.mask);
+  }
+}
+
+/// The one-port splitting: across the k dimensions from the highest down, every holder sends its
+/// neighbour, as one message, the half of its groups on the neighbour's side (sometoall.sbt).
+Task<Buffer> split_halves(Node& self, std::int64_t G, Buffer all, SubCube ksub, NodeId root) {
+  const NodeId a = ksub.local(self.id()), t = a ^ root;
+  Buffer mine = t == 0 ? std::move(all) : Buffer{};  // the groups of the addresses sharing a's bits above d
+  for (int d = ksub.n() - 1; d >= 0; --d) {
+    const NodeId bit = NodeId{1} << d;
+    const std::int64_t half = (std::int64_t{1} << d) * G;
+    if ((t & ((bit << 1) - 1)) == 0) {    // a holder: relative bits d .. 0 clear
+      const bool upper = (a & bit) == 0;  // the neighbour's half, in ascending local addresses
+      co_await self.send(ksub.dims[d], mine.slice(upper ? half : 0, half));
+      mine = mine.slice(upper ? 0 : half, half);
+    } else if ((t & bit) != 0 && (t & (bit - 1)) == 0) {  // its receiver
+      mine = co_await self.recv(ksub.dims[d]);
+    }
+  }
+  co_return mine;
+}
+
+}  // namespace
+
+Task<Buffer> split_groups(Node& self, std::int64_t G, Buffer all, SubCube ksub, NodeId root) {
+  const int k = ksub.n();
+  const std::int64_t t = ksub.local(self.id()) ^ root, groups = std::int64_t{1} << k;
+  if (k == 0) co_return all;
+  std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
+                                        std::vector<Buffer>(static_cast<std::size_t>(groups)));
+  if (t == 0)
+    for (int j = 0; j < k; ++j)
+      for (std::int64_t g = 0; g < groups; ++g)
+        held[j][g] = all.slice((g ^ root) * G + part_offset(G, k, j), part_size(G, k, j));
+  co_await move_groups(self, ksub, root, G, held, true);
+  Buffer mine;
+  for (int j = 0; j < k; ++j) mine.append(held[j][t]);
+  co_return mine;
+}
+
+Task<Buffer> accumulate_groups(Node& self, std::int64_t G, Buffer mine, SubCube ksub, NodeId root) {
+  const int k = ksub.n();
+  const std::int64_t t = ksub.local(self.id()) ^ root, groups = std::int64_t{1} << k;
+  if (k == 0) co_return mine;
+  std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
+                                        std::vector<Buffer>(static_cast<std::size_t>(groups)));
+  for (int j = 0; j < k; ++j) held[j][t] = mine.slice(part_offset(G, k, j), part_size(G, k, j));
+  co_await move_groups(self, ksub, root, G, held, false);
+  Buffer out;
+  if (t != 0) co_return out;
+  for (std::int64_t g = 0; g < groups; ++g)
+    for (int j = 0; j < k; ++j) out.append(held[j][g ^ root]);
+  co_return out;
+}
+
+Task<Buffer> sometoall(Node& self, std::int64_t M, Buffer mine, SubCube sub, int l, NodeId root, bool nport) {
+  SubCube lsub, ksub;
+  for (int d = 0; d < sub.n(); ++d) (d < l ? lsub : ksub).dims.push_back(sub.dims[d]);
+  const std::int64_t G = (std::int64_t{1} << l) * M;  // a group: the blocks for one l-subcube
+  if (ksub.n() > 0 && nport) mine = co_await split_groups(self, G, std::move(mine), ksub, root);
+  if (ksub.n() > 0 && !nport) mine = co_await split_halves(self, G, std::move(mine), ksub, root);
+  if (l == 0) co_return mine;
+  // Node (t, u) now holds from source (root, u) the blocks for (t, 0 .. 2^l - 1).
+  if (nport)
+    co_return co_await alltoall(self, M, std::move(mine), plan(Family::nrsbt, Schedule::phased, l, true), lsub);
+  co_return co_await standard_exchange(self, M, std::move(mine), lsub);
+}
+
 Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
                       Buffer* out) {
   const std::int64_t B = self.packet_elements();

@@ -140,6 +140,39 @@ Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, SubCube
 /// acc[offset ..] += other, element by element, in data mode (the caller charges the flops).
 void add_into(Buffer& acc, const Buffer& other, std::int64_t offset = 0);
 
+/// All-to-one reduction in step form: the one-to-all broadcast on `plan` run backwards (TR-530
+/// §4.1.2: the SBT serves broadcasting "or the reverse operation, reduction"). Every node of the
+/// subcube holds `own` (M elements). Where the broadcast sent part j of the message over an edge,
+/// the reduction receives over it the partial sum of part j over the subtree below and adds it;
+/// a node sends its partial sum of part j to its parent in tree j at the step its broadcast edge
+/// had, its subtree's having come in the steps after (before, backwards). One message a step and
+/// dimension; one flop an element received, charged after the step's messages have arrived. With
+/// the SBT's cyclic (one-port) plan this is reduce.sbt's order: the children smallest subtree
+/// first, then the parent. Returns the sum at `root` (a local address of sub), nothing elsewhere.
+Task<Buffer> reduce_to(Node& self, NodeId root, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan,
+                       SubCube sub);
+
+/// Some-to-all personalized communication (TR-572 §3.3) in the subcube `sub`: its local
+/// dimensions [0, l) span the l-subcubes, the other k = sub.n() - l carry the splitting. The
+/// sources are the 2^l nodes whose local bits above l equal `root`; each holds in `mine` the
+/// 2^(k+l) blocks of M elements it sends, by destination local address (any other node: an
+/// empty buffer). Theorem 1's order: first the k splitting steps, across the k dimensions from
+/// the highest down, every holder sending its neighbour the half of its blocks whose destinations
+/// lie on the neighbour's side; then the all-to-all personalized inside each l-subcube. One-port
+/// (`nport` false): the halves as single messages, the standard exchange (sometoall.sbt); k ports
+/// (`nport`): split_groups and alltoall.nrsbt's phased schedule (sometoall.sbnt). Returns the 2^l
+/// blocks this node receives, by the source's low l bits.
+Task<Buffer> sometoall(Node& self, std::int64_t M, Buffer mine, SubCube sub, int l, NodeId root, bool nport);
+/// The splitting (TR-572 §3.3, Table 3's n-port row) on the k dimensions of `ksub`: the node at
+/// local address `root` holds the 2^k groups of G elements in `all` (group t for the node at local
+/// address t); part j of every group travels on the SBT rotated by j, phased (tree j crosses
+/// local dimension (k-1-s+j) mod k in step s), a holder sending its child the groups on the
+/// child's side. Returns this node's group.
+Task<Buffer> split_groups(Node& self, std::int64_t G, Buffer all, SubCube ksub, NodeId root);
+/// The accumulation, split_groups run backwards: `mine` is this node's group; returns at `root`
+/// the 2^k groups by local address (nothing elsewhere).
+Task<Buffer> accumulate_groups(Node& self, std::int64_t G, Buffer mine, SubCube ksub, NodeId root);
+
 /// A block's pipelined trip along a path of dimensions (TR-572 §6.1's SPT/DPT, TR-530 §5.2.2's
 /// TXP(n,N)): node `self` plays its part as the source `src` (sends `data`, `size` elements, in
 /// packets of at most B back to back), a relay (forwards each packet as it arrives) or the

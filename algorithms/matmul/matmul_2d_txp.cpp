@@ -12,8 +12,62 @@
 //               C_kl D(Q_l, :) reduced over the row.
 //  matmul2d.a5  txp D, brd C ↕, mpy [QR], red A ↔, txp A:  C(all P, Q_l); the partial
 //               C(:, Q_l) D(Q_l, R_k) reduced over the row to A(P_l, R_k), transposed back.
+//  matmul2d.a3v2  A3 version 2 (§5.2.3): txp C, brd D ↔, mpy [PQ] as a3; then red A ↕ onto one
+//               node a processor row ("the diagonal") and personalized communication ↔ in place
+//               of a3's all-to-all reduction and txp A (below).
 // (X_k: index range k of X cut into N1 parts; X_l: range l cut into N2 parts.) The brd rows are
 // SBT-b(1,.) one-port and nRSBT-b(n,.) all-port; red is the same backwards (matmul.hpp).
+//
+// Version 2 of A3 (TR-530 §5.2.3; no table row). The paper: "the all-to-all reduction is carried
+// out such that the inner products for the set of P/N2 rows of A allocated to a column of
+// processors are accumulated with contiguous sets of P/N1 inner products per processor in the
+// same column, and in the processor row in which the inner product shall finally reside. The
+// divide and conquer strategy is applied to P/N2 (if N1 > N2), and repeated R times ... After
+// this reduction operation the elements of A are in the proper processor row, but all elements
+// of a row are confined to one or a few processors in that row. The desired distribution is
+// obtained by one-to-all personalized communication, or some-to-all personalized communication
+// if N1 < N2. For one-port communication we choose the SBT-p(1,*) algorithm, and for n-port
+// communication either the SBnT-p(n,*) or nRSBT-p(n,*) algorithm."
+// After a3's multiply, processor column l holds, as N1 partial sums over Q_k, the rows P_l of A
+// (bP2 = P̃/N2 of them) with all R̃ columns; row i of A belongs to processor row ⌊i/bP1⌋. Let
+// m = max(n1 - n2, 0), d = min(n1, n2), m' = max(n2 - n1, 0) and c = min(bP1, bP2). The row field
+// of node (k, l) is G(k) (n1 bits), the column field G(l) (n2 bits); call (k, l) diagonal when the
+// high d bits of the two agree, i.e. ⌊k/2^m⌋ = ⌊l/2^m'⌋ (the Gray code of a prefix is the prefix
+// of the Gray code). Every processor row and column holds diagonal nodes: one a row and 2^m a
+// column when N1 >= N2, 2^m' a row and one a column when N1 <= N2.
+//  1. red ↕, divide and conquer (only when N1 > N2, m > 0): the partial bP2 x R̃ is cut into its
+//     2^m sets of c = bP1 contiguous rows, set j for processor row l 2^m + j, and reduced by
+//     recursive halving (SBT-b(1,2^m) backwards; all-port nRSBT-b backwards, as a3's reduction)
+//     over the m low dimensions of the row field: the node whose low row bits are those of
+//     G(l 2^m + j) gets set j summed over its m-subcube, c x R̃ (each message carries the R̃
+//     columns at once: the paper's "repeated R times").
+//  2. red ↕, accumulation over the d high dimensions of the row field onto the diagonal node of
+//     the m-subcube: the SBT broadcast backwards (reduce.sbt's order, d steps of c R̃ elements
+//     and c R̃ additions); all-port the d rotated SBTs backwards, phased (part j of the block on
+//     tree j, routing::reduce_to): d steps of ⌈c R̃/d⌉ a port, c R̃ additions each. The diagonal
+//     node (k, l) now holds A(P_k ∩ P_l, :), c x R̃: with N1 >= N2 its processor row's own rows
+//     P_k, with N1 < N2 the rows P_l, a part of P_k.
+//  3. ↔ personalized (TR-572 §3.3, routing::sometoall): the 2^m' diagonal nodes of each row send
+//     node (k, l') its c x bR2 block A(P_k ∩ P_l, R_l'). One-to-all when m' = 0, some-to-all when
+//     N1 < N2: the splitting across the d high dimensions of the column field (one-port halves
+//     from the highest dimension down: SBT-p(1,N2), Table 3's row, when m' = 0; all-port the
+//     rotated SBTs phased, nRSBT-p(n,.)), then the all-to-all inside the m'-subcubes of the low
+//     column dimensions (standard exchange; all-port nRSBT-p). Node (k, l') assembles A_kl' from
+//     its 2^m' blocks and adds E.
+// Readings where the paper is silent. N1 = N2: no halving; the column's whole bP1 x R̃ is
+// accumulated at (k, k), then one-to-all from the diagonal. N1 < N2: "applied to P/N2 (if
+// N1 > N2)" read as no division: the column's bP2 x R̃ accumulated whole at its one diagonal node
+// (the accumulation at one node is what "confined to ... a few processors" leaves). The paper
+// names no routing for the reduction: we use the SBT backwards (the reverse of the broadcast the
+// paper pairs with reductions, §4.1.2) and, n-port, the rotated SBTs the personalized step uses.
+// The one-to-all case runs the same splitting as the some-to-all (one source), not TR-572
+// §3.1's reverse breadth-first order; one-port they coincide with Table 3's SBT-p(1,1).
+// Prediction (predict_a3v2): the steps' rows summed. One-port exact over the grid. All-port, the
+// accumulation's diagonal node adds d parts a step and its children fewer, so their next parts
+// arrive while it still adds: an upper bound when d > 1 (lowest simulated/predicted 0.959 over
+// the grid), exact when d <= 1, approx (as a2, a4) where an nRSBT block does not divide evenly.
+// Against a3 (one port, B >= every block) the tail takes n start-ups instead of n1 + n, and on
+// square grids from 4 x 4 more element transfers (the diagonal node gathers d times c R̃).
 //
 // The transposition (§5.2.2). Node (k, l) holds block (k, l) of an a x b matrix (rows cut by N1,
 // columns by N2) and ends with block (k, l) of its b x a transpose. In address bits this is: with
@@ -236,6 +290,86 @@ Task<> a3(Node& self, Params p) {
   co_await finish(self, g, std::move(A));
 }
 
+/// The address geometry of A3 version 2 on a grid (the head of this file).
+struct A3v2Geometry {
+  int m = 0, d = 0, mp = 0;
+  std::int64_t c = 0;           ///< the rows of A a diagonal node gathers: min(bP1, bP2)
+  routing::SubCube halve, acc;  ///< the low m and the high d dimensions of the row field
+  explicit A3v2Geometry(const Grid& g)
+      : m(std::max(g.n1 - g.n2, 0)), d(std::min(g.n1, g.n2)), mp(std::max(g.n2 - g.n1, 0)), c(std::min(g.bP1, g.bP2)) {
+    halve = routing::SubCube::range(g.n2, m);
+    acc = routing::SubCube::range(g.n2 + m, d);
+  }
+  /// The high d bits of the row field and of the column field of x.
+  [[nodiscard]] NodeId row_high(const Grid& g, NodeId x) const { return (x >> g.n2) >> m; }
+  [[nodiscard]] NodeId col_high(const Grid& g, NodeId x) const { return (x & (g.N2 - 1)) >> mp; }
+};
+
+Task<> a3v2(Node& self, Params p) {
+  const Grid g(p, self.topology(), true);
+  const A3v2Geometry v(g);
+  const NodeId x = self.id();
+  const bool data = self.data_mode(), ap = self.machine().ports.kind == PortKind::all;
+  const std::int64_t k = g.row_of(x), l = g.col_of(x);
+  // txp C, brd D ↔: as a3.
+  const Buffer Ct = co_await grid_transpose(self, g, g.Pt, g.Qt,
+                                            matmul::block(data, g.sh, Which::C, {k * g.bP1, g.bP1, l * g.bQ2, g.bQ2}));
+  const Buffer Drow = co_await matmul::gather(
+      self, g.bQ1 * g.bR2, matmul::block(data, g.sh, Which::D, {k * g.bQ1, g.bQ1, l * g.bR2, g.bR2}), g.row_cube());
+  // mpy: the partial A(P_l, :) = C(P_l, Q_k) D(Q_k, :), bP2 x R̃ row-major, as 2^m sets of c rows,
+  // set j (rows l bP2 + j c ..) at the halving address of the processor row it goes to.
+  const std::int64_t V = v.c * g.Rt, sets = std::int64_t{1} << v.m;
+  Buffer part = zeros(g.bP2 * g.Rt, data);
+  for (std::int64_t j = 0; j < sets && data; ++j) {
+    const std::int64_t u = G(l * sets + j) & (sets - 1);
+    for (std::int64_t l2 = 0; l2 < g.N2; ++l2)
+      matmul::multiply_add(part, u * V + l2 * g.bR2, g.Rt, Operand{&Ct, j * v.c, 1, g.bP2},
+                           Operand{&Drow, G(l2) * g.bQ1 * g.bR2, g.bR2}, v.c, g.bQ1, g.bR2);
+  }
+  co_await self.compute((2 * g.bQ1 - 1) * g.bP2 * g.Rt);
+  // red ↕: 1. recursive halving over the low m row dimensions; 2. accumulation over the high d
+  // onto the diagonal node, whose high row bits are the column's high bits.
+  // (Not `m > 0 ? co_await ... : std::move(part)`: with GCC 12 that ran into a double free.)
+  Buffer held = std::move(part);
+  if (v.m > 0) held = co_await matmul::reduce(self, V, std::move(held), v.halve);
+  if (v.d > 0) {
+    auto plan = ap ? routing::plan(routing::Family::nrsbt, routing::Schedule::phased, v.d)
+                   : routing::plan(routing::Family::sbt, routing::Schedule::cyclic, v.d);
+    held = co_await routing::reduce_to(self, v.col_high(g, x), V, std::move(held), plan, v.acc);
+  }
+  // ↔ one-to-all / some-to-all personalized from the diagonal nodes: to node G(l') of the row the
+  // c x bR2 block A(rows, R_l').
+  const std::int64_t Mb = v.c * g.bR2;
+  Buffer mine;
+  if (v.row_high(g, x) == v.col_high(g, x)) {
+    mine = Buffer::sized(g.N2 * Mb);
+    if (data) {
+      std::vector<Element> out;
+      out.reserve(static_cast<std::size_t>(g.N2 * Mb));
+      const auto h = held.values();
+      for (NodeId w = 0; w < g.N2; ++w)
+        for (std::int64_t i = 0; i < v.c; ++i) {
+          const auto* row = h.data() + i * g.Rt + gray::decode(w) * g.bR2;
+          out.insert(out.end(), row, row + g.bR2);
+        }
+      mine = Buffer::of(std::move(out));
+    }
+  }
+  Buffer got = co_await routing::sometoall(self, Mb, std::move(mine), g.row_cube(), v.mp, v.row_high(g, x), ap);
+  // A_kl from the blocks of the 2^m' sources (k, l_s), G(l_s) = (G(k) << m') | w: rows P_{l_s}.
+  Buffer A = Buffer::sized(g.bP1 * g.bR2);
+  if (v.mp == 0) {
+    A = std::move(got);
+  } else if (data) {
+    A = zeros(g.bP1 * g.bR2, data);
+    for (NodeId w = 0; w < (NodeId{1} << v.mp); ++w) {
+      const std::int64_t ls = gray::decode((G(k) << v.mp) | w);
+      A.write((ls * g.bP2 - k * g.bP1) * g.bR2, got.slice(w * Mb, Mb));
+    }
+  }
+  co_await finish(self, g, std::move(A));
+}
+
 Task<> a4(Node& self, Params p) {
   const Grid g(p, self.topology(), true);
   const NodeId x = self.id();
@@ -385,6 +519,50 @@ Prediction predict_txp(const Setup& s, int alg) {
   return pr;
 }
 
+/// A3 version 2, derived from the schedule (the paper gives no row): TXP[C] + SBT-b(1,N2)[D] as
+/// a3, then with V = c R̃ (the head of this file)
+///   one-port  SBT-b(1,2^m)[V] backwards + d (⌈V/B⌉ tau + V t_c) + some-to-all(c bR2; d, m'),
+///   all-port  nRSBT-b(m,2^m)[V] backwards + d (⌈⌈V/d⌉/B⌉ tau + ⌈V/d⌉ t_c) + its n-port form,
+/// the some-to-all as TR-572 Table 3 (sometoall_terms; SBT-p(1,N2) of Table 3 when m' = 0), and
+/// the arithmetic: a3's multiply (2 bQ1 - 1) bP2 R̃, (2^m - 1) V additions in the halving, d V in
+/// the accumulation (each step adds a whole block at the diagonal node), bP1 bR2 for E.
+Prediction predict_a3v2(const Setup& s) {
+  const Grid g(s.params, s.topology, true);
+  const A3v2Geometry v(g);
+  const Txp tx(g);
+  const std::int64_t B = s.params.B, V = v.c * g.Rt, Mb = v.c * g.bR2;
+  const bool ap = s.machine.ports.kind == PortKind::all;
+  RowTerms t = txp_terms(g, g.bP1 * g.bQ2, B, ap);
+  t += brd_terms(g.bQ1 * g.bR2, g.n2, B, ap);
+  t += brd_terms(V, v.m, B, ap);
+  if (v.d > 0) {
+    const std::int64_t part = ap ? ceil_div(V, v.d) : V;
+    t += RowTerms{ceil_div(part, B), part, 1}.times(v.d);
+  }
+  t += sometoall_terms(Mb, v.d, v.mp, B, ap);
+  const std::int64_t flops =
+      (2 * g.bQ1 - 1) * g.bP2 * g.Rt + ((std::int64_t{1} << v.m) - 1) * V + v.d * V + g.bP1 * g.bR2;
+  Prediction pr = matmul::from_terms(
+      s, t, flops,
+      ap ? "TR-530 §5.2.3 A3 version 2 (n): TXP(n,N)[C] + nRSBT-b[D] + nRSBT-b backwards and rotated SBTs backwards "
+           "[A] + nRSBT-p some-to-all (TR-572 Table 3) [A] + Table 10's multiply"
+         : "TR-530 §5.2.3 A3 version 2 (1), derived: TXP[C] + SBT-b(1,N2)[D] + SBT-b(1,N1/N2) and SBT-b(1,1) "
+           "backwards [A] + SBT-p(1,N2) / some-to-all (TR-572 Table 3) [A] + Table 10's multiply");
+  // All-port: a block an nRSBT phase cannot cut into equal parts.
+  const bool uneven = (tx.m > 1 && ((g.bP1 * g.bQ2) >> tx.m) % tx.m != 0) ||
+                      (g.n2 > 1 && (g.bQ1 * g.bR2) % g.n2 != 0) || (v.m > 1 && V % v.m != 0) ||
+                      (v.d > 1 && V % v.d != 0) || (v.d > 1 && (Mb << v.mp) % v.d != 0) || (v.mp > 1 && Mb % v.mp != 0);
+  if (ap && uneven) {  // as a2 and a4 (one TXP): measured 34.5 % over the grid, at one-element blocks
+    pr.relation = Relation::approx, pr.tolerance = 0.5;
+  } else if (ap && v.d > 1) {
+    // The accumulation on d > 1 rotated trees: the diagonal node receives d parts in every step
+    // and adds them all, a child fewer; a child that has added less sends earlier and its part
+    // arrives while the diagonal node is still adding, so the steps overlap: a bound.
+    pr.relation = Relation::upper_bound;
+  }
+  return pr;
+}
+
 Prediction predict_a2(const Setup& s) { return predict_txp(s, 2); }
 Prediction predict_a3(const Setup& s) { return predict_txp(s, 3); }
 Prediction predict_a4(const Setup& s) { return predict_txp(s, 4); }
@@ -451,6 +629,26 @@ const Registration kRegistrationMatmul2dTxp{[](Registry& r) {
                                     std::to_string(static_cast<int>(a.tolerance * 100)) + " %",
                         .deviations = {{Relation::approx, a.tolerance, a.measured, "n=4 P=1 Q=1 R=1 B=1 N1=16"}}}});
   }
+  r.add(
+      {.name = "matmul2d.a3v2",
+       .summary = "A <- CD + E on an N1 x N2 grid: transpose C, broadcast D in rows, multiply, reduce A in columns "
+                  "onto one node a row, one-to-all (some-to-all if N1 < N2) personalized in rows (A3 version 2)",
+       .source = "TR-530 §5.2.3 (A3 version 2; no table row: derived from the schedule), §5.2.2, TR-572 §3.3",
+       .params = params,
+       .required = {"P", "Q", "R"},
+       .check = check_txp,
+       .process = a3v2,
+       .predict = predict_a3v2,
+       .verify = verify_txp,
+       .one_port = {.row = "derived: TXP[C] + SBT-b(1,N2)[D] + SBT-b(1,N1/N2) and SBT-b(1,1) backwards[A] + "
+                           "SBT-p(1,N2) or some-to-all (TR-572 T3)[A] + T10",
+                    .relation = "exact"},
+       .all_port = {.row = "derived: TXP(n,N) + nRSBT-b[D] + nRSBT-b and rotated SBTs backwards[A] + nRSBT-p "
+                           "some-to-all[A] + T10",
+                    .relation = "where every nRSBT block divides into its parts: exact when min(n1, n2) <= 1, else an "
+                                "upper bound (the accumulation's steps overlap); otherwise approx <= 50 %",
+                    .deviations = {{Relation::upper_bound, 0, 0.959, "n=6 P=64 Q=16 R=48 B=256 N1=8"},
+                                   {Relation::approx, 0.5, 0.345, "n=4 P=1 Q=1 R=1 B=1 N1=16"}}}});
 }};
 
 }  // namespace
