@@ -24,8 +24,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunStats, time, critical_path, messages, pack
                                    resumes, max_link_load, mean_link_load, busiest_link_node, busiest_link_port,
                                    max_node_comm_busy, mean_node_comm_busy_s, max_node_compute_busy,
                                    mean_node_compute_busy_s, unreceived_messages, slot_ties, queued_transmissions,
-                                   routed_messages, largest_message, router_cycles, router_collisions, router_blocked, router_detours,
-                                   router_peak_buffer, wall_s)
+                                   routed_messages, largest_message, router_cycles, router_collisions, router_blocked,
+                                   router_detours, router_peak_buffer, wall_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SimGridStats, time_s, messages, packets, activities, resumes, workers, inline_ops,
                                    unreceived_messages, platform_s, wall_s)
 

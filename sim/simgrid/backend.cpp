@@ -288,9 +288,9 @@ struct SimGridEngine::Impl {
     detail::OpState* op = nullptr;  ///< null when woken: leave
     std::shared_ptr<Claim> claim;
   };
-  std::vector<std::unique_ptr<Worker>> pool;           ///< every worker made, owned here
-  std::vector<std::vector<Worker*>> idle;              ///< per node: workers waiting for an operation
-  bool leaving = false;                                ///< every process has finished: idle workers end
+  std::vector<std::unique_ptr<Worker>> pool;  ///< every worker made, owned here
+  std::vector<std::vector<Worker*>> idle;     ///< per node: workers waiting for an operation
+  bool leaving = false;                       ///< every process has finished: idle workers end
 
   void work(NodeId node, Worker& w) {
     for (;;) {
