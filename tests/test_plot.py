@@ -585,7 +585,7 @@ EXPECTED = {
                    [(["transpose.gray_combined, P=64", "transpose.gray_combined, P=256",
                       "transpose.gray_naive, P=64", "transpose.gray_naive, P=256"],
                      ["combined: n steps", "naive: 2n - 2 steps"])],
-    "tr572-fig16-18": [(["dim=12", "dim=16"], [])],
+    "tr572-fig16-18": [(["dim=12", "dim=14", "dim=16"], [])],
     "tr572-fig19": [(["transpose.exchange", "transpose.spt_steps"], [])] * 3,
     "foh-fig5": [(["all runs"], ["123 µs M / 16 (eq. (16) over 16 nodes)"])],
     "tr572-fig16": [(["cm-router", "cm2"], [])],
