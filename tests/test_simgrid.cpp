@@ -100,13 +100,15 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
                                     {0, 70'000'000, 0}};
   int runs = 0, contention_free = 0, queued = 0;
   double worst = 0;
-  // Cubes of 1 to 6 dimensions; the quick tier (the sanitizer run, where SimGrid is slowest)
-  // stops at 3, with messages of 1 and 257 elements.
+  // Cubes of 1 to 6 dimensions; the quick tier (the sanitizer run, where SimGrid is slowest: a
+  // third of that run's test time went to this grid) stops at 3, with messages of 1 and 257
+  // elements in packets of 1 and 256 (one packet, a packet and a remainder, many packets).
   const std::vector<int> dims = test::quick_tier() ? std::vector<int>{1, 2, 3} : std::vector<int>{1, 2, 3, 4, 6};
   for (int n : dims) {
     for (std::int64_t M : {1, 7, 256, 257, 1000}) {
       if (test::quick_tier() && M != 1 && M != 257) continue;
       for (std::int64_t B : {1, 16, 256}) {
+        if (test::quick_tier() && B == 16) continue;
         if (M / B > 64) continue;  // keep the suite quick: at most ~64 packets a message
         const Costs& c = costs[static_cast<std::size_t>((n + M + B) % 4)];
         RunPoint rp;
@@ -152,7 +154,7 @@ TEST_P(EnginesAgree, WithinOneInABillionOnEveryNeighbourOnlyConfig) {
   if (!(grid && (GetParam().ports.kind != PortKind::all || test::quick_tier()))) {
     EXPECT_GE(contention_free, test::quick_tier() ? 3 : 10) << "the grid must hold contention-free configs";
   }
-  EXPECT_GT(runs, test::quick_tier() ? 10 : 30);
+  EXPECT_GT(runs, test::quick_tier() ? 6 : 30);
   std::printf("[ %s ] %d runs (%d contention-free, %d with queueing), worst |relative difference| %.2e\n",
               cubesim::test::case_label(GetParam()).c_str(), runs, contention_free, queued, worst);
 }
