@@ -24,8 +24,8 @@ constexpr std::array kConfigKeys{
     ConfigKeyDoc{"machine_overrides", "an object of machine keys",
                  "machine keys that replace the machine's own (the overridable ones below)"},
     ConfigKeyDoc{"topology", "an object: kind, dim or shape",
-                 "the network: a hypercube of dim dimensions, or a mesh or torus of shape (default: the machine's "
-                 "default_topology)"},
+                 "the network: a hypercube of dim dimensions, or a mesh, torus, mesh of trees or mesh of cliques of "
+                 "shape (default: the machine's default_topology)"},
     ConfigKeyDoc{"algorithm", "an algorithm name",
                  "what runs: `cubesim list algorithms`, `cubesim describe ALGORITHM`"},
     ConfigKeyDoc{"params", "an object of parameters",
@@ -43,9 +43,11 @@ constexpr std::array kConfigKeys{
 };
 
 constexpr std::array kTopologyKeys{
-    ConfigKeyDoc{"kind", "\"hypercube\", \"mesh\" or \"torus\"", "the network's kind"},
+    ConfigKeyDoc{"kind", "\"hypercube\", \"mesh\", \"torus\", \"mesh_of_trees\" or \"mesh_of_cliques\"",
+                 "the network's kind (the last two: Gao §4's 3-D mesh with every line a balanced binary tree of its "
+                 "own nodes, or a clique; docs/meshes.md)"},
     ConfigKeyDoc{"dim", "an integer 0-24", "hypercube: the dimension n, N = 2^n nodes"},
-    ConfigKeyDoc{"shape", "a list of 1-3 extents", "mesh or torus: the nodes along each axis, axis 0 first"},
+    ConfigKeyDoc{"shape", "a list of 1-3 extents", "all kinds but hypercube: the nodes along each axis, axis 0 first"},
 };
 
 constexpr std::array kMachineFileKeys{
@@ -173,7 +175,7 @@ std::optional<ojson> first_accepted(const Registry& reg, const AlgorithmInfo& a,
   return std::nullopt;
 }
 
-constexpr std::array<const char*, 3> kKinds{"hypercube", "mesh", "torus"};
+constexpr std::array<const char*, 5> kKinds{"hypercube", "mesh", "torus", "mesh_of_trees", "mesh_of_cliques"};
 
 std::string support_text(const std::vector<Support>& s) {
   std::vector<std::string> parts;

@@ -21,8 +21,10 @@ Topology parse_topology_spec(const std::string& spec) {
   const auto fail = [&](const std::string& msg) -> Topology { throw InputError("", "--topology", msg); };
   const auto colon = spec.find(':');
   if (colon == std::string::npos)
-    return fail("expected hypercube:n (dimension n), hypercube:nodes=N, mesh:AxB[xC] or torus:AxB[xC], got \"" + spec +
-                "\"");
+    return fail(
+        "expected hypercube:n (dimension n), hypercube:nodes=N, mesh:AxB[xC], torus:AxB[xC], mesh_of_trees:AxB[xC] or "
+        "mesh_of_cliques:AxB[xC], got \"" +
+        spec + "\"");
   const std::string kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
   std::optional<long long> not_power;  // hypercube:nodes=N with N not a power of two
   ojson j;

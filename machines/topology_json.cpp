@@ -7,14 +7,18 @@
 
 namespace cubesim {
 
+namespace {
+const char* const kKinds =
+    "topology.kind must be \"hypercube\", \"mesh\", \"torus\", \"mesh_of_trees\" or \"mesh_of_cliques\"";
+}  // namespace
+
 Topology parse_topology(const ojson& t, const std::string& file, const std::string& ptr) {
   auto fail = [&](const std::string& p, const std::string& msg) { throw InputError(file, p, msg); };
   if (!t.is_object()) fail(ptr, "topology must be an object such as {\"kind\": \"hypercube\", \"dim\": 5}");
   for (const auto& [k, v] : t.items())
     if (k != "kind" && k != "dim" && k != "shape")
       fail(ptr + "/" + k, "unknown key in topology (known: kind, dim, shape)");
-  if (!t.contains("kind") || !t["kind"].is_string())
-    fail(ptr + "/kind", "topology.kind must be \"hypercube\", \"mesh\" or \"torus\"");
+  if (!t.contains("kind") || !t["kind"].is_string()) fail(ptr + "/kind", kKinds);
   const auto kind = t["kind"].get<std::string>();
   if (kind == "hypercube") {
     if (t.contains("shape")) fail(ptr + "/shape", "a hypercube has \"dim\", not \"shape\"");
@@ -26,7 +30,7 @@ Topology parse_topology(const ojson& t, const std::string& file, const std::stri
       fail(ptr + "/dim", "dim " + std::to_string(n) + " is outside 0.." + std::to_string(Topology::kMaxCubeDim));
     return Topology::hypercube(static_cast<int>(n));
   }
-  if (kind == "mesh" || kind == "torus") {
+  if (kind == "mesh" || kind == "torus" || kind == "mesh_of_trees" || kind == "mesh_of_cliques") {
     if (t.contains("dim")) fail(ptr + "/dim", "a " + kind + " has \"shape\", not \"dim\"");
     if (!t.contains("shape") || !t["shape"].is_array())
       fail(ptr + "/shape", "a " + kind + " needs \"shape\": a list of 1 to 3 extents");
@@ -38,20 +42,23 @@ Topology parse_topology(const ojson& t, const std::string& file, const std::stri
       ++i;
     }
     try {
-      return Topology::mesh(shape, kind == "torus");
+      return Topology::lines(kind == "torus"             ? Topology::Kind::torus
+                             : kind == "mesh_of_trees"   ? Topology::Kind::mesh_of_trees
+                             : kind == "mesh_of_cliques" ? Topology::Kind::mesh_of_cliques
+                                                         : Topology::Kind::mesh,
+                             shape);
     } catch (const std::invalid_argument& e) {
       fail(ptr + "/shape", e.what());
     }
   }
-  throw InputError(file, ptr + "/kind",
-                   "topology.kind must be \"hypercube\", \"mesh\" or \"torus\", got \"" + kind + "\"");
+  throw InputError(file, ptr + "/kind", std::string(kKinds) + ", got \"" + kind + "\"");
 }
 
 ojson topology_to_json(const Topology& t) {
   if (t.kind() == Topology::Kind::hypercube) return {{"kind", "hypercube"}, {"dim", t.dim()}};
   ojson shape = ojson::array();
   for (int i = 0; i < t.dim(); ++i) shape.push_back(t.shape()[static_cast<std::size_t>(i)]);
-  return {{"kind", t.kind() == Topology::Kind::torus ? "torus" : "mesh"}, {"shape", shape}};
+  return {{"kind", t.kind_name()}, {"shape", shape}};
 }
 
 }  // namespace cubesim

@@ -309,6 +309,33 @@ std::vector<BadCase> corpus() {
        "validate {d}/c.json",
        "{d}/c.json: /params/axis: axis 2 is not an axis of the grid [4, 4]",
        ""},
+      {"config_ring_algorithm_on_a_mesh_of_trees",
+       {{"c.json", config(R"("topology": {"kind": "mesh_of_trees", "shape": [4, 4]}, "algorithm": "allgather.ring", )"
+                          R"("params": {"M": 4})")}},
+       "run {d}/c.json --out {d}/out",
+       "{d}/c.json: /topology/kind: this algorithm runs on a hypercube, a mesh or a torus, not a mesh_of_trees (Gao "
+       "§4's meshes of trees and of cliques run matmul.gao3d)",
+       ""},
+      {"config_gao3d_on_a_2d_mesh_of_cliques",
+       {{"c.json", config(R"("topology": {"kind": "mesh_of_cliques", "shape": [4, 4]}, "algorithm": "matmul.gao3d", )"
+                          R"("params": {"P": 8, "Q": 8, "R": 8})")}},
+       "validate {d}/c.json",
+       "{d}/c.json: /topology/shape: matmul.gao3d on a mesh_of_cliques needs its 3-D shape (Gao §4: a 3-D mesh whose "
+       "lines are cliques), not 2 extents",
+       ""},
+      {"config_mesh_of_trees_with_dim",
+       {{"c.json", config(R"("topology": {"kind": "mesh_of_trees", "dim": 3}, "algorithm": "matmul.gao3d", )"
+                          R"("params": {"P": 8, "Q": 8, "R": 8})")}},
+       "validate {d}/c.json",
+       "{d}/c.json: /topology/dim: a mesh_of_trees has \"shape\", not \"dim\"",
+       ""},
+      {"config_topology_kind_unknown",
+       {{"c.json", config(R"("topology": {"kind": "fat_tree", "shape": [4]}, "algorithm": "matmul.gao3d", )"
+                          R"("params": {"P": 8, "Q": 8, "R": 8})")}},
+       "validate {d}/c.json",
+       "{d}/c.json: /topology/kind: topology.kind must be \"hypercube\", \"mesh\", \"torus\", \"mesh_of_trees\" "
+       "or \"mesh_of_cliques\", got \"fat_tree\"",
+       ""},
       {"config_foh_emulated",
        {{"c.json",
          config(R"("topology": {"kind": "torus", "shape": [16]}, "algorithm": "matmul.foh", "params": {"M": 8})")}},

@@ -4,6 +4,7 @@
 // picosecond with their critical-path terms.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <iostream>
 
 #include "algorithms/mesh/lattice.hpp"
@@ -189,6 +190,11 @@ TEST_P(MeshMatmulGrid, ProductVerifiedAndRelationHolds) {
     for (const std::vector<std::int64_t>& shape : std::vector<std::vector<std::int64_t>>{
              {1}, {3}, {8}, {1, 4}, {2, 2}, {3, 3}, {2, 4}, {4, 4}, {3, 6}, {2, 2, 2}, {3, 3, 3}, {2, 4, 2}})
       where.push_back({Topology::mesh(shape, wrap), {}, Topology::mesh(shape, wrap).describe()});
+  // Gao §4's 3-D meshes of trees and of cliques (matmul.gao3d alone runs there).
+  for (auto kind : {Topology::Kind::mesh_of_trees, Topology::Kind::mesh_of_cliques})
+    for (const std::vector<std::int64_t>& shape :
+         std::vector<std::vector<std::int64_t>>{{1, 1, 1}, {2, 2, 2}, {3, 3, 3}, {2, 4, 2}, {4, 3, 5}})
+      where.push_back({Topology::lines(kind, shape), {}, Topology::lines(kind, shape).describe()});
   for (int n : {0, 1, 2, 3, 4, 5, 6, 9})  // the quick tier (the sanitizer run): cubes to 4 dimensions
     if (!test::quick_tier() || n <= 4) where.push_back({Topology::hypercube(n), {}, Topology::hypercube(n).describe()});
   for (const Where& w : where)
@@ -229,6 +235,55 @@ TEST_P(MeshMatmulGrid, ProductVerifiedAndRelationHolds) {
 
 INSTANTIATE_TEST_SUITE_P(Issue14, MeshMatmulGrid, ::testing::ValuesIn(grid_cases(true)), case_name);
 
+// Gao §4 (UBC TR 89-27), the 3-d algorithm on his virtual architectures, counted on the critical
+// path of the simulation (all ports, one packet a message, n = 256, q^3 processors):
+//  - Prop. 2: on the 3-D mesh of cliques the start-up time is 2 (one step for each primitive) at
+//    every size, and each message holds n^2/p elements (of C or D, then of A's partial sums);
+//  - Theorem 2's simple implementation on the 3-D mesh of trees: start-up time O(log p^{1/3}), here
+//    4 floor(log2 q) (up and down a tree of depth floor(log2 q), twice); bandwidth time
+//    O(n^2 log p / p^{2/3}) "with the sending-down dominating" (the gather) and "the summing-up
+//    dominating" (the histogramming): each of those two moves a line's whole X = n^2/p^{2/3} over
+//    each of the tree's levels, so between 2 H X and (2 H + 2) X elements, H = floor(log2 q);
+//  - "a factor of log p larger than that on the 3-D mesh": the torus (Prop. 1, O(n^2/p^{2/3}))
+//    moves at most 2 X, and the tree at least H times the torus.
+TEST(GaoSection4, MeshOfCliquesTwoStartUpsMeshOfTreesLogFactor) {
+  const Registry reg = make_registry();
+  const AlgorithmInfo* info = reg.find("matmul.gao3d");
+  ASSERT_NE(info, nullptr);
+  const std::int64_t n = 256;
+  const auto run = [&](Topology::Kind kind, std::int64_t q) {
+    RunPoint rp;
+    cubesim::Setup& s = rp.setup;
+    s.machine = test::simple_machine(test::kAll, 1 << 20);
+    s.topology = Topology::lines(kind, {q, q, q});
+    s.params.P = s.params.Q = s.params.R = n;
+    s.params.B = 1 << 20;
+    s.data_mode = q <= 8;  // 4,096 processors in timing mode
+    EXPECT_FALSE(info->check(s).has_value());
+    const RunOutcome o = run_point(rp, *info, s.data_mode);
+    EXPECT_TRUE(o.error.empty()) << o.error;
+    EXPECT_EQ(o.stats.time, info->predict(s).time) << s.topology.describe();
+    return o.stats.critical_path;
+  };
+  for (std::int64_t q : {2, 4, 8, 16}) {
+    SCOPED_TRACE("q = " + std::to_string(q));
+    const std::int64_t X = n * n / (q * q), p = q * q * q, H = std::bit_width(static_cast<std::uint64_t>(q)) - 1;
+    const PathCounts cliques = run(Topology::Kind::mesh_of_cliques, q);
+    EXPECT_EQ(cliques.startups, 2);
+    EXPECT_EQ(cliques.element_transfers, 2 * n * n / p);
+    const PathCounts trees = run(Topology::Kind::mesh_of_trees, q);
+    EXPECT_EQ(trees.startups, 4 * H);
+    EXPECT_GE(trees.element_transfers, 2 * H * X);
+    EXPECT_LE(trees.element_transfers, (2 * H + 2) * X);
+    const PathCounts torus = run(Topology::Kind::torus, q);
+    EXPECT_LE(torus.element_transfers, 2 * X);
+    EXPECT_GE(trees.element_transfers, H * torus.element_transfers);
+    std::cout << "[ gao §4 ] q=" << q << " elements/X: cliques " << cliques.element_transfers * 1.0 / X << ", trees "
+              << trees.element_transfers * 1.0 / X << ", torus " << torus.element_transfers * 1.0 / X << "; start-ups "
+              << cliques.startups << " / " << trees.startups << " / " << torus.startups << "\n";
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -247,9 +302,10 @@ TEST(MeshSimGrid, ToriAndCubeGridsAgreeExactly) {
     if (!on_grid(*info)) continue;
     const bool rooted = takes(*info, "root");
     for (const PortModel& ports : {test::kOne, test::kAll})
-      for (const Topology& t :
-           {Topology::mesh({6}, true), Topology::mesh({4, 4}, true), Topology::mesh({2, 3, 2}, true),
-            Topology::mesh({4, 2}, false), Topology::hypercube(4)}) {
+      for (const Topology& t : {Topology::mesh({6}, true), Topology::mesh({4, 4}, true),
+                                Topology::mesh({2, 3, 2}, true), Topology::mesh({4, 2}, false), Topology::hypercube(4),
+                                Topology::lines(Topology::Kind::mesh_of_trees, {2, 3, 4}),
+                                Topology::lines(Topology::Kind::mesh_of_cliques, {2, 3, 4})}) {
         RunPoint rp;
         cubesim::Setup& s = rp.setup;
         s.machine = test::simple_machine(ports, 16);

@@ -63,7 +63,7 @@ void ChromeRecorder::on_transmission(const Transmission& t) {
   if (m != nullptr && t.to == m->dst) {  // a packet's last hop: the latest one is the recv slice
     ++m->packets;
     m->last_from = t.from;
-    m->last_in_port = topology_.reverse_port(t.port);
+    m->last_in_port = topology_.reverse_port(t.from, t.port);
     m->last_start = t.start;
     m->last_end = t.end;
   }

@@ -20,6 +20,10 @@
 //                local product C(i, k) D(k, j), then Limited-Histogramming (reduce_scatter.ring)
 //                along axis 2: node (i, j, k) ends with piece k of A(i, j) (Prop. 1: start-up
 //                O(p^(1/3)), bandwidth O(n^2/p^(2/3))). E is added by the k = 0 nodes.
+//                On Gao §4's 3-D mesh of trees or of cliques (topology kinds mesh_of_trees and
+//                mesh_of_cliques) both primitives run on the line's tree or clique instead of its
+//                ring (algorithms/mesh/lines.hpp: Theorem 2's simple implementation; Prop. 2,
+//                start-up time 2).
 //                Pieces are runs of whole rows; P, Q and R are padded with zeros so that they cut
 //                evenly (P to a multiple of qi lcm(qj, qk), Q of qk qi, R of qj).
 //
@@ -30,6 +34,7 @@
 #include <numeric>
 
 #include "algorithms/matmul/matmul.hpp"
+#include "algorithms/mesh/lines.hpp"
 #include "algorithms/mesh/ring.hpp"
 #include "algorithms/registry.hpp"
 
@@ -65,12 +70,29 @@ struct Gao {
   }
 };
 
+/// True on Gao §4's mesh of trees or of cliques (only the 3-d algorithm runs there).
+bool on_lines(const Topology& t) {
+  return t.kind() == Topology::Kind::mesh_of_trees || t.kind() == Topology::Kind::mesh_of_cliques;
+}
+
 std::optional<SetupError> check_gao(const Setup& s, int dims) {
   if (s.params.variant > 1 || (s.params.variant == 1 && s.topology.kind() != Topology::Kind::hypercube))
     return SetupError{"/params/variant", "variant " + std::to_string(s.params.variant) +
                                              ": 0 (ring collectives) or, on a hypercube, 1 (the subcube collectives)"};
   const auto e = mesh::grid_extents(s.topology, s.params, dims);
-  if (auto err = mesh::lattice_error(s, e, dims, false)) return err;
+  if (dims == 3 && on_lines(s.topology)) {
+    const std::vector<std::int64_t> shape(s.topology.shape().begin(), s.topology.shape().begin() + s.topology.dim());
+    if (s.topology.dim() != 3)
+      return SetupError{"/topology/shape",
+                        "matmul.gao3d on a " + s.topology.kind_name() +
+                            " needs its 3-D shape (Gao §4: a 3-D mesh whose lines are " +
+                            (s.topology.kind() == Topology::Kind::mesh_of_trees ? "trees" : "cliques") + "), not " +
+                            std::to_string(s.topology.dim()) + " extents"};
+    if (!s.params.grid.empty() && s.params.grid != shape)
+      return SetupError{"/params/grid", "a " + s.topology.kind_name() + " is not emulated: leave grid out (its shape)"};
+  } else if (auto err = mesh::lattice_error(s, e, dims, false)) {
+    return err;
+  }
   const Gao g(s, dims);
   std::int64_t peak = 0;
   if (dims == 1) peak = g.Pt * s.params.Q + 2 * g.Qt * (g.Rt / g.ext(0)) + g.Pt * (g.Rt / g.ext(0));
@@ -101,6 +123,10 @@ std::int64_t coord_of(std::int64_t a) { return gray::decode(a); }
 /// Gathers `mine` along axis a: ring collectives (variant 0), or on a cube the primitive
 /// library's subcube all-gather (variant 1: SBT-b recursive doubling one-port, nRSBT-b all-port).
 Task<> gather_axis(Node& self, const Gao& g, Lattice lat, int a, Buffer mine, int tag, bool cube, Buffer* out) {
+  if (on_lines(lat.topology())) {
+    *out = co_await mesh::line_allgather(self, lat, a, std::move(mine), tag);
+    co_return;
+  }
   if (!cube) {
     *out = co_await mesh::ring_allgather(self, lat, a, std::move(mine), tag);
     co_return;
@@ -147,7 +173,7 @@ Task<> gao2d(Node& self, Params p) {
 
 Task<> gao3d(Node& self, Params p) {
   const Gao g(self.topology(), p, 3);
-  const bool cube = p.variant == 1;
+  const bool cube = p.variant == 1, lines = on_lines(self.topology());
   const Lattice lat(self.topology(), g.e);
   const matmul::Shape sh{p.P, p.Q, p.R};
   const bool data = self.data_mode();
@@ -170,6 +196,10 @@ Task<> gao3d(Node& self, Params p) {
   matmul::multiply_add(part, 0, bj, {&c, 0, bk}, {&d, 0, bj}, bi, bk, bj);
   co_await matmul::local_product(self, bi, bk, bj);
   // Stage 3: Limited-Histogramming along axis 2: piece k of the sum over k.
+  if (lines) {
+    self.set_result(co_await mesh::line_reduce_scatter(self, lat, 2, bi * bj / qk, std::move(part), kTagA));
+    co_return;
+  }
   if (cube) {  // the block for local address a is piece decode(a)
     self.set_result(
         co_await matmul::reduce(self, bi * bj / qk, reorder(part, qk, bi * bj / qk, coord_of), axis_cube(g, 2)));
@@ -211,7 +241,25 @@ Prediction predict_gao(const Setup& s, int dims) {
   } else {
     const std::int64_t qi = g.ext(0), qj = g.ext(1), qk = g.ext(2);
     const std::int64_t bi = g.Pt / qi, bk = g.Qt / qk, bj = g.Rt / qj;
-    if (s.params.variant == 1) {
+    if (on_lines(s.topology)) {
+      // Gao §4 Theorem 2's simple implementation on trees, Proposition 2's on cliques
+      // (algorithms/mesh/lines.hpp): the schedules' own costs, flops of the additions included.
+      const auto gc = mesh::line_allgather_cost(s.machine, lat, 1, (bi / qj) * bk, B);
+      const auto gd = mesh::line_allgather_cost(s.machine, lat, 0, (bk / qi) * bj, B);
+      const auto rs = mesh::line_reduce_scatter_cost(s.machine, lat, 2, bi * bj / qk, B);
+      if (all) {
+        t = mesh::line_time(s.machine, gc) >= mesh::line_time(s.machine, gd) ? gc.terms : gd.terms;
+      } else {
+        t = gc.terms;
+        t += gd.terms;
+      }
+      t += rs.terms;
+      flops = 2 * bi * bk * bj + rs.flops;
+      source =
+          std::string("Gao §4 the 3-d algorithm on the 3-D mesh of ") +
+          (s.topology.kind() == Topology::Kind::mesh_of_trees ? "trees (Theorem 2's simple implementation, Corollary 3)"
+                                                              : "cliques (Proposition 2: start-up time 2)");
+    } else if (s.params.variant == 1) {
       // Theorem 3's hypercube form: TR-530 Table 2 SBT-b(1,.) one-port, SBnT/nRSBT-b(n,.) all-port
       // on each axis's subcube, forwards for the gathers, backwards for the reduction.
       const auto row = [&](std::int64_t M, std::int64_t L) {
@@ -224,8 +272,10 @@ Prediction predict_gao(const Setup& s, int dims) {
       t = two(mesh::ring_steps_terms(lat, 1, (bi / qj) * bk, B), mesh::ring_steps_terms(lat, 0, (bk / qi) * bj, B));
       t += mesh::ring_steps_terms(lat, 2, bi * bj / qk, B);
     }
-    flops = 2 * bi * bk * bj + (qk - 1) * (bi * bj / qk);
-    source = "Gao §3 the 3-d algorithm, §4 Prop. 1 (Limited-Complete-Broadcast, Limited-Histogramming)";
+    if (!on_lines(s.topology)) {
+      flops = 2 * bi * bk * bj + (qk - 1) * (bi * bj / qk);
+      source = "Gao §3 the 3-d algorithm, §4 Prop. 1 (Limited-Complete-Broadcast, Limited-Histogramming)";
+    }
     folded = lat.ring_hops(0) == 2 || lat.ring_hops(1) == 2 || lat.ring_hops(2) == 2;
   }
   Prediction pr = matmul::from_terms(s, t, flops, source);
@@ -271,7 +321,9 @@ AlgorithmInfo gao_info(int dims, std::string summary, std::string source, std::s
           .predict = [dims](const Setup& s) { return predict_gao(s, dims); },
           .verify = [dims](const Setup& s, const std::vector<Buffer>& b) { return verify_gao(s, b, dims); },
           .one_port = {.row = row + " (one after the other)",
-                       .relation = "exact on tori and cubes; lower bound on a mesh (folded rings)"},
+                       .relation = dims == 3 ? "exact on tori, cubes, meshes of trees and of cliques; lower bound on "
+                                               "a mesh (folded rings)"
+                                             : "exact on tori and cubes; lower bound on a mesh (folded rings)"},
           .all_port = {.row = row + " (the gathers at once)", .relation = "exact"}};
 }
 
@@ -281,10 +333,12 @@ const Registration kRegistrationGao{[](Registry& r) {
   r.add(gao_info(
       2, "A <- CD + E on a 2-D torus: Limited-Complete-Broadcast of C in rows and D in columns, one multiply",
       "Gao §3 (the 2-d algorithm), Corollaries 1-2", "allgather.ring of C along rows and of D along columns + flops"));
-  r.add(gao_info(
-      3, "A <- CD + E on a 3-D torus: gather C and D along two axes, multiply, Limited-Histogramming along the third",
-      "Gao §3 (the 3-d algorithm), §4 Prop. 1, §6 Theorem 3",
-      "allgather.ring of C and D, flops, reduce_scatter.ring of A"));
+  r.add(
+      gao_info(3,
+               "A <- CD + E on a 3-D torus, mesh of trees or mesh of cliques: gather C and D along two axes, multiply, "
+               "Limited-Histogramming along the third",
+               "Gao §3 (the 3-d algorithm), §4 Prop. 1, Theorem 2, Prop. 2, §6 Theorem 3",
+               "allgather.ring of C and D, flops, reduce_scatter.ring of A"));
 }};
 
 }  // namespace

@@ -16,7 +16,10 @@ Lattice::Lattice(const Topology& t, const std::vector<std::int64_t>& extents) : 
       bit += log2_exact(extents[static_cast<std::size_t>(a)]);
     }
   } else {
-    embed_ = t.kind() == Topology::Kind::torus ? Embed::torus : Embed::mesh;
+    embed_ = t.kind() == Topology::Kind::torus             ? Embed::torus
+             : t.kind() == Topology::Kind::mesh_of_trees   ? Embed::tree
+             : t.kind() == Topology::Kind::mesh_of_cliques ? Embed::clique
+                                                           : Embed::mesh;
     dims_ = t.dim();
     ext_ = t.shape();
     std::vector<std::int64_t> shape(t.shape().begin(), t.shape().begin() + t.dim());
@@ -130,6 +133,10 @@ std::optional<SetupError> lattice_error(const Setup& s, const std::vector<std::i
     for (std::size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
     return r + "]";
   };
+  if (t.kind() == Topology::Kind::mesh_of_trees || t.kind() == Topology::Kind::mesh_of_cliques)
+    return SetupError{"/topology/kind", "this algorithm runs on a hypercube, a mesh or a torus, not a " +
+                                            t.kind_name() +
+                                            " (Gao §4's meshes of trees and of cliques run matmul.gao3d)"};
   if (t.kind() == Topology::Kind::hypercube) {
     if (extents.empty() || extents.size() > 3)
       return SetupError{"/params/grid", "grid " + list(extents) + " must have 1 to 3 extents"};

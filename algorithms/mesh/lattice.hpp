@@ -32,7 +32,8 @@
 
 namespace cubesim::mesh {
 
-enum class Embed { cube, torus, mesh };
+/// tree / clique: Gao's mesh of trees / of cliques, whose lines are no rings (algorithms/mesh/lines.hpp).
+enum class Embed { cube, torus, mesh, tree, clique };
 
 class Lattice {
  public:

@@ -30,8 +30,8 @@ std::optional<Unsupported> unsupported(const Machine& m, const Topology& t) {
     return Unsupported{true,
                        "the SimGrid backend does not model node software overheads (o_send, o_recv, t_call): "
                        "run this machine with --engine cycle"};
-  if (t.kind() == Topology::Kind::mesh && t.size() > kMaxFullNodes)
-    return Unsupported{false, "a mesh of " + std::to_string(t.size()) +
+  if (t.kind() != Topology::Kind::hypercube && t.kind() != Topology::Kind::torus && t.size() > kMaxFullNodes)
+    return Unsupported{false, "a " + t.kind_name() + " of " + std::to_string(t.size()) +
                                   " nodes needs a SimGrid route table of N x N routes; at most " +
                                   std::to_string(kMaxFullNodes) + " nodes (hypercubes and tori have no such limit)"};
   return std::nullopt;
