@@ -498,7 +498,7 @@ Trace import_goal(const std::string& text, const std::string& path, int element_
     }
     ranks[rank].push_back(std::move(d));
   }
-  const std::size_t end_line = lines.size();
+  const std::size_t end_line = lines.size() - (text.ends_with('\n') ? 1 : 0);  // the last line
   if (rank >= 0)
     throw InputError(path, "line " + std::to_string(end_line),
                      "the file ends inside rank " + std::to_string(rank) + "'s block, opened at line " +
