@@ -124,7 +124,7 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
     const std::string head = head_of(path);
     if (head.empty())  // a trace of either format cut at its first byte
       throw InputError(path, "byte 0", "the file is empty: no trace to replay (truncated? record the trace again)");
-    format = looks_native(head)                                                  ? "cubesim"
+    format = looks_native(head)                                           ? "cubesim"
              : path.ends_with(".goal") || looks_goal(head_of(path, 4096)) ? "goal"
                                                                           : "simgrid";
   }

@@ -27,8 +27,9 @@ TraceFormats parse_trace_formats(const std::string& list) {
     else if (item == "goal")
       f.goal = true;
     else
-      throw InputError("", "--trace",
-                       "unknown trace format \"" + item + "\" (known: cubesim, chrome, simgrid, goal; comma-separated)");
+      throw InputError(
+          "", "--trace",
+          "unknown trace format \"" + item + "\" (known: cubesim, chrome, simgrid, goal; comma-separated)");
   }
   if (!f.any()) throw InputError("", "--trace", "name at least one format: cubesim, chrome, simgrid, goal");
   return f;

@@ -68,7 +68,8 @@ TEST(GoalCli, HandWrittenSchedulesTakeTheirHandWorkedTimes) {
   EXPECT_NE(three["replay"]["ranks"].get<std::string>().find("node 3 idle"), std::string::npos);
 
   // Recognised by content as well as by the .goal extension; --format goal forces it.
-  const std::string copy = write_temp("goal_by_content.txt", read_all("traces/samples/goal-handwritten/four-ranks.goal"));
+  const std::string copy =
+      write_temp("goal_by_content.txt", read_all("traces/samples/goal-handwritten/four-ranks.goal"));
   EXPECT_EQ(time_ps(replay_json(copy + " --machine ipsc-nx")), 8'660'000'000LL);
   EXPECT_EQ(time_ps(replay_json(copy + " --machine ipsc-nx --format goal")), 8'660'000'000LL);
 }
@@ -82,9 +83,10 @@ TEST(GoalCli, TheGraphNotTheFileOrderDecides) {
   const std::string b = write_temp("goal_order_b.goal",
                                    "num_ranks 2\nrank 0 {\nl2: send 4b to 1 tag 0\nl1: calc 3000\n}\n"
                                    "rank 1 {\nl1: recv 4b from 0 tag 0\n}\n");
-  const std::string c = write_temp("goal_order_c.goal",
-                                   "num_ranks 2\nrank 0 {\nl1: calc 3000000\nl2: send 4b to 1 tag 0\nl2 requires l1\n}\n"
-                                   "rank 1 {\nl1: recv 4b from 0 tag 0\n}\n");
+  const std::string c =
+      write_temp("goal_order_c.goal",
+                 "num_ranks 2\nrank 0 {\nl1: calc 3000000\nl2: send 4b to 1 tag 0\nl2 requires l1\n}\n"
+                 "rank 1 {\nl1: recv 4b from 0 tag 0\n}\n");
   // One element: 1.5 ms + 4 us = 1.504 ms, beside 3 us of calc; after 3 ms of calc: 4.504 ms.
   EXPECT_EQ(time_ps(replay_json(a + " --machine ipsc-nx")), 1'504'000'000LL);
   EXPECT_EQ(time_ps(replay_json(b + " --machine ipsc-nx")), 1'504'000'000LL);
@@ -116,7 +118,8 @@ TEST(GoalCli, ExportReplaysToTheRecordedTimeToThePicosecond) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.config + " " + c.set);
     const std::string out = dir + "/" + std::to_string(i++);
-    Result r = run_cli("run " + c.config + " " + c.set + " --trace cubesim,goal --out " + out + " --json --reproducible");
+    Result r =
+        run_cli("run " + c.config + " " + c.set + " --trace cubesim,goal --out " + out + " --json --reproducible");
     ASSERT_EQ(r.code, 0) << r.err;
     const json rep = json::parse(r.out);
     ASSERT_EQ(rep["runs"].size(), 1U);
@@ -157,8 +160,8 @@ TEST(GoalCli, ReplayWritesChromeAndRefusesReRecording) {
                       dir + "/a");
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_TRUE(std::filesystem::exists(dir + "/a/traces/four-ranks-replay.chrome.json"));
-  Result no = run_cli("replay traces/samples/goal-handwritten/four-ranks.goal --machine ipsc-nx --trace cubesim --out " +
-                      dir + "/b");
+  Result no = run_cli(
+      "replay traces/samples/goal-handwritten/four-ranks.goal --machine ipsc-nx --trace cubesim --out " + dir + "/b");
   EXPECT_EQ(no.code, 2);
   EXPECT_NE(no.err.find("cubesim: --trace: a GOAL schedule's replay can be written as a chrome timeline only"),
             std::string::npos)

@@ -116,7 +116,8 @@ std::string export_goal(const Trace& t, const Machine& m) {
   out += "// GOAL schedule (LogGOPSim's text format) written by cubesim --trace goal";
   if (t.header.contains("name") && t.header["name"].is_string()) out += ": " + t.header["name"].get<std::string>();
   out += "\n// " + t.header.value("algorithm", std::string("")) + " on " + m.name + ", " + t.topology.describe() +
-         "; replay it with: cubesim replay FILE.goal --machine MACHINE\n";
+         "; replay it with: cubesim replay FILE.goal --machine MACHINE" +
+         (t.packet_explicit ? " --packet " + std::to_string(t.packet_elements) : std::string()) + "\n";
   out += "// calc times are the recording machine's compute, copy and delay times in picoseconds:\n";
   out += "// cubesim: calc in ps\n";
   out += "num_ranks " + std::to_string(n) + "\n";
@@ -175,7 +176,8 @@ std::vector<std::string> tokens(std::string_view s) {
 
 bool is_label(const std::string& s) {
   if (s.empty() || !std::isalpha(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 /// The lines of `text` without comments (// to the end of the line, /* ... */ across lines).
@@ -298,7 +300,8 @@ Trace import_goal(const std::string& text, const std::string& path, int element_
     std::vector<std::vector<std::int32_t>> dependents(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i) {
       need[i] = static_cast<std::int32_t>(ops[i].after_done.size() + ops[i].after_start.size());
-      for (std::int32_t d : ops[i].after_done) dependents[static_cast<std::size_t>(d)].push_back(static_cast<std::int32_t>(i));
+      for (std::int32_t d : ops[i].after_done)
+        dependents[static_cast<std::size_t>(d)].push_back(static_cast<std::int32_t>(i));
       for (std::int32_t d : ops[i].after_start)
         dependents[static_cast<std::size_t>(d)].push_back(static_cast<std::int32_t>(i));
     }
@@ -378,8 +381,7 @@ Trace import_goal(const std::string& text, const std::string& path, int element_
         fail("rank block inside rank " + std::to_string(rank) + "'s block (opened at line " +
              std::to_string(block_line[rank]) + "): a \"}\" is missing");
       if (num_ranks < 0) fail("a rank block before the num_ranks line");
-      if (w.size() < 3 || w[2] != "{" || (w.size() == 4 && w[3] != "}") || w.size() > 4)
-        fail("expected \"rank R {\"");
+      if (w.size() < 3 || w[2] != "{" || (w.size() == 4 && w[3] != "}") || w.size() > 4) fail("expected \"rank R {\"");
       const std::int64_t r = number(w[1], "rank", Topology::kMaxNodes);
       if (r >= num_ranks)
         fail("rank " + w[1] + " is outside num_ranks " + std::to_string(num_ranks) + " (ranks 0.." +
@@ -445,8 +447,7 @@ Trace import_goal(const std::string& text, const std::string& path, int element_
       if (dir != (op == "send" ? "to" : "from"))
         fail(op + ": expected \"" + (op == "send" ? "to" : "from") + "\", got \"" + dir + "\"");
       const std::string& peer_s = next("the peer rank");
-      if (peer_s == "-1")
-        fail("recv from -1 (any source) is not supported: cubesim matches a receive to one sender");
+      if (peer_s == "-1") fail("recv from -1 (any source) is not supported: cubesim matches a receive to one sender");
       const std::int64_t peer = number(peer_s, op + ": peer rank", Topology::kMaxNodes);
       if (peer >= num_ranks)
         fail(op + ": rank " + peer_s + " is outside num_ranks " + std::to_string(num_ranks) + " (ranks 0.." +
@@ -490,7 +491,8 @@ Trace import_goal(const std::string& text, const std::string& path, int element_
       d.op.code = OpCode::delay;
       d.op.amount = v * calc_ps;
     } else {
-      fail("unknown operation \"" + op + "\" (GOAL has send, recv and calc; dependencies: A requires B, A irequires B)");
+      fail("unknown operation \"" + op +
+           "\" (GOAL has send, recv and calc; dependencies: A requires B, A irequires B)");
     }
     if (!label.empty()) {
       labels[label] = static_cast<std::int32_t>(ranks[rank].size());
@@ -520,8 +522,8 @@ Trace import_goal(const std::string& text, const std::string& path, int element_
         for (std::int64_t x : std::set<std::int64_t>(s->second.begin(), s->second.end()))
           have += (have.empty() ? "" : ", ") + std::to_string(x) + "b";
       throw InputError(path, "line " + std::to_string(recv_line.at({src, dst, tag, b})),
-                       "rank " + std::to_string(dst) + " receives " + std::to_string(sizes.count(b)) + " message(s) of " +
-                           std::to_string(b) + "b from rank " + std::to_string(src) + " with tag " +
+                       "rank " + std::to_string(dst) + " receives " + std::to_string(sizes.count(b)) +
+                           " message(s) of " + std::to_string(b) + "b from rank " + std::to_string(src) + " with tag " +
                            std::to_string(tag) + ", rank " + std::to_string(src) + " sends " +
                            std::to_string(s == sent.end() ? 0 : s->second.count(b)) + " such" +
                            (have.empty() ? "" : " (sizes it sends there: " + have + ")"));
@@ -534,8 +536,8 @@ Trace import_goal(const std::string& text, const std::string& path, int element_
       const auto& [src, dst, tag] = k;
       throw InputError(path, "line " + std::to_string(send_line.at({src, dst, tag, b})),
                        "rank " + std::to_string(src) + " sends " + std::to_string(sizes.count(b)) + " message(s) of " +
-                           std::to_string(b) + "b to rank " + std::to_string(dst) + " with tag " +
-                           std::to_string(tag) + ", rank " + std::to_string(dst) + " receives " +
+                           std::to_string(b) + "b to rank " + std::to_string(dst) + " with tag " + std::to_string(tag) +
+                           ", rank " + std::to_string(dst) + " receives " +
                            std::to_string(r == received.end() ? 0 : r->second.count(b)) + " such");
     }
   }

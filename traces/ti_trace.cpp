@@ -4,9 +4,9 @@
 #include <charconv>
 #include <coroutine>
 #include <exception>
-#include <utility>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "machines/json_text.hpp"
 #include "machines/topology_json.hpp"
@@ -632,7 +632,8 @@ struct DagRun {
     for (std::size_t i = 0; i < o.size(); ++i) {
       need_done.push_back(static_cast<std::int32_t>(o[i].after_done.size()));
       need_start.push_back(static_cast<std::int32_t>(o[i].after_start.size()));
-      for (std::int32_t d : o[i].after_done) on_done[static_cast<std::size_t>(d)].push_back(static_cast<std::int32_t>(i));
+      for (std::int32_t d : o[i].after_done)
+        on_done[static_cast<std::size_t>(d)].push_back(static_cast<std::int32_t>(i));
       for (std::int32_t d : o[i].after_start)
         on_start[static_cast<std::size_t>(d)].push_back(static_cast<std::int32_t>(i));
     }
