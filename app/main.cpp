@@ -161,6 +161,12 @@ int cmd_replay(const Registry& reg, const std::string& path, const trace::Replay
   const RunLimits limits = run_limits(budget);
   OutputDir out(out_dir);
   trace::ReplayResult r = trace::prepare_replay(path, opt);
+  // The recorder sees the operations a GOAL schedule's replay starts, not the dependencies that
+  // ordered them: what it wrote would replay as another schedule.
+  if (r.loaded.trace->has_dag() && (formats.cubesim || formats.simgrid || formats.goal))
+    throw InputError("", "--trace",
+                     "a GOAL schedule's replay can be written as a chrome timeline only: its dependencies are not "
+                     "what a recorded process awaits (replay the .goal file itself elsewhere)");
   trace::TraceSession session(formats, r.setup.topology);
   trace::run_replay(r, reg, session.observer(), limits);
   const ojson report = trace::replay_report(r, reproducible);
@@ -455,7 +461,8 @@ int main(int argc, char** argv) {
   run->add_flag("--json", json, "print the JSON report on stdout and nothing else");
   run->add_option("--engine", engine,
                   "cycle (the discrete-event engine, default), simgrid (SimGrid S4U), or both side by side");
-  run->add_option("--trace", targs.formats, "write traces into OUT/traces: cubesim, chrome, simgrid (comma-separated)");
+  run->add_option("--trace", targs.formats,
+                  "write traces into OUT/traces: cubesim, chrome, simgrid, goal (comma-separated)");
   run->add_option("--trace-nodes", targs.nodes, "chrome trace: only nodes A-B");
   run->add_option("--trace-max-events", targs.max_events,
                   "chrome trace: stop after this many events (default 2000000)");
@@ -486,21 +493,23 @@ int main(int argc, char** argv) {
   add_budgets(merge);
   std::string trace_path;
   trace::ReplayOptions ropt;
-  auto* rep = app.add_subcommand("replay", "re-time a recorded trace (cubesim or SimGrid TI) on a machine model");
-  rep->add_option("trace", trace_path, "a .trace file, or a SimGrid TI index or action file")->required();
+  auto* rep = app.add_subcommand("replay", "re-time a recorded trace (cubesim, SimGrid TI or GOAL) on a machine model");
+  rep->add_option("trace", trace_path, "a .trace file, a SimGrid TI index or action file, or a GOAL schedule")
+      ->required();
   rep->add_option("--machine", ropt.machine, "preset name, machine JSON file, or \"recorded\" (default)");
   rep->add_option("--topology", ropt.topology,
                   "hypercube:n (dimension n), hypercube:nodes=N, mesh:AxB[xC] or torus:AxB[xC] (default: see "
                   "docs/traces.md)");
   rep->add_option("--packet", ropt.packet, "packet size B in elements (default: see docs/traces.md)");
-  rep->add_option("--format", ropt.format, "auto (default), cubesim or simgrid");
+  rep->add_option("--format", ropt.format, "auto (default), cubesim, simgrid or goal");
   rep->add_option("--elements", ropt.elements,
                   "keep (default): the recorded element counts; bytes: counts scaled to keep each message's bytes "
                   "when the machine's element_bytes differ from the recorded one's");
   rep->add_option("--out", out_dir, "write report.json (and traces) into this folder");
   rep->add_flag("--json", json, "print the JSON report on stdout and nothing else");
   rep->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0");
-  rep->add_option("--trace", targs.formats, "write traces of the replay into OUT/traces: cubesim, chrome, simgrid");
+  rep->add_option("--trace", targs.formats,
+                  "write traces of the replay into OUT/traces: cubesim, chrome, simgrid, goal");
   rep->add_option("--trace-nodes", targs.nodes, "chrome trace: only nodes A-B");
   rep->add_option("--trace-max-events", targs.max_events, "chrome trace: stop after this many events");
   add_budgets(rep);

@@ -13,6 +13,7 @@
 #include "app/runner.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/input_error.hpp"
+#include "traces/goal.hpp"
 #include "traces/simgrid_ti.hpp"
 
 namespace cubesim::trace {
@@ -125,10 +126,13 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
     const std::string head = head_of(path);
     if (head.empty())  // a trace of either format cut at its first byte
       throw InputError(path, "byte 0", "the file is empty: no trace to replay (truncated? record the trace again)");
-    format = looks_native(head) ? "cubesim" : "simgrid";
+    format = looks_native(head)                                           ? "cubesim"
+             : path.ends_with(".goal") || looks_goal(head_of(path, 4096)) ? "goal"
+                                                                          : "simgrid";
   }
-  if (format != "cubesim" && format != "simgrid")
-    throw InputError("", "--format", "format must be auto, cubesim or simgrid, not \"" + format + "\"");
+  if (format != "cubesim" && format != "simgrid" && format != "goal")
+    throw InputError("", "--format", "format must be auto, cubesim, simgrid or goal, not \"" + format + "\"");
+  const bool imported = format != "cubesim";  // SimGrid TI or GOAL: ranks, no machine, no topology
   r.loaded.format = format;
 
   // Machine.
@@ -136,7 +140,9 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   Machine machine;
   if (opt.machine == "recorded") {
     if (format != "cubesim")
-      throw InputError("", "--machine", "a SimGrid trace records no machine: name one (cubesim list machines)");
+      throw InputError("", "--machine",
+                       std::string(format == "goal" ? "a GOAL schedule" : "a SimGrid trace") +
+                           " records no machine: name one (cubesim list machines)");
   } else {
     ResolvedMachine rm = machine_argument(opt.machine, "--machine", "\"recorded\"");
     machine = std::move(rm.machine);
@@ -177,6 +183,8 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
         }
       }
     }
+  } else if (format == "goal") {
+    r.loaded.trace = std::make_shared<Trace>(import_goal(read_text_file(path), path, machine.element_bytes));
   } else {
     r.loaded.trace = std::make_shared<Trace>(
         import_simgrid(path, machine.element_bytes, [](const std::string& p) -> std::optional<std::string> {
@@ -194,7 +202,7 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
     topo = parse_topology_spec(opt.topology);
   } else if (!default_topology.is_null()) {
     topo = parse_topology(default_topology, opt.machine, "/default_topology");
-    if (topo.size() != nodes && !(format == "simgrid" && topo.size() > nodes))  // spare nodes idle, below
+    if (topo.size() != nodes && !(imported && topo.size() > nodes))  // spare nodes idle, below
       throw InputError("", "--topology",
                        "machine " + machine.name + "'s default topology (" + topo.describe() + ") has " +
                            std::to_string(topo.size()) + " nodes, the trace " + std::to_string(nodes) +
@@ -208,7 +216,7 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
     while ((NodeId{1} << dim) < nodes) ++dim;
     topo = Topology::hypercube(dim);
   }
-  if (format == "simgrid" && topo.size() > nodes) {
+  if (imported && topo.size() > nodes) {
     const NodeId spare = topo.size() - nodes;
     r.ranks_note = std::to_string(nodes) + " ranks on " + topo.describe() + ": rank i on node i, node" +
                    (spare > 1 ? "s " : " ") + std::to_string(nodes) +
@@ -232,7 +240,7 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
                      topo.describe() + " has " + std::to_string(topo.size()) + " nodes; the trace has " +
                          std::to_string(nodes) + hint);
   }
-  if (format == "simgrid") t.topology = topo;
+  if (imported) t.topology = topo;
 
   // Packet size.
   std::int64_t b = machine.packet_elements;

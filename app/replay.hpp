@@ -21,7 +21,7 @@ struct ReplayOptions {
   std::string machine = "recorded";
   std::string topology;         ///< "hypercube:6", "mesh:8x8", "torus:4x4x4"; empty: see above
   std::int64_t packet = 0;      ///< 0: see above
-  std::string format = "auto";  ///< auto | cubesim | simgrid
+  std::string format = "auto";  ///< auto | cubesim | simgrid | goal
   /// A cubesim trace replayed on a machine whose element_bytes differ from the recorded one's:
   /// "keep" (default) the element counts (the algorithm's M on the new machine: messages change
   /// size in bytes), or "bytes": the byte counts (counts scaled, rounded up). Either way the
@@ -31,7 +31,7 @@ struct ReplayOptions {
 
 struct LoadedTrace {
   std::shared_ptr<Trace> trace;
-  std::string format;  ///< "cubesim" or "simgrid"
+  std::string format;  ///< "cubesim", "simgrid" or "goal"
   std::string path;
 };
 

@@ -7,6 +7,7 @@
 
 #include "app/io.hpp"
 #include "sim/input_error.hpp"
+#include "traces/goal.hpp"
 #include "traces/simgrid_ti.hpp"
 
 namespace cubesim::trace {
@@ -23,11 +24,14 @@ TraceFormats parse_trace_formats(const std::string& list) {
       f.chrome = true;
     else if (item == "simgrid")
       f.simgrid = true;
+    else if (item == "goal")
+      f.goal = true;
     else
-      throw InputError("", "--trace",
-                       "unknown trace format \"" + item + "\" (known: cubesim, chrome, simgrid; comma-separated)");
+      throw InputError(
+          "", "--trace",
+          "unknown trace format \"" + item + "\" (known: cubesim, chrome, simgrid, goal; comma-separated)");
   }
-  if (!f.any()) throw InputError("", "--trace", "name at least one format: cubesim, chrome, simgrid");
+  if (!f.any()) throw InputError("", "--trace", "name at least one format: cubesim, chrome, simgrid, goal");
   return f;
 }
 
@@ -57,7 +61,7 @@ void parse_trace_nodes(const std::string& range, ChromeOptions& opt) {
 }
 
 TraceSession::TraceSession(const TraceFormats& f, const Topology& topology) : f_(f), topology_(topology) {
-  if (f_.cubesim || f_.simgrid) {
+  if (f_.cubesim || f_.simgrid || f_.goal) {
     recorder_ = std::make_unique<Recorder>(topology_.size());
     fan_.add(recorder_.get());
   }
@@ -93,6 +97,11 @@ std::vector<std::string> TraceSession::write(const std::string& dir, const std::
         fs::create_directories(file.parent_path());
         write_file_atomic(file.string(), f.text);
       }
+      written.push_back(p);
+    }
+    if (f_.goal) {
+      const std::string p = base.string() + ".goal";
+      write_file_atomic(p, export_goal(t, machine));
       written.push_back(p);
     }
   }

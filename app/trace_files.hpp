@@ -1,5 +1,5 @@
 #pragma once
-/// The traces one run writes (`--trace cubesim,chrome,simgrid`): the recorders to attach to the
+/// The traces one run writes (`--trace cubesim,chrome,simgrid,goal`): the recorders to attach to the
 /// engine, and the files they become under `<out>/traces/`.
 #include <memory>
 #include <optional>
@@ -15,8 +15,9 @@ struct TraceFormats {
   bool cubesim = false;  ///< native time-independent trace: <stem>.trace
   bool chrome = false;   ///< timeline: <stem>.chrome.json
   bool simgrid = false;  ///< SimGrid TI actions + platform: <stem>.simgrid/
+  bool goal = false;     ///< GOAL schedule (LogGOPSim's text format): <stem>.goal
   ChromeOptions chrome_options;
-  [[nodiscard]] bool any() const { return cubesim || chrome || simgrid; }
+  [[nodiscard]] bool any() const { return cubesim || chrome || simgrid || goal; }
 };
 
 /// "cubesim,chrome" -> formats. Throws InputError (pointer "--trace").

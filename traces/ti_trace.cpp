@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <coroutine>
+#include <exception>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "machines/json_text.hpp"
 #include "machines/topology_json.hpp"
@@ -16,7 +19,12 @@ std::int64_t Trace::steps() const {
   std::int64_t n = 0;
   for (const NodeTrace& nt : nodes)
     for (const auto& s : nt.strands) n += static_cast<std::int64_t>(s.size());
+  for (const NodeTrace& nt : nodes) n += static_cast<std::int64_t>(nt.dag.size());
   return n;
+}
+
+bool Trace::has_dag() const {
+  return std::any_of(nodes.begin(), nodes.end(), [](const NodeTrace& nt) { return !nt.dag.empty(); });
 }
 
 bool Trace::has_forks() const {
@@ -574,9 +582,189 @@ Task<> run_strand(Node& self, NodeReplay& r, int strand) {
   }
 }
 
+// A node's dependency graph (NodeTrace::dag, a GOAL schedule). Each operation starts, as a
+// request, the moment its dependencies hold; a small coroutine awaits each one that does not
+// complete at once, and when it completes, the operations waiting for it start from there. The
+// order is that of a process running the same work: what one event makes ready starts in index
+// order, depth first (what an operation that completed at once makes ready starts before the
+// next one in the list), so that a schedule written from a recorded trace (traces/goal.cpp)
+// begins the same operations in the same order, at the same times, as the recorded process did.
+// An explicit stack, not recursion: a chain of a million operations that complete at once is a
+// loop here.
+struct DagRun;
+
+/// Awaits one started operation (resumed by the engine when it completes), then lets the graph
+/// go on. Started eagerly; its frame frees itself at the end.
+struct DagWaiter {
+  struct promise_type {
+    DagRun* run;
+    std::size_t slot = 0;
+    bool resumed = false;  ///< resumed by the engine: nothing of the graph is on the stack below
+    promise_type(DagRun& r, std::int32_t /*op*/, Request& /*req*/);
+    DagWaiter get_return_object() { return {}; }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+    struct Final {
+      bool await_ready() noexcept { return false; }
+      std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept;
+      void await_resume() noexcept {}
+    };
+    Final final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept;
+  };
+};
+
+struct DagRun {
+  Node& self;
+  const std::vector<DagOp>& ops;
+  std::vector<std::vector<std::int32_t>> on_done, on_start;  ///< dependents of each operation
+  std::vector<std::int32_t> need_done, need_start;           ///< dependencies not yet met
+  std::vector<std::int32_t> stack;                           ///< ready to start, next on top
+  std::vector<std::coroutine_handle<>> waiters;              ///< live DagWaiter frames, by slot
+  std::vector<std::size_t> free_slots;
+  std::int64_t live = 0;
+  std::coroutine_handle<> parent;  ///< the process, once it waits for the last operation
+  std::exception_ptr error;
+
+  DagRun(Node& n, const std::vector<DagOp>& o) : self(n), ops(o), on_done(o.size()), on_start(o.size()) {
+    need_done.reserve(o.size());
+    need_start.reserve(o.size());
+    for (std::size_t i = 0; i < o.size(); ++i) {
+      need_done.push_back(static_cast<std::int32_t>(o[i].after_done.size()));
+      need_start.push_back(static_cast<std::int32_t>(o[i].after_start.size()));
+      for (std::int32_t d : o[i].after_done)
+        on_done[static_cast<std::size_t>(d)].push_back(static_cast<std::int32_t>(i));
+      for (std::int32_t d : o[i].after_start)
+        on_start[static_cast<std::size_t>(d)].push_back(static_cast<std::int32_t>(i));
+    }
+  }
+  DagRun(const DagRun&) = delete;
+  DagRun& operator=(const DagRun&) = delete;
+  ~DagRun() {
+    // Only a failed run (an error, a deadlock) leaves operations waiting: free their frames.
+    for (std::coroutine_handle<> h : waiters)
+      if (h) h.destroy();
+  }
+
+  /// Pushes the dependents in `list` whose dependencies now all hold (`done`: one completed;
+  /// else one started), so that the lowest index is on top.
+  void release(const std::vector<std::int32_t>& list, bool done) {
+    const std::size_t at = stack.size();
+    for (std::int32_t k : list) {
+      auto& need = done ? need_done : need_start;
+      if (--need[static_cast<std::size_t>(k)] == 0 && need_done[static_cast<std::size_t>(k)] == 0 &&
+          need_start[static_cast<std::size_t>(k)] == 0)
+        stack.push_back(k);
+    }
+    std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(at), stack.end());
+  }
+
+  /// Starts what is ready, and what that makes ready, until nothing is.
+  void drain();
+
+  void fail(std::exception_ptr e) {
+    if (!error) error = std::move(e);
+  }
+};
+
+DagWaiter await_dag_op(DagRun& r, std::int32_t op, Request& req);
+
+void DagRun::drain() {
+  while (!stack.empty()) {
+    const std::int32_t i = stack.back();
+    stack.pop_back();
+    const auto at = static_cast<std::size_t>(i);
+    Request req = self.start(make_op(self, ops[at].op));
+    if (req.done()) {  // at once (a message already in, a zero-time operation): no waiting
+      (void)req.await_ready();
+      check_received(self, ops[at].op, req.await_resume());
+      release(on_done[at], true);
+    } else {
+      await_dag_op(*this, i, req);
+      if (error) std::rethrow_exception(error);
+    }
+    release(on_start[at], false);  // pushed last, started first: what waited for it to start
+  }
+}
+
+DagWaiter::promise_type::promise_type(DagRun& r, std::int32_t /*op*/, Request& /*req*/) : run(&r) {
+  if (r.free_slots.empty()) {
+    slot = r.waiters.size();
+    r.waiters.emplace_back();
+  } else {
+    slot = r.free_slots.back();
+    r.free_slots.pop_back();
+  }
+  r.waiters[slot] = std::coroutine_handle<promise_type>::from_promise(*this);
+  ++r.live;
+}
+
+void DagWaiter::promise_type::unhandled_exception() noexcept { run->fail(std::current_exception()); }
+
+std::coroutine_handle<> DagWaiter::promise_type::Final::await_suspend(std::coroutine_handle<promise_type> h) noexcept {
+  DagRun& r = *h.promise().run;
+  const bool resumed = h.promise().resumed;
+  r.waiters[h.promise().slot] = {};
+  r.free_slots.push_back(h.promise().slot);
+  --r.live;
+  h.destroy();
+  // The last operation done, or an error: the process goes on (only from the top of the stack,
+  // where nothing of the graph runs below: the process may end and free the graph).
+  if (resumed && r.parent && (r.live == 0 || r.error)) return std::exchange(r.parent, {});
+  return std::noop_coroutine();
+}
+
+/// The request's await. Suspending marks the waiter as one the engine resumes; an await that
+/// throws before it suspends (a spent budget) throws in the drain that started it.
+struct AwaitRequest {
+  Request& req;
+  bool await_ready() { return req.await_ready(); }
+  bool await_suspend(std::coroutine_handle<DagWaiter::promise_type> h) {
+    const bool s = req.await_suspend(h);
+    h.promise().resumed = s;
+    return s;
+  }
+  Buffer await_resume() { return req.await_resume(); }
+};
+
+DagWaiter await_dag_op(DagRun& r, std::int32_t op, Request& req) {
+  Request mine = std::move(req);
+  try {
+    const Buffer b = co_await AwaitRequest{mine};
+    const auto at = static_cast<std::size_t>(op);
+    check_received(r.self, r.ops[at].op, b);
+    r.release(r.on_done[at], true);
+    r.drain();
+  } catch (...) {
+    r.fail(std::current_exception());
+  }
+}
+
+/// The process waits for the graph's last operation.
+struct DagDone {
+  DagRun& r;
+  bool await_ready() const noexcept { return r.live == 0 || r.error; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { r.parent = h; }
+  void await_resume() const {
+    if (r.error) std::rethrow_exception(r.error);
+  }
+};
+
+Task<> replay_dag(Node& self, const NodeTrace& nt) {
+  DagRun r(self, nt.dag);
+  for (std::size_t i = nt.dag.size(); i-- > 0;)
+    if (nt.dag[i].after_done.empty() && nt.dag[i].after_start.empty()) r.stack.push_back(static_cast<std::int32_t>(i));
+  r.drain();
+  co_await DagDone{r};
+}
+
 }  // namespace
 
 Task<> replay_process(Node& self, std::shared_ptr<const Trace> t) {
+  if (const NodeTrace& nt = t->nodes[static_cast<std::size_t>(self.id())]; !nt.dag.empty()) {
+    co_await replay_dag(self, nt);
+    co_return;
+  }
   NodeReplay r{&t->nodes[static_cast<std::size_t>(self.id())], {}};
   co_await run_strand(self, r, 0);
   // Requests never waited for (MPI programs may leave isends to finalize): wait here, in order.

@@ -56,8 +56,23 @@ struct Step {
   bool operator==(const Step&) const = default;
 };
 
+/// One operation of a node's schedule given as a dependency graph (a GOAL schedule,
+/// traces/goal.hpp): it starts when every operation of `after_done` has completed and every one
+/// of `after_start` has started (GOAL's "requires" and "irequires"); operations whose
+/// dependencies hold at the same moment start in index order. Indices are into NodeTrace::dag.
+struct DagOp {
+  TraceOp op;
+  std::vector<std::int32_t> after_done, after_start;
+  std::size_t line = 0;  ///< where the schedule defines it (messages)
+  bool operator==(const DagOp&) const = default;
+};
+
 struct NodeTrace {
   std::vector<std::vector<Step>> strands;  ///< strand id -> its steps, in program order
+  /// A node's schedule as a dependency graph instead of strands (an imported GOAL schedule):
+  /// replayed by starting each operation the moment its dependencies hold. A node has one or the
+  /// other; only imports make graphs, and the native text format does not write them.
+  std::vector<DagOp> dag;
   bool operator==(const NodeTrace&) const = default;
 };
 
@@ -69,6 +84,8 @@ struct Trace {
   std::vector<NodeTrace> nodes;
   [[nodiscard]] std::int64_t steps() const;
   [[nodiscard]] bool has_forks() const;
+  /// True when some node's schedule is a dependency graph (NodeTrace::dag).
+  [[nodiscard]] bool has_dag() const;
 };
 
 /// Records a Trace while the engine runs (an EngineObserver). The header is filled by the caller.
@@ -130,7 +147,8 @@ bool looks_native(const std::string& text);
 std::string with_end_line(std::string text);
 
 /// The process that replays node `self`'s part of `t`: the same awaits, forks and requests, with
-/// timing-only payloads. A receive that gets a size other than the recorded one is an error.
+/// timing-only payloads (or, for a dependency graph, each operation the moment its dependencies
+/// hold). A receive that gets a size other than the recorded one is an error.
 Task<> replay_process(Node& self, std::shared_ptr<const Trace> t);
 
 }  // namespace cubesim::trace

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 C=tests/fuzz/corpus
-mkdir -p $C/config $C/native_trace $C/simgrid_ti $C/machine $C/suite $C/measured
+mkdir -p $C/config $C/native_trace $C/simgrid_ti $C/goal $C/machine $C/suite $C/measured
 # The selection maps (thousands of points each) take seconds an input: left out.
 for f in $(find configs -name "*.json" ! -name schema.json ! -name golden.json ! -name suite.json ! -path "*maps*" | sort); do
   cp "$f" "$C/config/seed-$(echo "${f#configs/}" | tr '/' '-')"
@@ -16,6 +16,18 @@ S=traces/samples/simgrid-handwritten
 cat $S/ranks/rank-*.txt > $C/simgrid_ti/seed-one-file
 printf '0 init\n1 init\n0 compute 1000\n0 isend 1 0 64\n1 irecv 0 0 64\n0 waitall\n1 wait 0 1 0\n1 sleep 0.5\n0 finalize\n1 finalize\n' \
   > $C/simgrid_ti/seed-nonblocking
+for f in traces/samples/goal-handwritten/*.goal; do cp "$f" "$C/goal/seed-$(basename "$f" .goal)"; done
+# GOAL exports of recorded runs: awaits of several operations (zero-time joins), requests
+# (irequires) and concurrent strands.
+for c in "configs/quickstart.json --set topology.dim=2 --set sweep={}" "configs/regress/transpose-mpt.json --set sweep={}"; do
+  g=$(mktemp -d)
+  build/cubesim run $c --trace goal --out "$g" >/dev/null
+  cp "$g"/traces/*.goal "$C/goal/seed-export-$(basename "$(ls "$g"/traces/*.goal)" .goal)"
+  rm -rf "$g"
+done
+printf 'num_ranks 2\nrank 0 {\nl1: calc 5\nl2: calc 5\nl2 requires l1\nl1 irequires l2\n}\nrank 1 { }\n' > $C/goal/seed-cycle
+printf 'num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 4b from 0 tag 0\n}\n' > $C/goal/seed-sizes-differ
+printf 'num_ranks 2\nrank 0 {\nl1: recv 4b from -1 tag -1 cpu 1 nic 2\n}\nrank 1 {\nl1: ca' > $C/goal/seed-cut
 for f in machines/presets/*.json; do cp "$f" "$C/machine/seed-$(basename "$f" .json)"; done
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
