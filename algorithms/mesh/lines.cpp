@@ -33,6 +33,17 @@ struct Heap {
   }
 };
 
+/// The next message from each of `peers`, received at once (in the order of `peers`).
+Task<std::vector<Buffer>> from_each(Node& self, std::vector<NodeId> peers, int tag) {
+  std::vector<Buffer> got;
+  if (peers.empty()) co_return got;
+  std::vector<Op> rs;
+  for (NodeId x : peers) rs.push_back(self.recv_from(x, tag));
+  co_await all_of(rs);
+  for (Op& r : rs) got.push_back(r.take());
+  co_return got;
+}
+
 /// True when a node serves its two tree neighbours of one phase at once: all ports, or k >= 2.
 bool concurrent(const Machine& m) {
   return m.ports.kind == PortKind::all || (m.ports.kind == PortKind::k && m.ports.k >= 2);
@@ -43,14 +54,12 @@ Task<Buffer> tree_allgather(Node& self, Lattice lat, int axis, Buffer mine, int 
   const std::int64_t c = lat.coord(self.id(), axis), M = mine.size();
   const auto at = [&](std::int64_t i) { return lat.line_node(self.id(), axis, i); };
   const auto kids = h.kids(c);
+  std::vector<NodeId> below;
+  for (std::int64_t k : kids) below.push_back(at(k));
   // Up: this subtree's blocks in preorder (own, left subtree, right subtree).
   Buffer batch = std::move(mine);
-  if (!kids.empty()) {
-    std::vector<Op> rs;
-    for (std::int64_t k : kids) rs.push_back(self.recv_from(at(k), tag));
-    co_await all_of(rs);
-    for (Op& r : rs) batch.append(r.take());
-  }
+  const std::vector<Buffer> up = co_await from_each(self, below, tag);
+  for (const Buffer& b : up) batch.append(b);
   if (batch.size() != h.size(c) * M) throw std::logic_error("line_allgather: a batch of the wrong size");
   Buffer full;
   if (c > 0) {
@@ -60,7 +69,8 @@ Task<Buffer> tree_allgather(Node& self, Lattice lat, int axis, Buffer mine, int 
     std::vector<std::int64_t> order;
     h.preorder(0, order);
     std::vector<std::int64_t> slot(static_cast<std::size_t>(h.q));
-    for (std::size_t i = 0; i < order.size(); ++i) slot[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+    for (std::size_t i = 0; i < order.size(); ++i)
+      slot[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
     for (std::int64_t x = 0; x < h.q; ++x) full.append(batch.slice(slot[static_cast<std::size_t>(x)] * M, M));
   }
   if (full.size() != h.q * M) throw std::logic_error("line_allgather: the line's data of the wrong size");
@@ -78,15 +88,13 @@ Task<Buffer> tree_reduce_scatter(Node& self, Lattice lat, int axis, std::int64_t
   const std::int64_t c = lat.coord(self.id(), axis);
   const auto at = [&](std::int64_t i) { return lat.line_node(self.id(), axis, i); };
   const auto kids = h.kids(c);
+  std::vector<NodeId> below;
+  for (std::int64_t k : kids) below.push_back(at(k));
   // Up: the partial sums of all q pieces, children's added in.
   Buffer acc = std::move(blocks);
-  if (!kids.empty()) {
-    std::vector<Op> rs;
-    for (std::int64_t k : kids) rs.push_back(self.recv_from(at(k), tag));
-    co_await all_of(rs);
-    for (Op& r : rs) routing::add_into(acc, r.take());
-    co_await self.compute(static_cast<std::int64_t>(kids.size()) * h.q * M);
-  }
+  const std::vector<Buffer> up = co_await from_each(self, below, tag);
+  for (const Buffer& b : up) routing::add_into(acc, b);
+  if (!kids.empty()) co_await self.compute(static_cast<std::int64_t>(kids.size()) * h.q * M);
   // Down: the pieces of this subtree, in preorder.
   Buffer mine;
   if (c > 0) {
@@ -247,7 +255,8 @@ LineCost line_allgather_cost(const Machine& m, const Lattice& lat, int axis, std
     return m.ports.kind == PortKind::all ? one : LineCost{one.terms.times(q - 1), 0};
   }
   const Heap h{q};
-  const auto ready = up_phase(m, h, B, [&](std::int64_t k) { return h.size(k) * M; }, [](std::int64_t) { return 0; });
+  const auto ready = up_phase(
+      m, h, B, [&](std::int64_t k) { return h.size(k) * M; }, [](std::int64_t) { return 0; });
   return down_phase(m, h, B, ready[0], [&](std::int64_t) { return q * M; });
 }
 
