@@ -224,11 +224,17 @@ std::shared_ptr<const Plan> plan(Family f, Schedule s, int n, bool with_subtrees
   return p;
 }
 
-Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer message, std::shared_ptr<const Plan> pl) {
-  const Plan& P = *pl;
-  const std::int64_t r = self.id() ^ root;
-  Buffer all =
-      r == 0 ? std::move(message) : Buffer::make(M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
+namespace {
+
+/// The step loop shared by the tree broadcast and the reduction to the root over the same trees.
+/// Forwards (the broadcast): step by step, each node receives its parts of every tree from its
+/// parent and sends them on to its children; the parts received are written into `data`.
+/// Backwards (the reduction): the last step first and every edge turned round, so each node
+/// receives from its children and sends to its parent; the parts received are added into `data`
+/// (their additions charged after each step). r is this node's address relative to the root in
+/// `sub`; a node's messages of one step and dimension are its parts of every tree, concatenated.
+Task<> tree_steps(Node& self, const Plan& P, std::int64_t M, std::int64_t r, const SubCube& sub, bool backwards,
+                  Buffer& data) {
   struct Ev {
     int step, dim;
     bool send;
@@ -237,14 +243,15 @@ Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer mes
   std::vector<Ev> evs;
   for (int j = 0; j < P.trees; ++j) {
     if (P.part_size(M, j) == 0) continue;  // M < trees: an empty part is not sent at all
-    if (r != 0) evs.push_back({P.step_of(j, r), P.parent_dim(j, r), false, j});
+    if (r != 0) evs.push_back({P.step_of(j, r), P.parent_dim(j, r), backwards, j});
     for (int d = 0; d < P.n; ++d) {
       const std::int64_t c = r ^ (std::int64_t{1} << d);
-      if (c != 0 && P.parent_dim(j, c) == d) evs.push_back({P.step_of(j, c), d, true, j});
+      if (c != 0 && P.parent_dim(j, c) == d) evs.push_back({P.step_of(j, c), d, !backwards, j});
     }
   }
-  std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
-    return std::tie(a.step, a.dim, a.send, a.tree) < std::tie(b.step, b.dim, b.send, b.tree);
+  std::sort(evs.begin(), evs.end(), [backwards](const Ev& a, const Ev& b) {
+    if (a.step != b.step) return backwards ? a.step > b.step : a.step < b.step;
+    return std::tie(a.dim, a.send, a.tree) < std::tie(b.dim, b.send, b.tree);
   });
   for (std::size_t i = 0; i < evs.size();) {
     StepOps st;
@@ -258,7 +265,7 @@ Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer mes
       for (; i < evs.size() && evs[i].step == s && evs[i].dim == d; ++i) {
         const int j = evs[i].tree;
         if (evs[i].send) {
-          out.append(all.slice(P.part_offset(M, j), P.part_size(M, j)));
+          out.append(data.slice(P.part_offset(M, j), P.part_size(M, j)));
           sends = true;
         } else {
           in.push_back(j);
@@ -266,21 +273,38 @@ Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer mes
       }
       if (!in.empty()) {
         st.recvs.emplace_back(st.ops.size(), d);
-        st.ops.push_back(self.recv(d));
+        st.ops.push_back(self.recv(sub.dims[d]));
         in_trees.push_back(std::move(in));
       }
-      if (sends) st.ops.push_back(self.send(d, std::move(out)));
+      if (sends) st.ops.push_back(self.send(sub.dims[d], std::move(out)));
     }
     co_await all_of(st.ops);
+    std::int64_t received = 0;
     for (std::size_t k = 0; k < st.recvs.size(); ++k) {
       const Buffer got = st.ops[st.recvs[k].first].take();
       std::int64_t off = 0;
       for (int j : in_trees[k]) {
-        all.write(P.part_offset(M, j), got.slice(off, P.part_size(M, j)));
+        const Buffer part = got.slice(off, P.part_size(M, j));
+        if (backwards)
+          add_into(data, part, P.part_offset(M, j));
+        else
+          data.write(P.part_offset(M, j), part);
         off += P.part_size(M, j);
       }
+      received += got.size();
     }
+    if (backwards && received > 0) co_await self.compute(received);
   }
+}
+
+}  // namespace
+
+Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer message, std::shared_ptr<const Plan> pl) {
+  const Plan& P = *pl;
+  const std::int64_t r = self.id() ^ root;
+  Buffer all =
+      r == 0 ? std::move(message) : Buffer::make(M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
+  co_await tree_steps(self, P, M, r, SubCube::whole(P.n), false, all);
   co_return all;
 }
 
@@ -524,64 +548,8 @@ Task<Buffer> standard_exchange(Node& self, std::int64_t M, Buffer slots, SubCube
 
 Task<Buffer> reduce_to(Node& self, NodeId root, std::int64_t M, Buffer own, std::shared_ptr<const Plan> pl,
                        SubCube sub) {
-  const Plan& P = *pl;
   const std::int64_t r = sub.local(self.id()) ^ root;
-  struct Ev {
-    int step, dim;
-    bool send;
-    int tree;
-  };
-  std::vector<Ev> evs;  // the broadcast's events with the directions turned round
-  for (int j = 0; j < P.trees; ++j) {
-    if (P.part_size(M, j) == 0) continue;  // M < trees: an empty part is not sent at all
-    if (r != 0) evs.push_back({P.step_of(j, r), P.parent_dim(j, r), true, j});
-    for (int d = 0; d < P.n; ++d) {
-      const std::int64_t c = r ^ (std::int64_t{1} << d);
-      if (c != 0 && P.parent_dim(j, c) == d) evs.push_back({P.step_of(j, c), d, false, j});
-    }
-  }
-  std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {  // the last step first
-    if (a.step != b.step) return a.step > b.step;
-    return std::tie(a.dim, a.send, a.tree) < std::tie(b.dim, b.send, b.tree);
-  });
-  for (std::size_t i = 0; i < evs.size();) {
-    StepOps st;
-    std::vector<std::vector<int>> in_trees;
-    const int s = evs[i].step;
-    while (i < evs.size() && evs[i].step == s) {
-      const int d = evs[i].dim;
-      Buffer out;
-      bool sends = false;
-      std::vector<int> in;
-      for (; i < evs.size() && evs[i].step == s && evs[i].dim == d; ++i) {
-        const int j = evs[i].tree;
-        if (evs[i].send) {
-          out.append(own.slice(P.part_offset(M, j), P.part_size(M, j)));
-          sends = true;
-        } else {
-          in.push_back(j);
-        }
-      }
-      if (!in.empty()) {
-        st.recvs.emplace_back(st.ops.size(), d);
-        st.ops.push_back(self.recv(sub.dims[d]));
-        in_trees.push_back(std::move(in));
-      }
-      if (sends) st.ops.push_back(self.send(sub.dims[d], std::move(out)));
-    }
-    co_await all_of(st.ops);
-    std::int64_t received = 0;
-    for (std::size_t k = 0; k < st.recvs.size(); ++k) {
-      const Buffer got = st.ops[st.recvs[k].first].take();
-      std::int64_t off = 0;
-      for (int j : in_trees[k]) {
-        add_into(own, got.slice(off, P.part_size(M, j)), P.part_offset(M, j));
-        off += P.part_size(M, j);
-      }
-      received += got.size();
-    }
-    if (received > 0) co_await self.compute(received);
-  }
+  co_await tree_steps(self, *pl, M, r, sub, true, own);  // the broadcast's steps turned round
   if (r != 0) co_return Buffer{};
   co_return own;
 }
