@@ -180,6 +180,49 @@ TEST(TraceCli, SimgridExportReplaysInSmpirun) {
   EXPECT_EQ(back["runs"][0]["simulated"]["time_ps"], rep["runs"][0]["simulated"]["time_ps"]);
 }
 
+// A hand-written trace (traces/samples/simgrid-p2p/: isend, irecv, waitall, compute, send, recv
+// among three ranks on a 2-cube, neighbours only, no node sending two messages at once) replays
+// in cubesim and in SimGrid 3.32's own replayer (smpirun -replay on the platform cubesim exports)
+// to the same time on the iPSC and on the Mark II, but for SMPI's 16-byte envelope on each of the
+// two messages of the critical path (0 -> 1, 1000 flops on rank 1, 1 -> 0).
+TEST(TraceCli, HandWrittenTraceReplaysAsSmpirunReplaysItOnTheIpscAndTheMarkII) {
+  const std::string dir = temp_dir("sgp2p");
+  struct Case {
+    const char* machine;
+    double tau, t_c, t_a;  // seconds; element_bytes 4 on both
+  };
+  for (const Case& c : {Case{"ipsc-nx", 1.5e-3, 4e-6, 1.0 / 30e3}, Case{"caltech-mark2", 0, 70e-6, 61.5e-6}}) {
+    SCOPED_TRACE(c.machine);
+    const json rep = replay_json(std::string("traces/samples/simgrid-p2p/index.txt --machine ") + c.machine);
+    const double ours = rep["runs"][0]["simulated"]["time_s"].get<double>();
+    EXPECT_NEAR(ours, 2 * (c.tau + 100 * c.t_c) + 1000 * c.t_a, 1e-9);  // 400 bytes: 100 elements, 1 packet
+    const std::string cfg =
+        write_temp(std::string("cubesim_p2p_") + c.machine + ".json",
+                   std::string(R"({"schema": "cubesim.config/1", "name": "p", "machine": ")") + c.machine +
+                       R"(", "topology": {"kind": "hypercube", "dim": 2},
+        "algorithm": "broadcast.sbt", "params": {"M": 1}})");
+    const std::string plat = dir + "/" + c.machine + ".xml", hosts = dir + "/hosts.txt";
+    Result r = run_cli("export-platform " + cfg + " --out " + plat);
+    ASSERT_EQ(r.code, 0) << r.err;
+    {
+      std::ofstream h(hosts);
+      h << "node-0\nnode-1\nnode-2\n";
+    }
+    // SimGrid opens the index's files relative to the current folder.
+    Result s = cubesim::test::run_command("cd traces/samples/simgrid-p2p && smpirun -np 3 -platform " + plat +
+                                          " -hostfile " + hosts +
+                                          " -replay index.txt"
+                                          " --cfg=network/model:CM02 --cfg=network/latency-factor:1"
+                                          " --cfg=network/bandwidth-factor:1 --cfg=network/crosstraffic:0"
+                                          " --cfg=network/TCP-gamma:1e18 --cfg=surf/precision:1e-13"
+                                          " --cfg=smpi/send-is-detached-thresh:2000000000");
+    ASSERT_EQ(s.code, 0) << s.err;
+    const double simgrid = smpi_time(s.out + s.err);
+    ASSERT_GT(simgrid, 0) << s.err;
+    EXPECT_NEAR(simgrid, ours + 2 * 16 * c.t_c / 4, 1e-6) << s.err;  // SimGrid prints microseconds
+  }
+}
+
 TEST(TraceCli, ChromeTraceHasSlicesTracksAndFlows) {
   const json c = json::parse(read_all("traces/samples/tr530-s4.1.6-gc.chrome.json"));
   const std::string text = read_all("traces/samples/tr530-s4.1.6-gc.trace");
