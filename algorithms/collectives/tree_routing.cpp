@@ -85,6 +85,9 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
       const auto at = static_cast<std::size_t>(j * N + q);
       p->edges[p->step[at] * n + p->pdim[at]].push_back({static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(j)});
     }
+  p->edge_count.assign(p->edges.size() * static_cast<std::size_t>(t), 0);
+  for (std::size_t k = 0; k < p->edges.size(); ++k)
+    for (const Entry& e : p->edges[k]) ++p->edge_count[k * static_cast<std::size_t>(t) + e.tree];
   if (with_subtrees) {
     p->subtree.resize(static_cast<std::size_t>(t * N));
     for (int j = 0; j < t; ++j)
@@ -96,6 +99,11 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
           a ^= std::int64_t{1} << p->pdim[j * N + a];
         }
       }
+    p->edge_below.assign(p->edge_count.size(), 0);
+    for (std::size_t k = 0; k < p->edges.size(); ++k)
+      for (const Entry& e : p->edges[k])
+        p->edge_below[k * static_cast<std::size_t>(t) + e.tree] +=
+            static_cast<std::int64_t>(p->subtree[e.tree * N + e.q].size());
   }
   return p;
 }
@@ -104,13 +112,6 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
 std::int64_t rank_in(const std::vector<std::uint32_t>& list, std::int64_t w) {
   auto it = std::lower_bound(list.begin(), list.end(), static_cast<std::uint32_t>(w));
   return it - list.begin();
-}
-
-/// Elements in one step-form message (the same at every node: the schedule is translated).
-std::int64_t elements(const Plan& P, std::int64_t M, const std::vector<Entry>& list) {
-  std::int64_t e = 0;
-  for (const Entry& x : list) e += P.part_size(M, static_cast<int>(x.tree));
-  return e;
 }
 
 /// One step's operations at a node: a message out and/or in across each dimension.
@@ -126,13 +127,18 @@ struct StepOps {
 /// translated). Returns the elements received.
 template <class Pack, class Unpack>
 Task<std::int64_t> exchange_step(Node& self, const Plan& P, SubCube sub, int s, std::int64_t M, Pack& pack,
-                                 Unpack& unpack) {
+                                 Unpack& unpack, bool below = false) {
   StepOps st;
+  const bool data = self.data_mode();
   for (int d = 0; d < P.n; ++d) {
-    const auto& list = P.at(s, d);
-    if (list.empty() || elements(P, M, list) == 0) continue;
+    const std::int64_t size = P.message_elements(s, d, M, below);
+    if (size == 0) continue;
     Buffer out;
-    for (const Entry& e : list) pack(d, e, out);
+    if (data) {
+      for (const Entry& e : P.at(s, d)) pack(d, e, out);
+    } else {
+      out = Buffer::sized(size);  // timing mode: the size from the plan, no items packed
+    }
     st.ops.push_back(self.send(sub.dims[d], std::move(out)));
     st.recvs.emplace_back(st.ops.size(), d);
     st.ops.push_back(self.recv(sub.dims[d]));
@@ -144,14 +150,16 @@ Task<std::int64_t> exchange_step(Node& self, const Plan& P, SubCube sub, int s, 
     const Buffer got = st.ops[k].take();
     received += got.size();
     std::int64_t off = 0;
-    for (const Entry& e : P.at(s, d)) unpack(d, e, got, off);
+    if (data)
+      for (const Entry& e : P.at(s, d)) unpack(d, e, got, off);
   }
   co_return received;
 }
 
 template <class Pack, class Unpack>
-Task<> exchange_steps(Node& self, const Plan& P, SubCube sub, std::int64_t M, Pack pack, Unpack unpack) {
-  for (int s = 0; s < P.steps; ++s) co_await exchange_step(self, P, sub, s, M, pack, unpack);
+Task<> exchange_steps(Node& self, const Plan& P, SubCube sub, std::int64_t M, Pack pack, Unpack unpack,
+                      bool below = false) {
+  for (int s = 0; s < P.steps; ++s) co_await exchange_step(self, P, sub, s, M, pack, unpack, below);
 }
 
 }  // namespace
@@ -365,6 +373,11 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<co
   const Plan& P = *pl;
   const NodeId x = sub.local(self.id());
   const std::int64_t N = P.N;
+  if (!self.data_mode()) {  // timing mode: message sizes from the plan, no O(N) state a node
+    const auto none = [](auto&&...) {};
+    co_await exchange_steps(self, P, sub, M, none, none, true);
+    co_return Buffer::sized(N * M);
+  }
   // Every node holds, for each source src and tree j, the parts (of the blocks src sends) for the
   // subtree of tree j below this node (relative address q = x ^ src), ascending: a segment of
   // |subtree| items. Segments lie in one buffer, tree by tree, then by q.
@@ -398,7 +411,8 @@ Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<co
         const std::int64_t len = static_cast<std::int64_t>(P.below(j, e.q).size()) * P.part_size(M, j);
         hold.write(item(j, e.q, 0), got.slice(off, len));
         off += len;
-      });
+      },
+      true);
   // The block from src for this node: item of rank 0 (w = q itself) in segment (j, x ^ src).
   Buffer result = Buffer::make(N * M, self.data_mode(), [](std::int64_t) { return Element{-1}; });
   for (std::int64_t src = 0; src < N; ++src)

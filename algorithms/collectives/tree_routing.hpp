@@ -89,6 +89,9 @@ struct Plan {
   std::vector<std::int32_t> step;                   ///< [tree * N + q]: the step of the edge into q
   std::vector<std::vector<Entry>> edges;            ///< [step * n + dim]: edges used then, by tree, then q
   std::vector<std::vector<std::uint32_t>> subtree;  ///< [tree * N + q]: q's subtree, ascending
+  /// [(step * n + dim) * trees + tree]: the edges of that tree in at(step, dim), and (with
+  /// subtrees) the nodes below them, summed: a step-form message's size without its items.
+  std::vector<std::int64_t> edge_count, edge_below;
 
   [[nodiscard]] int parent_dim(int tree, std::int64_t q) const { return pdim[tree * N + q]; }
   [[nodiscard]] int step_of(int tree, std::int64_t q) const { return step[tree * N + q]; }
@@ -99,6 +102,14 @@ struct Plan {
   /// Part j of a block of M elements (cubesim::part_size, one part per tree).
   [[nodiscard]] std::int64_t part_size(std::int64_t M, int j) const { return cubesim::part_size(M, trees, j); }
   [[nodiscard]] std::int64_t part_offset(std::int64_t M, int j) const { return cubesim::part_offset(M, trees, j); }
+  /// Elements of the message at (s, d) carrying one part (of M) per edge, or (`below`) one per
+  /// node below each edge: O(trees), where packing the message is O(its edges or items).
+  [[nodiscard]] std::int64_t message_elements(int s, int d, std::int64_t M, bool below) const {
+    const auto& w = below ? edge_below : edge_count;
+    std::int64_t e = 0;
+    for (int j = 0; j < trees; ++j) e += w[static_cast<std::size_t>((s * n + d) * trees + j)] * part_size(M, j);
+    return e;
+  }
 };
 
 /// The plan, built once per (family, schedule, n) and cached; subtrees only when asked for.
