@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "app/collectives.hpp"
+#include "app/replay.hpp"
+#include "app/runner.hpp"
 #include "tests/cli_helpers.hpp"
 
 namespace {
@@ -40,6 +42,36 @@ long long run_ps(const std::string& machine, const std::string& algorithm, const
   return r.code == 0 ? json::parse(r.out)["runs"][0]["simulated"]["time_ps"].get<long long>() : -1;
 }
 
+/// In-process (the CLI's own functions, without a process per run: the tests stay fast).
+const cubesim::Registry& registry() {
+  static const cubesim::Registry r = cubesim::make_registry();
+  return r;
+}
+
+cubesim::trace::ReplayResult replay_here(const std::string& path, const std::string& machine) {
+  cubesim::trace::ReplayOptions o;
+  o.machine = machine;
+  cubesim::trace::ReplayResult r = cubesim::trace::prepare_replay(path, o, registry());
+  cubesim::trace::run_replay(r, registry(), nullptr);
+  EXPECT_EQ(r.error, "") << path;
+  return r;
+}
+
+/// The time of `algorithm` run alone, as `cubesim run` runs it in timing mode, on `s`'s machine
+/// and topology with M, root and k.
+long long plain_ps(cubesim::Setup s, const std::string& algorithm, std::int64_t M, std::int64_t root,
+                   std::int64_t k = 0) {
+  s.params.M = M;
+  s.params.root = root;
+  s.params.k = k;
+  s.data_mode = false;
+  const cubesim::AlgorithmInfo* info = registry().find(algorithm);
+  EXPECT_NE(info, nullptr);
+  EXPECT_FALSE(info->check(s).has_value()) << algorithm;
+  cubesim::Engine e(s.machine, s.topology, cubesim::engine_options(s, {}));
+  return e.run([&](cubesim::Node& n) { return info->process(n, s.params); }).time.count();
+}
+
 // Every sample replays on the iPSC and the Mark II, each collective run by the machine's default.
 TEST(CollectivesReplay, SamplesReplayOnIpscAndMarkII) {
   const std::vector<std::pair<std::string, std::string>> samples = {{"bcast", "broadcast.sbt"},
@@ -52,15 +84,24 @@ TEST(CollectivesReplay, SamplesReplayOnIpscAndMarkII) {
   for (const auto& [name, algo] : samples)
     for (const char* ranks : {"3", "4"})
       for (const char* machine : {"ipsc-nx", "caltech-mark2"}) {
-        const json j = replay(kDir + name + "-" + ranks + ".txt --machine " + machine);
-        const json& c = j["replay"]["collectives"];
-        ASSERT_EQ(c["calls"], 1) << name;
-        ASSERT_EQ(c["selection"].size(), 1u) << name;
-        EXPECT_EQ(c["selection"].begin().value()["algorithm"], algo) << name;
-        EXPECT_EQ(c["selection"].begin().value()["chosen"], "default");
-        EXPECT_EQ(j["runs"][0]["mode"], "timing");
-        EXPECT_GT(j["runs"][0]["simulated"]["time_ps"].get<long long>(), 0);
+        const cubesim::trace::ReplayResult r = replay_here(kDir + name + "-" + ranks + ".txt", machine);
+        ASSERT_NE(r.collectives, nullptr) << name;
+        EXPECT_EQ(r.collectives->runs.size(), 1u) << name;
+        ASSERT_EQ(r.collectives->selection.size(), 1u) << name;
+        EXPECT_EQ(r.collectives->selection.begin()->second, algo) << name;
+        EXPECT_FALSE(r.collectives->given.begin()->second);
+        EXPECT_GT(r.stats.time.count(), 0);
+        EXPECT_EQ(r.stats.unreceived_messages, 0);
       }
+  // The report says it, JSON and text.
+  const json j = replay(kDir + "allToAllV-3.txt --machine caltech-mark2");
+  EXPECT_EQ(j["replay"]["collectives"]["selection"]["alltoall"]["algorithm"], "alltoall.sbt");
+  EXPECT_EQ(j["replay"]["collectives"]["selection"]["alltoall"]["chosen"], "default");
+  EXPECT_EQ(j["replay"]["collectives"]["comp_size_charged"], false);
+  EXPECT_EQ(j["runs"][0]["mode"], "timing");
+  const Result t = run_cli("replay " + kDir + "reduce-3.txt --machine ipsc-nx");
+  EXPECT_NE(t.out.find("reduce by reduce.sbt (default)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("node 3 spare: in the collectives only"), std::string::npos) << t.out;
 }
 
 // A lone collective takes, to the picosecond, what a plain run of the selected algorithm takes
@@ -68,24 +109,35 @@ TEST(CollectivesReplay, SamplesReplayOnIpscAndMarkII) {
 // cube; three ranks run on the 2-cube, the spare node in the algorithm.
 TEST(CollectivesReplay, LoneCollectiveTakesThePlainRunsTime) {
   struct Case {
-    std::string file, algorithm, params;
+    std::string file, algorithm;
+    std::int64_t M, root, k;
   };
   const std::vector<Case> cases = {
-      {"bcast-4", "broadcast.sbt", R"({"M": 1024, "root": 0})"},
-      {"bcast-3", "broadcast.sbt", R"({"M": 1024, "root": 2})"},
-      {"reduce-4", "reduce.sbt", R"({"M": 512, "root": 1})"},
-      {"allReduce-3", "allreduce.sbt", R"({"M": 200})"},
-      {"barrier-4", "allreduce.sbt", R"({"M": 1})"},
-      {"gather-3", "alltosome.sbt", R"({"M": 128, "k": 2})"},
-      {"allToAllV-4", "alltoall.sbt", R"({"M": 35})"},
-      {"reduceScatter-3", "reduce_scatter.sbt", R"({"M": 18})"},
-      {"scatter-4", "scatter.sbt", R"({"M": 64, "root": 3})"},
-      {"allGather-4", "allgather.sbt", R"({"M": 75})"},
+      {"bcast-4", "broadcast.sbt", 1024, 0, 0},
+      {"bcast-3", "broadcast.sbt", 1024, 2, 0},
+      {"reduce-4", "reduce.sbt", 512, 1, 0},
+      {"reduce-3", "reduce.sbt", 512, 0, 0},
+      {"allReduce-3", "allreduce.sbt", 200, 0, 0},
+      {"allReduce-4", "allreduce.sbt", 200, 0, 0},
+      {"barrier-4", "allreduce.sbt", 1, 0, 0},
+      {"barrier-3", "allreduce.sbt", 1, 0, 0},
+      {"gather-3", "alltosome.sbt", 128, 0, 2},
+      {"gather-4", "alltosome.sbt", 128, 0, 2},
+      {"allToAllV-4", "alltoall.sbt", 35, 0, 0},
+      {"allToAllV-3", "alltoall.sbt", 30, 0, 0},
+      {"reduceScatter-3", "reduce_scatter.sbt", 18, 0, 0},
+      {"reduceScatter-4", "reduce_scatter.sbt", 16, 0, 0},
+      {"scatter-4", "scatter.sbt", 64, 3, 0},
+      {"allGather-4", "allgather.sbt", 75, 0, 0},
   };
   for (const char* machine : {"ipsc-nx", "caltech-mark2"})
-    for (const Case& c : cases)
-      EXPECT_EQ(replay_ps(kDir + c.file + ".txt --machine " + machine), run_ps(machine, c.algorithm, c.params))
-          << c.file << " on " << machine;
+    for (const Case& c : cases) {
+      const cubesim::trace::ReplayResult r = replay_here(kDir + c.file + ".txt", machine);
+      EXPECT_EQ(r.stats.time.count(), plain_ps(r.setup, c.algorithm, c.M, c.root, c.k)) << c.file << " on " << machine;
+    }
+  // And through the command line: `cubesim replay` against `cubesim run`.
+  EXPECT_EQ(replay_ps(kDir + "bcast-3.txt --machine caltech-mark2"),
+            run_ps("caltech-mark2", "broadcast.sbt", R"({"M": 1024, "root": 2})"));
 }
 
 // --collectives picks another algorithm: the time is that algorithm's, and the report says so.
@@ -131,7 +183,34 @@ TEST(CollectivesReplay, DefaultSelectionPerPortModel) {
 // Point-to-point messages in flight across a collective (rank 0's isend to rank 1, tag 0, waited
 // for after an allreduce whose exchanges also go 0 <-> 1) are not taken by the algorithm: the
 // trace's tags are kept apart from the algorithms'.
+struct TagLog : cubesim::EngineObserver {
+  std::vector<std::pair<std::int64_t, int>> sent;  ///< (elements, tag) of every message
+  void on_message(std::uint64_t, cubesim::NodeId, cubesim::NodeId, int tag, std::int64_t e, cubesim::Time) override {
+    sent.emplace_back(e, tag);
+  }
+};
+
 TEST(CollectivesReplay, PointToPointAndCollectivesKeepApart) {
+  {
+    // The trace's messages (100 and 50 elements, tags 0 and 7) travel with tags -1 and -8; the
+    // algorithms' (200 elements each exchange, 1024 the broadcast) with their own, >= 0.
+    cubesim::trace::ReplayOptions o;
+    o.machine = "ipsc-nx";
+    cubesim::trace::ReplayResult r = cubesim::trace::prepare_replay(kDir + "mixed-4.txt", o, registry());
+    TagLog log;
+    cubesim::trace::run_replay(r, registry(), &log);
+    ASSERT_EQ(r.error, "");
+    int p2p = 0;
+    for (const auto& [e, tag] : log.sent) {
+      if (e == 100 || e == 50) {
+        EXPECT_EQ(tag, e == 100 ? -1 : -8);
+        ++p2p;
+      } else {
+        EXPECT_GE(tag, 0);
+      }
+    }
+    EXPECT_EQ(p2p, 2);
+  }
   for (const char* machine : {"ipsc-nx", "caltech-mark2"}) {
     const json j = replay(kDir + "mixed-4.txt --machine " + std::string(machine));
     EXPECT_EQ(j["replay"]["collectives"]["calls"], 2);
