@@ -160,13 +160,19 @@ int cmd_replay(const Registry& reg, const std::string& path, const trace::Replay
   const trace::TraceFormats formats = trace_formats(targs, out_dir);
   const RunLimits limits = run_limits(budget);
   OutputDir out(out_dir);
-  trace::ReplayResult r = trace::prepare_replay(path, opt);
+  trace::ReplayResult r = trace::prepare_replay(path, opt, reg);
   // The recorder sees the operations a GOAL schedule's replay starts, not the dependencies that
   // ordered them: what it wrote would replay as another schedule.
   if (r.loaded.trace->has_dag() && (formats.cubesim || formats.simgrid || formats.goal))
     throw InputError("", "--trace",
                      "a GOAL schedule's replay can be written as a chrome timeline only: its dependencies are not "
                      "what a recorded process awaits (replay the .goal file itself elsewhere)");
+  // Beside collectives the trace's own messages travel with tags -1 - tag (traces/ti_trace.hpp),
+  // which the trace formats do not write.
+  if (r.loaded.trace->tags_apart && (formats.cubesim || formats.simgrid || formats.goal))
+    throw InputError("", "--trace",
+                     "a replay with collectives can be written as a chrome timeline only: its messages use tags kept "
+                     "apart from the algorithms' that the trace formats do not write");
   trace::TraceSession session(formats, r.setup.topology);
   trace::run_replay(r, reg, session.observer(), limits);
   const ojson report = trace::replay_report(r, reproducible);
@@ -188,6 +194,18 @@ int cmd_replay(const Registry& reg, const std::string& path, const trace::Replay
     if (!r.elements_note.empty()) std::cout << "  " << r.elements_note << "\n";
     if (!r.ranks_note.empty()) std::cout << "  " << r.ranks_note << "\n";
     if (!r.skipped_note.empty()) std::cout << "  " << r.skipped_note << "\n";
+    if (!r.node_of.empty()) {
+      std::cout << "  ranks onto nodes by --map " << r.map_kind << ":";
+      for (std::size_t i = 0; i < r.node_of.size() && i < 16; ++i) std::cout << " " << i << "->" << r.node_of[i];
+      std::cout << (r.node_of.size() > 16 ? " ...\n" : "\n");
+    }
+    if (r.collectives) {
+      std::cout << "  collectives: " << r.collectives->runs.size() << " calls, timing mode;";
+      for (const auto& [action, algo] : r.collectives->selection)
+        std::cout << " " << action << " by " << algo
+                  << (r.collectives->given.at(action) ? " (--collectives)" : " (default)") << ";";
+      std::cout << " comp_size not charged (the algorithms' own additions are)\n";
+    }
     std::cout << "  simulated " << format_time(r.stats.time) << "  (start-ups " << r.stats.critical_path.startups
               << ", element transfers " << r.stats.critical_path.element_transfers << ", " << r.stats.messages
               << " messages, " << r.stats.events << " events)\n";
@@ -505,6 +523,11 @@ int main(int argc, char** argv) {
   rep->add_option("--elements", ropt.elements,
                   "keep (default): the recorded element counts; bytes: counts scaled to keep each message's bytes "
                   "when the machine's element_bytes differ from the recorded one's");
+  rep->add_option("--collectives", ropt.collectives,
+                  "the algorithm of each collective of a SimGrid trace: ACTION=ALGORITHM,... (e.g. "
+                  "bcast=broadcast.nesbt,allreduce=allreduce.sbt; default: per machine, docs/traces.md)");
+  rep->add_option("--map", ropt.map,
+                  "ranks onto nodes: identity (default), gray, random[:SEED], or a file of one node per line");
   rep->add_option("--out", out_dir, "write report.json (and traces) into this folder");
   rep->add_flag("--json", json, "print the JSON report on stdout and nothing else");
   rep->add_flag("--reproducible", reproducible, "leave wall-clock fields at 0");

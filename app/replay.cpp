@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <random>
+#include <set>
 #include <sstream>
 
 #include "algorithms/algorithm.hpp"
@@ -111,7 +113,85 @@ void scale_elements(Trace& t, int from, int to) {
 
 }  // namespace
 
-ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
+std::vector<NodeId> parse_rank_map(const std::string& spec, NodeId ranks, const Topology& topo) {
+  const NodeId size = topo.size();
+  std::vector<NodeId> m(static_cast<std::size_t>(ranks));
+  if (spec.empty() || spec == "identity") {
+    for (NodeId i = 0; i < ranks; ++i) m[static_cast<std::size_t>(i)] = i;
+    return m;
+  }
+  if (spec == "gray") {
+    if (topo.kind() != Topology::Kind::hypercube)
+      throw InputError("", "--map", "gray places rank i on node gray(i) of a hypercube, not of a " + topo.describe());
+    for (NodeId i = 0; i < ranks; ++i) m[static_cast<std::size_t>(i)] = i ^ (i >> 1);
+    return m;
+  }
+  if (spec == "random" || spec.rfind("random:", 0) == 0) {
+    std::uint64_t seed = 1;
+    if (spec.size() > 7) {
+      const std::string num = spec.substr(7);
+      std::size_t used = 0;
+      try {
+        if (num.empty() || num[0] == '-') throw std::invalid_argument("");
+        seed = std::stoull(num, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != num.size() || num.empty())
+        throw InputError("", "--map", "random:SEED takes a non-negative integer seed, got \"" + num + "\"");
+    }
+    // A Fisher-Yates shuffle of the nodes by mt19937_64, whose sequence the standard fixes: the
+    // same seed places the ranks the same way on every machine (std::shuffle's may differ).
+    std::vector<NodeId> nodes(static_cast<std::size_t>(size));
+    for (NodeId i = 0; i < size; ++i) nodes[static_cast<std::size_t>(i)] = i;
+    std::mt19937_64 rng(seed);
+    for (std::size_t i = nodes.size(); i > 1; --i) std::swap(nodes[i - 1], nodes[rng() % i]);
+    std::copy_n(nodes.begin(), ranks, m.begin());
+    return m;
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(spec, ec))
+    throw InputError("", "--map",
+                     "\"" + spec + "\" is neither identity, gray, random[:SEED] nor a file of node numbers");
+  const std::string text = read_text_file(spec);
+  std::istringstream is(text);
+  std::vector<std::size_t> line_of(static_cast<std::size_t>(size), 0);
+  std::size_t line = 0;
+  for (std::string ln; std::getline(is, ln);) {
+    ++line;
+    const auto fail = [&](const std::string& msg) { throw InputError(spec, "line " + std::to_string(line), msg); };
+    std::istringstream ls(ln);
+    std::string word, extra;
+    ls >> word >> extra;
+    if (line > static_cast<std::size_t>(ranks))
+      fail("the map places more ranks than the trace's " + std::to_string(ranks) + " (rank i's node on line i + 1)");
+    std::size_t used = 0;
+    long long v = -1;
+    try {
+      v = std::stoll(word, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (word.empty() || used != word.size() || !extra.empty())
+      fail("expected one node number (rank " + std::to_string(line - 1) + "'s node), got \"" + ln + "\"");
+    if (v < 0 || v >= size)
+      fail("node " + std::to_string(v) + " is not a node of " + topo.describe() + " (0.." + std::to_string(size - 1) +
+           ")");
+    if (line_of[static_cast<std::size_t>(v)] != 0)
+      fail("node " + std::to_string(v) + " is already rank " +
+           std::to_string(line_of[static_cast<std::size_t>(v)] - 1) + "'s (line " +
+           std::to_string(line_of[static_cast<std::size_t>(v)]) + "): a map places each rank on a node of its own");
+    line_of[static_cast<std::size_t>(v)] = line;
+    m[line - 1] = static_cast<NodeId>(v);
+  }
+  if (line < static_cast<std::size_t>(ranks))
+    throw InputError(spec, "line " + std::to_string(line + 1),
+                     "the map places " + std::to_string(line) + " ranks, the trace has " + std::to_string(ranks) +
+                         " (rank i's node on line i + 1)");
+  return m;
+}
+
+ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt, const Registry& registry) {
   ReplayResult r;
   r.loaded.path = path;
   if (opt.packet < 0)
@@ -216,11 +296,18 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
     while ((NodeId{1} << dim) < nodes) ++dim;
     topo = Topology::hypercube(dim);
   }
+  const bool mapped = !opt.map.empty() && opt.map != "identity";
   if (imported && topo.size() > nodes) {
     const NodeId spare = topo.size() - nodes;
-    r.ranks_note = std::to_string(nodes) + " ranks on " + topo.describe() + ": rank i on node i, node" +
-                   (spare > 1 ? "s " : " ") + std::to_string(nodes) +
-                   (spare > 1 ? ".." + std::to_string(topo.size() - 1) : "") + " idle";
+    r.ranks_note = std::to_string(nodes) + " ranks on " + topo.describe() + ": " +
+                   (mapped ? "placed by --map " + opt.map + ", " : "rank i on node i, ") + std::to_string(spare) +
+                   (spare > 1 ? " nodes" : " node") +
+                   (t.has_collectives() ? " spare (in the collectives only)" : " idle");
+    if (!mapped)
+      r.ranks_note = std::to_string(nodes) + " ranks on " + topo.describe() + ": rank i on node i, node" +
+                     (spare > 1 ? "s " : " ") + std::to_string(nodes) +
+                     (spare > 1 ? ".." + std::to_string(topo.size() - 1) : "") +
+                     (t.has_collectives() ? " spare: in the collectives only" : " idle");
     t.nodes.resize(static_cast<std::size_t>(topo.size()));
     t.header["nodes"] = topo.size();
   }
@@ -242,6 +329,18 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
   }
   if (imported) t.topology = topo;
 
+  // Ranks onto nodes (--map): rank i's schedule on node node_of[i]; the nodes no rank is on
+  // follow, in order (the spare nodes of a trace with collectives take part in them there).
+  std::vector<NodeId> node_of = parse_rank_map(opt.map, nodes, topo);
+  if (mapped) {
+    r.node_of = node_of;
+    r.map_kind = opt.map;
+    std::vector<bool> used(static_cast<std::size_t>(topo.size()), false);
+    for (NodeId v : node_of) used[static_cast<std::size_t>(v)] = true;
+    for (NodeId v = 0; v < topo.size(); ++v)
+      if (!used[static_cast<std::size_t>(v)]) node_of.push_back(v);
+  }
+
   // Packet size.
   std::int64_t b = machine.packet_elements;
   if (opt.packet > 0) {
@@ -256,7 +355,7 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
 
   r.setup.machine = std::move(machine);
   r.setup.topology = topo;
-  r.setup.data_mode = false;
+  r.setup.data_mode = false;  // the trace carries sizes, no values: the collectives' algorithms too
   r.setup.params.B = b;
   // The recorded parameters, for the prediction.
   if (t.header.contains("params") && t.header["params"].is_object()) {
@@ -268,6 +367,19 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt) {
       if (auto e = param_from_json(r.setup.params, spec, p[k])) throw InputError(r.loaded.path, "/params/" + k, *e);
     }
   }
+  if (t.has_collectives()) {
+    Setup s = r.setup;
+    s.params = Params{};
+    s.params.B = b;
+    r.collectives =
+        std::make_shared<const CollectivePlan>(plan_collectives(t, nodes, s, node_of, opt.collectives, registry));
+  } else if (!opt.collectives.empty()) {
+    // Checked all the same, so that a mistyped selector is never passed over in silence.
+    Trace none;
+    none.nodes.resize(1);
+    (void)plan_collectives(none, 1, r.setup, {0}, opt.collectives, registry);
+  }
+  if (mapped) remap_nodes(t, node_of, topo.size());
   return r;
 }
 
@@ -276,7 +388,9 @@ void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* obser
   Engine engine(r.setup.machine, r.setup.topology, engine_options(r.setup, limits));
   engine.set_observer(observer);
   try {
-    r.stats = engine.run([t](Node& n) { return replay_process(n, t); });
+    CollectiveHook hook;
+    if (r.collectives) hook = collective_hook(r.collectives);
+    r.stats = engine.run([t, hook](Node& n) { return replay_process(n, t, hook); });
   } catch (const BudgetError& e) {
     r.error = budget_message(e);
     return;
@@ -292,6 +406,9 @@ void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* obser
   const std::int64_t recorded_b = t->packet_elements;
   if (info == nullptr) {
     r.prediction_note = algo.empty() ? "the trace names no algorithm" : "unknown algorithm " + algo;
+  } else if (!r.node_of.empty()) {
+    r.prediction_note =
+        "the nodes were moved by --map " + r.map_kind + ": " + algo + "'s formula describes the recorded placement";
   } else if (recorded_b != r.setup.params.B) {
     // The trace holds the messages the algorithm cut for its packet size; at another B the
     // algorithm would have sent other messages (a pipelined broadcast, packet by packet).
@@ -351,6 +468,17 @@ ojson replay_report(const ReplayResult& r, bool reproducible) {
   if (!r.elements_note.empty()) rep["elements"] = r.elements_note;
   if (!r.ranks_note.empty()) rep["ranks"] = r.ranks_note;
   if (!r.skipped_note.empty()) rep["skipped"] = r.skipped_note;
+  if (!r.node_of.empty()) rep["map"] = {{"kind", r.map_kind}, {"rank_to_node", r.node_of}};
+  if (r.collectives) {
+    ojson sel = ojson::object();
+    for (const auto& [action, algo] : r.collectives->selection)
+      sel[action] = {{"algorithm", algo}, {"chosen", r.collectives->given.at(action) ? "--collectives" : "default"}};
+    rep["collectives"] = {{"calls", r.collectives->runs.size()},
+                          {"selection", sel},
+                          {"comp_size", r.collectives->comp_size},
+                          {"comp_size_charged", false},
+                          {"mode", "timing: the algorithms move sized blocks, no values"}};
+  }
   j["replay"] = rep;
   ojson run;
   run["point"] = ojson::object();

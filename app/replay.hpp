@@ -9,8 +9,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "algorithms/registry.hpp"
+#include "app/collectives.hpp"
 #include "app/runner.hpp"
 #include "sim/engine.hpp"
 #include "traces/ti_trace.hpp"
@@ -27,6 +29,12 @@ struct ReplayOptions {
   /// size in bytes), or "bytes": the byte counts (counts scaled, rounded up). Either way the
   /// report and the text say which (docs/traces.md).
   std::string elements = "keep";
+  /// Which algorithm runs each collective of a SimGrid trace: "bcast=broadcast.nesbt,..."; empty:
+  /// the machine's defaults (app/collectives.hpp, docs/traces.md "Collectives").
+  std::string collectives;
+  /// Rank (or recorded node) i onto node map(i): "" or identity, gray, random[:SEED], or a file
+  /// of one node number per line (docs/traces.md, "Ranks onto nodes").
+  std::string map;
 };
 
 struct LoadedTrace {
@@ -47,14 +55,22 @@ struct ReplayResult {
   bool elements_scaled = false;  ///< --elements bytes changed the counts: no formula describes them
   std::string ranks_note;        ///< a SimGrid trace whose ranks fill no cube: the spare nodes
   std::string skipped_note;      ///< lines of a SimGrid trace that no rank replays (as in SimGrid)
+  std::shared_ptr<const CollectivePlan> collectives;  ///< the trace's collectives, when it has any
+  std::vector<NodeId> node_of;                        ///< --map: rank i on node node_of[i]; empty: identity
+  std::string map_kind;                               ///< --map as given ("gray", "random:7", a file)
 };
 
 /// Parses "hypercube:n" (dimension n, 2^n nodes), "hypercube:dim=n", "hypercube:nodes=N",
 /// "mesh:AxB[xC]" or "torus:AxB[xC]". Throws InputError.
 Topology parse_topology_spec(const std::string& spec);
 
-/// Loads a trace in either format and resolves the machine and topology. Throws InputError.
-ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt);
+/// Loads a trace in either format and resolves the machine, the topology, the placement of ranks
+/// (--map) and the algorithms of its collectives. Throws InputError.
+ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt, const Registry& registry);
+
+/// The nodes of `ranks` ranks on `topo` by --map `spec` (identity, gray, random[:SEED], FILE):
+/// rank i on node result[i], distinct nodes. Throws InputError ("--map: ..." or "FILE: line L: ...").
+std::vector<NodeId> parse_rank_map(const std::string& spec, NodeId ranks, const Topology& topo);
 /// Runs it; `observer` (optional) sees the replay. Simulation failures, a spent budget among
 /// them, land in `error`.
 void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* observer, const RunLimits& limits = {});

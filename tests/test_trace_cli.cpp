@@ -399,7 +399,7 @@ TEST(TraceCli, BadInputIsOneLineAndExitTwo) {
   const std::string badtrace = write_temp(
       "cubesim_bad.trace",
       cubesim::trace::with_end_line(sample.substr(0, sample.rfind('\n', sample.size() - 2) + 1) + "3 0 send 99 1 0\n"));
-  const std::string collective = write_temp("cubesim_coll.txt", "0 init\n0 bcast 100\n");
+  const std::string collective = write_temp("cubesim_coll.txt", "0 init\n0 bcast\n");
   struct Case {
     std::string args, expect;
   };
@@ -414,7 +414,7 @@ TEST(TraceCli, BadInputIsOneLineAndExitTwo) {
       {"replay traces/samples/quickstart.trace --topology mesh:3x3", "has 9 nodes; the trace has 16"},
       {"replay traces/samples/quickstart.trace --topology ring:4", "--topology"},
       {"replay traces/samples/simgrid-handwritten/index.txt", "a SimGrid trace records no machine"},
-      {"replay " + collective + " --machine ipsc-nx", collective + ": line 2: action \"bcast\" is not supported"},
+      {"replay " + collective + " --machine ipsc-nx", collective + ": line 2: bcast: missing arguments"},
   };
   for (const Case& c : cases) {
     Result r = run_cli(c.args);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 #include <tuple>
 
@@ -89,6 +90,8 @@ class GraphWriter {
           requests_.erase(it);
           break;
         }
+        case StepKind::collective:
+          throw std::logic_error("a collective step has no GOAL form (only imports hold them)");
         case StepKind::fork: {
           std::vector<Cond> ends;
           for (int c = st.first; c < st.first + st.count; ++c)

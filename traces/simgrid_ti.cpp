@@ -111,6 +111,8 @@ SimgridExport export_simgrid(const Trace& t, const Machine& m) {
           }
           case StepKind::fork:
             break;  // refused above
+          case StepKind::collective:
+            throw InputError("", "--trace simgrid", "this trace calls collectives, which only imports hold");
         }
       }
     }
@@ -411,14 +413,118 @@ Trace import_simgrid(const std::string& path, int element_bytes, const ReadText&
       } else if (act == "barrier" || act == "bcast" || act == "reduce" || act == "allreduce" || act == "gather" ||
                  act == "gatherv" || act == "scatter" || act == "scatterv" || act == "allgather" ||
                  act == "allgatherv" || act == "alltoall" || act == "alltoallv" || act == "reducescatter") {
-        fail("action \"" + a.tok[1] +
-             "\" is not supported: a collective; cubesim does not yet run SimGrid's collectives with its own "
-             "algorithms (point-to-point actions replay: send, isend, recv, irecv, wait, test, waitall, compute, "
-             "sleep, init, finalize)");
+        // A collective of MPI_COMM_WORLD, with SimGrid 3.32's arguments (docs/traces.md,
+        // "Collectives"): the replay runs the algorithm selected for it. Sizes are counts of the
+        // datatype; the block each rank holds (the algorithm's M) is the largest count, in bytes.
+        const auto n = static_cast<std::size_t>(ranks);
+        const std::string N = std::to_string(ranks);
+        std::string form;
+        const auto arity = [&](std::size_t least, std::size_t most) {
+          if (a.tok.size() < 2 + least)
+            fail(act + ": missing arguments (expected " + act + " " + form + "; " + N + " ranks)");
+          if (a.tok.size() > 2 + most)
+            fail(act + ": too many arguments (expected " + act + " " + form + "; " + N + " ranks)");
+        };
+        const auto count = [&](std::size_t i, const std::string& what) {
+          const double v = number(i, what.c_str());
+          if (v != std::floor(v)) fail(act + ": " + what + " must be an integer, got \"" + a.tok[i] + "\"");
+          if (v > kMaxCountBytes) fail(act + ": " + what + " " + a.tok[i] + " is beyond 2^40 bytes in one message");
+          return v;
+        };
+        const auto root_at = [&](std::size_t i) -> std::int64_t {
+          if (a.tok.size() <= i) return 0;  // SimGrid's default root
+          const double v = number(i, "root");
+          if (v != std::floor(v) || v >= static_cast<double>(ranks))
+            fail(act + ": root " + a.tok[i] + " is not one of the " + N + " ranks");
+          return static_cast<std::int64_t>(v);
+        };
+        CollectiveCall c;
+        c.spelled = a.tok[1];
+        c.file = a.file;
+        c.line = a.line;
+        double bytes = 0;
+        const auto most = [&](double v) { bytes = std::max(bytes, v); };
+        if (act == "barrier") {
+          form = "(no arguments)";
+          arity(0, 0);
+        } else if (act == "bcast") {
+          form = "<size> [<root> [<datatype>]]";
+          arity(1, 3);
+          most(count(2, "size") * datatype(4));
+          c.root = root_at(3);
+        } else if (act == "reduce" || act == "allreduce") {
+          form = act == "reduce" ? "<comm_size> <comp_size> [<root> [<datatype>]]"
+                                 : "<comm_size> <comp_size> [<datatype>]";
+          arity(2, act == "reduce" ? 4 : 3);
+          most(count(2, "comm_size") * datatype(act == "reduce" ? 5 : 4));
+          c.comp_size = number(3, "comp_size");
+          if (act == "reduce") c.root = root_at(4);
+        } else if (act == "gather" || act == "scatter") {
+          form = "<send_size> <recv_size> [<root> [<send_type> <recv_type>]]";
+          arity(2, 5);
+          most(count(2, "send_size") * datatype(5));
+          most(count(3, "recv_size") * datatype(6));
+          c.root = root_at(4);
+        } else if (act == "allgather" || act == "alltoall") {
+          form = "<send_size> <recv_size> [<send_type> <recv_type>]";
+          arity(2, 4);
+          most(count(2, "send_size") * datatype(4));
+          most(count(3, "recv_size") * datatype(5));
+        } else if (act == "gatherv") {
+          form = "<send_size> <recv_size x " + N + "> [<root> [<send_type> <recv_type>]]";
+          arity(1 + n, 4 + n);
+          most(count(2, "send_size") * datatype(4 + n));
+          for (std::size_t i = 0; i < n; ++i) most(count(3 + i, "recv_size") * datatype(5 + n));
+          c.root = root_at(3 + n);
+        } else if (act == "allgatherv") {
+          // SimGrid also reads displacements after the datatype: read and passed over.
+          form = "<send_size> <recv_size x " + N + "> [<datatype> [<displacement x " + N + ">]]";
+          arity(1 + n, 2 + 2 * n);
+          for (std::size_t i = 0; i < n; ++i) most(count(3 + i, "recv_size") * datatype(3 + n));
+          most(count(2, "send_size") * datatype(3 + n));
+          for (std::size_t i = 4 + n; i < a.tok.size(); ++i) count(i, "displacement");
+        } else if (act == "scatterv") {
+          form = "<send_size x " + N + "> <recv_size> [<root> [<send_type> <recv_type>]]";
+          arity(1 + n, 4 + n);
+          for (std::size_t i = 0; i < n; ++i) most(count(2 + i, "send_size") * datatype(4 + n));
+          most(count(2 + n, "recv_size") * datatype(5 + n));
+          c.root = root_at(3 + n);
+        } else if (act == "alltoallv") {
+          form =
+              "<send_buffer> <send_size x " + N + "> <recv_buffer> <recv_size x " + N + "> [<send_type> <recv_type>]";
+          arity(2 + 2 * n, 4 + 2 * n);
+          count(2, "send buffer size");
+          count(3 + n, "receive buffer size");
+          for (std::size_t i = 0; i < n; ++i) {
+            most(count(3 + i, "send_size") * datatype(4 + 2 * n));
+            most(count(4 + n + i, "recv_size") * datatype(5 + 2 * n));
+          }
+        } else {  // reducescatter
+          form = "<recv_size x " + N + "> <comp_size> [<datatype>]";
+          arity(1 + n, 2 + n);
+          for (std::size_t i = 0; i < n; ++i) most(count(2 + i, "recv_size") * datatype(3 + n));
+          c.comp_size = number(2 + n, "comp_size");
+        }
+        if (c.comp_size > kMaxFlops) fail(act + ": comp_size " + std::to_string(c.comp_size) + " is beyond 1e15 flops");
+        if (bytes > kMaxCountBytes) fail(act + ": a block of " + std::to_string(bytes) + " bytes is beyond 2^40");
+        c.action = act == "gatherv"      ? "gather"
+                   : act == "scatterv"   ? "scatter"
+                   : act == "allgatherv" ? "allgather"
+                   : act == "alltoallv"  ? "alltoall"
+                                         : act;
+        c.elements = static_cast<std::int64_t>(std::ceil(bytes / element_bytes));
+        auto& calls = t.nodes[static_cast<std::size_t>(rank)].collectives;
+        Step st;
+        st.kind = StepKind::collective;
+        st.id = static_cast<std::int64_t>(calls.size());
+        calls.push_back(std::move(c));
+        steps.push_back(std::move(st));
+        t.tags_apart = true;
       } else {
         fail("action \"" + a.tok[1] +
-             "\" is not supported: not an action of SimGrid's replay (point-to-point actions replay: send, isend, "
-             "recv, irecv, wait, test, waitall, compute, sleep, init, finalize, location, comm_size)");
+             "\" is not supported: not an action of SimGrid's replay (actions replayed: send, isend, recv, irecv, "
+             "wait, test, waitall, compute, sleep, init, finalize, location, comm_size, and the collectives barrier, "
+             "bcast, reduce, allreduce, gather(v), scatter(v), allgather(v), alltoall(v), reducescatter)");
       }
     }
   }

@@ -27,6 +27,28 @@ bool Trace::has_dag() const {
   return std::any_of(nodes.begin(), nodes.end(), [](const NodeTrace& nt) { return !nt.dag.empty(); });
 }
 
+bool Trace::has_collectives() const {
+  return std::any_of(nodes.begin(), nodes.end(), [](const NodeTrace& nt) { return !nt.collectives.empty(); });
+}
+
+void remap_nodes(Trace& t, const std::vector<NodeId>& node_of, NodeId size) {
+  const auto rename = [&](TraceOp& o) {
+    if ((o.code == OpCode::send || o.code == OpCode::recv) && o.peer >= 0 &&
+        static_cast<std::size_t>(o.peer) < node_of.size())
+      o.peer = node_of[static_cast<std::size_t>(o.peer)];
+  };
+  std::vector<NodeTrace> moved(static_cast<std::size_t>(size));
+  for (std::size_t i = 0; i < t.nodes.size() && i < node_of.size(); ++i) {
+    NodeTrace nt = std::move(t.nodes[i]);
+    for (auto& strand : nt.strands)
+      for (Step& st : strand)
+        for (TraceOp& o : st.ops) rename(o);
+    for (DagOp& d : nt.dag) rename(d.op);
+    moved[static_cast<std::size_t>(node_of[i])] = std::move(nt);
+  }
+  t.nodes = std::move(moved);
+}
+
 bool Trace::has_forks() const {
   for (const NodeTrace& nt : nodes)
     for (const auto& s : nt.strands)
@@ -219,6 +241,8 @@ std::string write_text(const Trace& t) {
           case StepKind::wait:
             out += "wait " + std::to_string(st.id);
             break;
+          case StepKind::collective:  // imports only; a replay records the algorithm's messages
+            throw std::logic_error("a collective step has no native text form");
         }
         out += '\n';
       }
@@ -508,12 +532,15 @@ Trace read_text(const std::string& text, const std::string& file) {
 
 namespace {
 
-Op make_op(Node& self, const TraceOp& o) {
+/// The engine's tag of a trace message: the trace's own, or -1 - tag beside collectives (apart).
+int wire_tag(int tag, bool apart) { return apart ? -1 - tag : tag; }
+
+Op make_op(Node& self, const TraceOp& o, bool apart = false) {
   switch (o.code) {
     case OpCode::send:
-      return self.send_to(o.peer, Buffer::sized(o.amount), o.tag);
+      return self.send_to(o.peer, Buffer::sized(o.amount), wire_tag(o.tag, apart));
     case OpCode::recv:
-      return self.recv_from(o.peer, o.tag);
+      return self.recv_from(o.peer, wire_tag(o.tag, apart));
     case OpCode::compute:
       return self.compute(o.amount);
     case OpCode::copy:
@@ -534,6 +561,8 @@ void check_received(const Node& self, const TraceOp& o, const Buffer& b) {
 struct NodeReplay {
   const NodeTrace* trace;
   std::map<std::int64_t, std::pair<Request, TraceOp>> requests;
+  const CollectiveHook* collective = nullptr;
+  bool apart = false;  ///< point-to-point tags moved apart from the collectives' (wire_tag)
 };
 
 Task<> run_strand(Node& self, NodeReplay& r, int strand) {
@@ -543,12 +572,12 @@ Task<> run_strand(Node& self, NodeReplay& r, int strand) {
     switch (st.kind) {
       case StepKind::await: {
         if (st.ops.size() == 1) {
-          Buffer b = co_await make_op(self, st.ops.front());
+          Buffer b = co_await make_op(self, st.ops.front(), r.apart);
           check_received(self, st.ops.front(), b);
         } else {
           std::vector<Op> ops;
           ops.reserve(st.ops.size());
-          for (const TraceOp& o : st.ops) ops.push_back(make_op(self, o));
+          for (const TraceOp& o : st.ops) ops.push_back(make_op(self, o, r.apart));
           co_await all_of(ops);
           for (std::size_t i = 0; i < ops.size(); ++i) check_received(self, st.ops[i], ops[i].take());
         }
@@ -565,7 +594,14 @@ Task<> run_strand(Node& self, NodeReplay& r, int strand) {
         if (r.requests.count(st.id) != 0)
           throw std::runtime_error("trace replay: node " + std::to_string(self.id()) + " starts request " +
                                    std::to_string(st.id) + " twice");
-        r.requests.emplace(st.id, std::make_pair(self.start(make_op(self, st.ops.front())), st.ops.front()));
+        r.requests.emplace(st.id, std::make_pair(self.start(make_op(self, st.ops.front(), r.apart)), st.ops.front()));
+        break;
+      }
+      case StepKind::collective: {
+        if (r.collective == nullptr || !*r.collective)
+          throw std::runtime_error("trace replay: node " + std::to_string(self.id()) +
+                                   " calls a collective, and the replay runs no collectives");
+        co_await (*r.collective)(self, st.id);
         break;
       }
       case StepKind::wait: {
@@ -760,12 +796,12 @@ Task<> replay_dag(Node& self, const NodeTrace& nt) {
 
 }  // namespace
 
-Task<> replay_process(Node& self, std::shared_ptr<const Trace> t) {
+Task<> replay_process(Node& self, std::shared_ptr<const Trace> t, CollectiveHook collective) {
   if (const NodeTrace& nt = t->nodes[static_cast<std::size_t>(self.id())]; !nt.dag.empty()) {
     co_await replay_dag(self, nt);
     co_return;
   }
-  NodeReplay r{&t->nodes[static_cast<std::size_t>(self.id())], {}};
+  NodeReplay r{&t->nodes[static_cast<std::size_t>(self.id())], {}, &collective, t->tags_apart};
   co_await run_strand(self, r, 0);
   // Requests never waited for (MPI programs may leave isends to finalize): wait here, in order.
   while (!r.requests.empty()) {

@@ -20,6 +20,7 @@
 /// copy that stopped) is refused, never replayed in part. cubesim.trace/1 (no end line) is refused
 /// with the command that makes a whole one a cubesim.trace/2 file.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -46,12 +47,15 @@ struct TraceOp {
   bool operator==(const TraceOp&) const = default;
 };
 
-enum class StepKind : std::uint8_t { await, fork, start, wait };
+/// collective: a collective operation of all nodes (an imported MPI collective: SimGrid TI's
+/// bcast, allreduce, ...), run by the replay's CollectiveHook; id is its index among the node's
+/// collectives (NodeTrace::collectives), the same index on every node.
+enum class StepKind : std::uint8_t { await, fork, start, wait, collective };
 
 struct Step {
   StepKind kind = StepKind::await;
   std::vector<TraceOp> ops;  ///< await: one or more; start: one
-  std::int64_t id = 0;       ///< start, wait: the request
+  std::int64_t id = 0;       ///< start, wait: the request; collective: its index
   int first = 0, count = 0;  ///< fork: the child strands
   bool operator==(const Step&) const = default;
 };
@@ -67,8 +71,24 @@ struct DagOp {
   bool operator==(const DagOp&) const = default;
 };
 
+/// One rank's call of a collective operation, as its trace gives it (docs/traces.md, "Collectives").
+/// The replay (app/replay.cpp) makes one operation of all ranks' k-th calls and runs the
+/// algorithm selected for it on every node; traces/ knows no algorithm.
+struct CollectiveCall {
+  std::string action;         ///< the operation: barrier, bcast, reduce, allreduce, gather, scatter,
+                              ///< allgather, alltoall, reducescatter (gatherv: gather, ...)
+  std::string spelled;        ///< as the trace writes it ("allReduce", "gatherv")
+  std::int64_t elements = 0;  ///< this rank's block in elements (the algorithm's M; 0 for barrier)
+  std::int64_t root = -1;     ///< rooted operations: the root rank; else -1
+  double comp_size = 0;       ///< reduce, allreduce, reducescatter: the flops the trace gives
+  std::string file;           ///< where the trace gives it (messages)
+  std::size_t line = 0;
+  bool operator==(const CollectiveCall&) const = default;
+};
+
 struct NodeTrace {
-  std::vector<std::vector<Step>> strands;  ///< strand id -> its steps, in program order
+  std::vector<std::vector<Step>> strands;   ///< strand id -> its steps, in program order
+  std::vector<CollectiveCall> collectives;  ///< the collectives its steps call, in order
   /// A node's schedule as a dependency graph instead of strands (an imported GOAL schedule):
   /// replayed by starting each operation the moment its dependencies hold. A node has one or the
   /// other; only imports make graphs, and the native text format does not write them.
@@ -81,12 +101,23 @@ struct Trace {
   Topology topology = Topology::hypercube(0);
   std::int64_t packet_elements = 1;
   bool packet_explicit = false;  ///< the algorithm's B was given (else the machine's B_m)
+  /// The trace calls collectives: its point-to-point messages travel with tags apart from the
+  /// algorithms' (replay_process).
+  bool tags_apart = false;
   std::vector<NodeTrace> nodes;
   [[nodiscard]] std::int64_t steps() const;
   [[nodiscard]] bool has_forks() const;
   /// True when some node's schedule is a dependency graph (NodeTrace::dag).
   [[nodiscard]] bool has_dag() const;
+  /// True when some node calls a collective (StepKind::collective).
+  [[nodiscard]] bool has_collectives() const;
 };
+
+/// Moves the trace's nodes: node i's schedule runs on node `node_of[i]` (a rank-to-node map,
+/// `cubesim replay --map`), the peers of its sends and receives renamed the same way. `node_of`
+/// is injective into 0..size-1; the nodes no one is mapped to get empty schedules. Collective
+/// roots are ranks and stay as they are (the replay maps them).
+void remap_nodes(Trace& t, const std::vector<NodeId>& node_of, NodeId size);
 
 /// Records a Trace while the engine runs (an EngineObserver). The header is filled by the caller.
 class Recorder : public EngineObserver {
@@ -146,9 +177,14 @@ bool looks_native(const std::string& text);
 /// traces by hand and tests.
 std::string with_end_line(std::string text);
 
+/// Runs node `self`'s part of collective `index` (the replay in app/ runs the selected algorithm).
+using CollectiveHook = std::function<Task<>(Node& self, std::int64_t index)>;
+
 /// The process that replays node `self`'s part of `t`: the same awaits, forks and requests, with
 /// timing-only payloads (or, for a dependency graph, each operation the moment its dependencies
-/// hold). A receive that gets a size other than the recorded one is an error.
-Task<> replay_process(Node& self, std::shared_ptr<const Trace> t);
+/// hold). A receive that gets a size other than the recorded one is an error. A trace with
+/// collectives needs `collective`; its point-to-point messages then travel with tag -1 - tag, so
+/// that no algorithm's message (tags >= 0) matches a receive of the trace's, nor the reverse.
+Task<> replay_process(Node& self, std::shared_ptr<const Trace> t, CollectiveHook collective = {});
 
 }  // namespace cubesim::trace
