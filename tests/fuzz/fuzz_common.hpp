@@ -93,7 +93,7 @@ inline void replay(const char* format, const char* machine, const std::string& p
     trace::ReplayOptions opt;
     opt.format = format;
     opt.machine = machine;
-    trace::ReplayResult r = trace::prepare_replay(path, opt);
+    trace::ReplayResult r = trace::prepare_replay(path, opt, registry());
     if (r.setup.topology.size() <= 64) {
       trace::run_replay(r, registry(), nullptr, small_limits());
       (void)trace::replay_report(r, true).dump();
