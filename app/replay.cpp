@@ -299,15 +299,12 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt, c
   const bool mapped = !opt.map.empty() && opt.map != "identity";
   if (imported && topo.size() > nodes) {
     const NodeId spare = topo.size() - nodes;
-    r.ranks_note = std::to_string(nodes) + " ranks on " + topo.describe() + ": " +
-                   (mapped ? "placed by --map " + opt.map + ", " : "rank i on node i, ") + std::to_string(spare) +
-                   (spare > 1 ? " nodes" : " node") +
-                   (t.has_collectives() ? " spare (in the collectives only)" : " idle");
-    if (!mapped)
-      r.ranks_note = std::to_string(nodes) + " ranks on " + topo.describe() + ": rank i on node i, node" +
-                     (spare > 1 ? "s " : " ") + std::to_string(nodes) +
-                     (spare > 1 ? ".." + std::to_string(topo.size() - 1) : "") +
-                     (t.has_collectives() ? " spare: in the collectives only" : " idle");
+    const std::string which =
+        mapped ? "placed by --map " + opt.map + ", " + std::to_string(spare) + (spare > 1 ? " nodes" : " node")
+               : "rank i on node i, node" + std::string(spare > 1 ? "s " : " ") + std::to_string(nodes) +
+                     (spare > 1 ? ".." + std::to_string(topo.size() - 1) : "");
+    r.ranks_note = std::to_string(nodes) + " ranks on " + topo.describe() + ": " + which +
+                   (t.has_collectives() ? " spare: in the collectives only" : " idle");
     t.nodes.resize(static_cast<std::size_t>(topo.size()));
     t.header["nodes"] = topo.size();
   }

@@ -33,12 +33,15 @@ struct Heap {
   }
 };
 
-/// The next message from each of `peers`, received at once (in the order of `peers`).
-Task<std::vector<Buffer>> from_each(Node& self, std::vector<NodeId> peers, int tag) {
+/// The next message from each child of this node (coordinate c) in its line's tree, received at
+/// once, left child first.
+Task<std::vector<Buffer>> from_children(Node& self, const Lattice& lat, int axis, const Heap& h, std::int64_t c,
+                                        int tag) {
   std::vector<Buffer> got;
-  if (peers.empty()) co_return got;
+  const auto kids = h.kids(c);
+  if (kids.empty()) co_return got;
   std::vector<Op> rs;
-  for (NodeId x : peers) rs.push_back(self.recv_from(x, tag));
+  for (std::int64_t k : kids) rs.push_back(self.recv_from(lat.line_node(self.id(), axis, k), tag));
   co_await all_of(rs);
   for (Op& r : rs) got.push_back(r.take());
   co_return got;
@@ -54,11 +57,9 @@ Task<Buffer> tree_allgather(Node& self, Lattice lat, int axis, Buffer mine, int 
   const std::int64_t c = lat.coord(self.id(), axis), M = mine.size();
   const auto at = [&](std::int64_t i) { return lat.line_node(self.id(), axis, i); };
   const auto kids = h.kids(c);
-  std::vector<NodeId> below;
-  for (std::int64_t k : kids) below.push_back(at(k));
   // Up: this subtree's blocks in preorder (own, left subtree, right subtree).
   Buffer batch = std::move(mine);
-  const std::vector<Buffer> up = co_await from_each(self, below, tag);
+  const std::vector<Buffer> up = co_await from_children(self, lat, axis, h, c, tag);
   for (const Buffer& b : up) batch.append(b);
   if (batch.size() != h.size(c) * M) throw std::logic_error("line_allgather: a batch of the wrong size");
   Buffer full;
@@ -88,11 +89,9 @@ Task<Buffer> tree_reduce_scatter(Node& self, Lattice lat, int axis, std::int64_t
   const std::int64_t c = lat.coord(self.id(), axis);
   const auto at = [&](std::int64_t i) { return lat.line_node(self.id(), axis, i); };
   const auto kids = h.kids(c);
-  std::vector<NodeId> below;
-  for (std::int64_t k : kids) below.push_back(at(k));
   // Up: the partial sums of all q pieces, children's added in.
   Buffer acc = std::move(blocks);
-  const std::vector<Buffer> up = co_await from_each(self, below, tag);
+  const std::vector<Buffer> up = co_await from_children(self, lat, axis, h, c, tag);
   for (const Buffer& b : up) routing::add_into(acc, b);
   if (!kids.empty()) co_await self.compute(static_cast<std::int64_t>(kids.size()) * h.q * M);
   // Down: the pieces of this subtree, in preorder.
