@@ -437,8 +437,9 @@ TEST(MatmulReproduction, Tr530Figs20And25TwoDimensionalMaps) {
             << "; Fig. 25: A1 " << f25.volume.at("a1") << "\n";
 }
 
-// Fig. 26 (n-port, N = 1024): its sweep is 6,875 runs (23 minutes with --jobs 2 on 2 cores), so the map is
-// committed (configs/tr530/maps/fig26-map-2d-nport.map.csv, from scripts/selection-map.py) and
+// Fig. 26 (n-port, N = 1024): its sweep is 3,520 runs on the uniform grid {1, 6, 11, 16}^3 of the other
+// 1,024-node maps (about 17 minutes of CPU), so the map is committed
+// (configs/tr530/maps/fig26-map-2d-nport.map.csv, from scripts/selection-map.py) and
 // checked here: the n-port claims of §5.2.4 hold on every cell, as on Fig. 25 (A1 wherever
 // P, R >= Q; A2 only where Q, R > P; A4 only where Q, P > R; A3 and A5 never), A2 and A4 mirror
 // each other about P = R, and two cells, re-simulated at every algorithm and N1, still give the
@@ -470,18 +471,18 @@ TEST(MatmulReproduction, Tr530Fig26NPortMapOnAThousandNodes) {
     }
     EXPECT_TRUE(w == "a1" || w == "a2" || w == "a4") << line;
   }
-  ASSERT_EQ(cell.size(), 125u);  // {1, 2, 4, 8, 16}^3
+  ASSERT_EQ(cell.size(), 64u);  // {1, 6, 11, 16}^3
   for (const auto& [k, v] : cell) {
     const auto [p, q, r] = k;
     const std::string mirror = v.first == "a2" ? "a4" : v.first == "a4" ? "a2" : "a1";
     EXPECT_EQ(cell.at({r, q, p}).first, mirror) << p << " " << q << " " << r;
   }
   EXPECT_EQ(wins["a2"], wins["a4"]);
-  EXPECT_GT(wins["a1"], 100);  // 115 of 125 (92 %) against Fig. 25's 84.8 % on 16 nodes
+  EXPECT_EQ(wins["a1"], 50);  // 50 of 64 (78.1 %); Fig. 25's formulas on 16 nodes give 55 of 64 on this grid
   static const Registry reg = make_registry();
   Experiment ex = load_experiment("configs/tr530/maps/fig26-map-2d-nport.json", reg);
   for (const std::tuple<int, int, int>& at :
-       {std::tuple<int, int, int>{1, 1, 1}, std::tuple<int, int, int>{1, 16, 2}}) {
+       {std::tuple<int, int, int>{1, 1, 1}, std::tuple<int, int, int>{1, 16, 6}}) {
     const auto [p, q, r] = at;
     std::string best;
     std::int64_t best_n1 = 0;

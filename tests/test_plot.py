@@ -25,7 +25,7 @@ BIN = os.environ.get("CUBESIM_BIN", os.path.join(ROOT, "build", "cubesim"))
 RECIPES = os.path.join(ROOT, "figures", "recipes")
 
 # Sweeps that take minutes or near one (fig21, fig22: 20,480 runs, 60 s here on two cores; fig23:
-# 165 s; fig26: 6,875 runs, 23 min): the tests run them thinned to the first values of each
+# 165 s; fig26: 3,520 n-port runs on 1,024 nodes, about 17 min of CPU): the tests run them thinned to the first values of each
 # numeric sweep key (every algorithm and N1 kept): four of eight for Figs. 21-22, two for Fig. 23,
 # one for Fig. 26 (a 1,024-node map: one cell of 55 runs, 9 s here). Their committed figures are
 # checked cell by cell on the cells the thinned grid has (test_committed_figures_are_current).
@@ -557,8 +557,6 @@ class MapVolumes(unittest.TestCase):
     def test_committed_maps_give_volumes_that_sum_to_one(self):
         for f in sorted(glob.glob(os.path.join(ROOT, "figures", "tr530-fig*-map*.data.json"))):
             panel = load(f)["panels"][0]
-            if "volumes" not in panel:  # Fig. 26: drawn before the volumes (a 23-minute sweep)
-                continue
             with self.subTest(figure=os.path.basename(f)):
                 for source in ("simulated", "predicted"):
                     self.assertAlmostEqual(sum(panel["volumes"][source].values()), 1.0, places=12)

@@ -1074,7 +1074,7 @@ def cmd_figures(argv):
         c, rp = item.split("=", 1)
         given[os.path.realpath(c)] = load_report(rp)
         # A pair no recipe uses would be ignored and its config simulated from scratch (for
-        # Fig. 26, 23 minutes): refuse it (issue 39).
+        # Fig. 26, 17 minutes of CPU): refuse it (issue 39).
         used = {os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(p)), cc))
                 for p, r in recipes if not a.only or r["name"] in a.only for cc in r["configs"]}
         if os.path.realpath(c) not in used:
