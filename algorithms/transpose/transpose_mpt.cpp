@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <deque>
 
 #include "algorithms/registry.hpp"
 #include "algorithms/transpose/matrix.hpp"
@@ -147,6 +146,40 @@ Task<> mpt_hop(Node& self, const Plan& pl, std::vector<int> dims, int p, std::si
   for (Request& r : sends) co_await r;
 }
 
+/// The sources s that can have x on one of their paths, ascending (a superset: each is checked by
+/// walking its paths). A path crosses s's differing pairs (row bit != column bit) one after the
+/// other, each pair's two dimensions in turn, so a node on it has, at each such position, s's
+/// pair or the two bits exchanged, and at no more than one position a pair half crossed, which
+/// shows as two equal bits; every other position is s's. Read from x: at a position where x's bits
+/// differ, s has x's pair or the exchanged one; where they are equal, s has x's pair, except at
+/// one position at most, where it has (0, 1) or (1, 0). That is 2^H(x) (1 + 2(h - H(x))) sources
+/// at most, instead of all N (the walk over every source cost 2^32 tests and 10^8 path
+/// constructions a run on 2^16 processors).
+std::vector<NodeId> sources_in_reach(const TwoD& t, NodeId x) {
+  std::vector<NodeId> base{x};
+  std::vector<int> equal;  // positions where x's row and column bits are equal
+  for (int i = 0; i < t.h; ++i) {
+    const NodeId both = (NodeId{1} << (t.h + i)) | (NodeId{1} << i);
+    if (std::popcount(static_cast<std::uint64_t>(x & both)) == 1) {
+      const std::size_t m = base.size();
+      for (std::size_t j = 0; j < m; ++j) base.push_back(base[j] ^ both);  // the pair exchanged
+    } else {
+      equal.push_back(i);
+    }
+  }
+  std::vector<NodeId> c = base;
+  for (const int i : equal) {
+    const NodeId rbit = NodeId{1} << (t.h + i), cbit = NodeId{1} << i;
+    for (const NodeId s : base) {
+      const NodeId rest = s & ~(rbit | cbit);
+      c.push_back(rest | rbit);
+      c.push_back(rest | cbit);
+    }
+  }
+  std::sort(c.begin(), c.end());
+  return c;
+}
+
 Task<> transpose_mpt(Node& self, Params prm) {
   const TwoD t = tr572::two_d(prm, self.topology(), false);
   const NodeId x = self.id();
@@ -162,17 +195,17 @@ Task<> transpose_mpt(Node& self, Params prm) {
   std::vector<Buffer> arrived;
   const NodeId from = t.target(x);  // tr is an involution: x's block of A^T comes from tr(x)
   if (from != x) arrived.resize(static_cast<std::size_t>(plans[static_cast<std::size_t>(hamming_h(t, x))].packets()));
-  std::deque<std::vector<std::vector<int>>> kept;  // the paths, alive (and not moved) as long as the roles
-  for (NodeId s = 0; s < self.size(); ++s) {
+  std::vector<std::vector<int>> own;  // this node's own paths, alive as long as its source role
+  for (const NodeId s : sources_in_reach(t, x)) {
     const NodeId d = (s >> t.h) ^ (s & (t.side - 1));
     if (d == 0 || ((s ^ x) & ~((d << t.h) | d)) != 0) continue;
     const Plan& pl = plans[static_cast<std::size_t>(hamming_h(t, s))];
-    kept.push_back(mpt_paths(t, s));
-    const auto& paths = kept.back();
     if (s == x) {
-      roles.push_back(mpt_source(self, pl, paths, mine, tag0(s)));
+      own = mpt_paths(t, s);
+      roles.push_back(mpt_source(self, pl, own, mine, tag0(s)));
       continue;
     }
+    const std::vector<std::vector<int>> paths = mpt_paths(t, s);  // the hops copy their dimensions
     for (int p = 0; p < 2 * pl.H; ++p) {
       NodeId at = s;
       const auto& dims = paths[static_cast<std::size_t>(p)];
