@@ -160,11 +160,10 @@ py::dict run(const std::string& config, const std::optional<std::string>& config
   RunLimits l = limits(max_events, max_memory, per_packet);
   l.stop = &stop;
   std::optional<SweepResult> r;
-  const bool interrupted = run_interruptible(
-      [&] { r.emplace(run_sweep_command(registry(), o, l)); }, stop,
-      [&] {
-        if (progress) progress(done.load(std::memory_order_relaxed), 0);
-      });
+  const bool interrupted = run_interruptible([&] { r.emplace(run_sweep_command(registry(), o, l)); }, stop,
+                                             [&] {
+                                               if (progress) progress(done.load(std::memory_order_relaxed), 0);
+                                             });
   py::dict d;
   d["report"] = to_python(r->report);
   d["json_text"] = r->report.dump(2) + "\n";
@@ -312,9 +311,8 @@ PYBIND11_MODULE(_cubesim, m) {
     }
   });
 
-  m.def("set_log_level", [](const std::string& level) {
-    spdlog::get("cubesim")->set_level(spdlog::level::from_str(level));
-  });
+  m.def("set_log_level",
+        [](const std::string& level) { spdlog::get("cubesim")->set_level(spdlog::level::from_str(level)); });
   m.def("run", &run, py::arg("config"), py::arg("config_text"), py::arg("machine"), py::arg("set"), py::arg("out"),
         py::arg("jobs"), py::arg("engine"), py::arg("reproducible"), py::arg("max_events"), py::arg("max_memory"),
         py::arg("per_packet"), py::arg("progress"));
