@@ -216,13 +216,20 @@ class Replay:
 def _progress_bar(progress, points):
     """(a tqdm bar, a callback(done, _) updating it), or (None, None) when there is to be none.
     progress=None: a bar in a notebook (IPython's kernel loaded) when tqdm is installed, none
-    elsewhere. points(): how many points will run (asked only when a bar is to be drawn)."""
+    elsewhere; a widget where ipywidgets is installed, else text. points(): how many points will
+    run (asked only when a bar is to be drawn)."""
     if progress is False or (progress is None and "ipykernel" not in sys.modules):
         return None, None
     try:
-        from tqdm.auto import tqdm
+        from tqdm.std import tqdm
     except ImportError:
         return None, None
+    try:
+        import ipywidgets  # noqa: F401  (tqdm.notebook's widget needs it)
+        if "ipykernel" in sys.modules:
+            from tqdm.notebook import tqdm
+    except ImportError:
+        pass
     try:
         total = points()
     except InputError:
@@ -252,6 +259,8 @@ def run(config, *, out=None, jobs=0, engine="cycle", reproducible=False, progres
         d = _cubesim.run(path, text, machine, sets, out or "", int(jobs), engine, bool(reproducible),
                          _cubesim.default_max_events if max_events is None else int(max_events),
                          -1 if max_memory is None else int(max_memory), bool(per_packet), update)
+        if update is not None and not d["stopped"]:
+            update(bar.total, 0)
     finally:
         if bar is not None:
             bar.close()
