@@ -14,6 +14,7 @@
 #include <csignal>
 #include <exception>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "algorithms/registry.hpp"
@@ -78,7 +79,16 @@ RunLimits limits(std::int64_t max_events, std::int64_t max_memory, bool per_pack
   // -1: None in Python, the command line's default (90 % of what the machine has available).
   if (max_memory < -1)
     throw InputError("", "max_memory", "must be bytes (0 for none), not " + std::to_string(max_memory));
-  set_memory_budget(max_memory == -1 ? default_memory_budget() : max_memory);
+  // The budget is the process's (sim/resources.hpp): runs from several Python threads at once (the
+  // claims command's) set it under a lock, and only when it changes.
+  static std::mutex budget_mutex;
+  {
+    const std::lock_guard<std::mutex> lock(budget_mutex);
+    // The default once a process, as the command line takes it once a run.
+    static const std::int64_t default_budget = default_memory_budget();
+    const std::int64_t budget = max_memory == -1 ? default_budget : max_memory;
+    if (budget != memory_budget()) set_memory_budget(budget);
+  }
   RunLimits l;
   l.max_events = max_events;
   l.max_resident_bytes = memory_budget();

@@ -34,10 +34,12 @@ def cli(*args, check=True):
 
 
 def slow_config(points):
-    """A sweep of `points` points of about a second each (a 1,024-node all-to-all broadcast)."""
-    return {"schema": "cubesim.config/1", "name": "slow", "machine": "ipsc-nx",
-            "topology": {"kind": "hypercube", "dim": 10}, "algorithm": "allgather.sbt", "params": {"M": 64},
-            "sweep": {"params.M": list(range(64, 64 + points))}}
+    """A sweep of `points` points of 0.1-0.3 s each (bench/python/allgather-sbt-2e12.json:
+    an all-to-all broadcast on 4,096 nodes, timing mode, 45 MB)."""
+    with open(os.path.join(ROOT, "bench", "python", "allgather-sbt-2e12.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    doc["sweep"] = {"params.M": list(range(1, 1 + points))}
+    return doc
 
 
 class Run(unittest.TestCase):
@@ -199,16 +201,19 @@ class Frames(unittest.TestCase):
 
 class Interrupt(unittest.TestCase):
     def test_ctrl_c_stops_a_sweep_with_the_points_that_finished(self):
-        timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
         start = time.monotonic()
         timer.start()
-        with self.assertRaises(cubesim.Interrupted) as e:
-            cubesim.run(slow_config(12), jobs=1, reproducible=True)
+        try:
+            with self.assertRaises(cubesim.Interrupted) as e:
+                cubesim.run(slow_config(48), jobs=1, reproducible=True)
+        finally:
+            timer.cancel()  # no stray SIGINT in a later test when the run ended first
         took = time.monotonic() - start
         self.assertIsInstance(e.exception, KeyboardInterrupt)
         r = e.exception.report
-        self.assertLess(took, 6, "stopped within the point under way")
-        self.assertLess(len(r.runs), 12)
+        self.assertLess(took, 15, "stopped within the point under way")
+        self.assertLess(len(r.runs), 48)
         self.assertEqual(r.exit_code, 130)
         self.assertEqual(r.json["partial"]["signal"], "SIGINT")
         self.assertIn("PARTIAL: stopped by SIGINT", r.text)
@@ -221,6 +226,36 @@ class Interrupt(unittest.TestCase):
         self.assertIs(signal.getsignal(signal.SIGINT), signal.default_int_handler)
 
 
+class PlotInProcess(unittest.TestCase):
+    """`cubesim plot`, `figures` and `claims` (app/plot/) run their configs through the module, not
+    the binary: the same files as `cubesim run --out --reproducible`, and no process started."""
+
+    def test_figures_run_configs_in_process(self):
+        sys.path.insert(0, os.path.join(ROOT, "app", "plot"))
+        import cubesim_plot
+
+        def no_process(*args, **kwargs):
+            raise AssertionError(f"a process was started: {args}")
+        real = cubesim_plot.subprocess.run
+        cubesim_plot.subprocess.run = no_process
+        try:
+            self.assertIsNotNone(cubesim_plot.cubesim_module(BIN))
+            with tempfile.TemporaryDirectory() as d:
+                report = cubesim_plot.run_config(BIN, os.path.join(ROOT, QUICK), d, "test")
+                code, msg = cubesim_plot.run_cubesim(BIN, os.path.join(ROOT, "no-such.json"), os.path.join(d, "x"))
+                cubesim_plot.subprocess.run = real
+                cli("run", os.path.join(ROOT, QUICK), "--out", os.path.join(d, "cli"), "--reproducible")
+                for f in ("report.json", "runs.csv"):
+                    with open(os.path.join(os.path.dirname(report), f), "rb") as a, \
+                            open(os.path.join(d, "cli", f), "rb") as b:
+                        self.assertEqual(a.read(), b.read(), f)
+                p = cli("run", os.path.join(ROOT, "no-such.json"), "--out", os.path.join(d, "y"), "--reproducible",
+                        check=False)
+                self.assertEqual((code, msg), (p.returncode, p.stderr.strip()))
+        finally:
+            cubesim_plot.subprocess.run = real
+
+
 class Readme(unittest.TestCase):
     def test_the_readmes_python_example_runs(self):
         with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
@@ -231,6 +266,17 @@ class Readme(unittest.TestCase):
         with redirect_stdout(out):
             exec(compile(code, "README.md", "exec"), {})
         self.assertIn("simulated_s", out.getvalue())
+
+    def test_the_python_blocks_of_docs_python_md_run(self):
+        with open(os.path.join(ROOT, "docs", "python.md"), encoding="utf-8") as f:
+            text = f.read()
+        blocks = [b.split("\n```", 1)[0] for b in text.split("```python\n")[1:]]
+        self.assertGreaterEqual(len(blocks), 2)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            for b in blocks:
+                exec(compile(b, "docs/python.md", "exec"), {})
+        self.assertIn("/params/M", out.getvalue())
 
 
 if __name__ == "__main__":
