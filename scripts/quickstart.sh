@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-scripts/build.sh cubesim cubesim_python
+scripts/build.sh cubesim
 ./build/cubesim run configs/quickstart.json --out out/quickstart
 echo "report: out/quickstart/report.json and out/quickstart/runs.csv"
-# `import cubesim` in the system Python (docs/python.md): a .pth file naming build/python.
+# `import cubesim` in the system Python (docs/python.md): the module, then a .pth file naming
+# build/python.
+scripts/build.sh cubesim_python
 scripts/install-python.sh build
 /usr/bin/python3 -c "import cubesim; print('python: import cubesim works:', cubesim.__file__)"
