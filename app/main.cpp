@@ -263,23 +263,17 @@ int cmd_export_platform(const Registry& reg, const std::string& config, const st
 
 int cmd_predict(const Registry& reg, const std::string& config, bool json, const std::vector<KeyOverride>& overrides) {
   Experiment ex = load_experiment(config, reg, overrides);
-  ojson arr = ojson::array();
+  if (json) {
+    std::cout << predictions_json(ex).dump(2) << "\n";
+    return 0;
+  }
   for (const RunPoint& p : ex.runs) {
     Prediction pr = p.info->predict(p.setup);
-    ojson pt = ojson::object();
-    for (const auto& [k, v] : p.point) pt[k] = v;
-    arr.push_back({{"point", pt}, {"topology", p.setup.topology.describe()}, {"predicted", prediction_json(pr)}});
-    if (!json) {
-      std::string label;
-      for (const auto& [k, v] : p.point) label += (label.empty() ? "" : " ") + k + "=" + v.dump();
-      std::printf("%-28s %16s  start-ups %lld  element transfers %lld  (%s, %s)\n", label.empty() ? "-" : label.c_str(),
-                  format_time(pr.time).c_str(), static_cast<long long>(pr.startups),
-                  static_cast<long long>(pr.element_transfers), relation_name(pr.relation).c_str(), pr.source.c_str());
-    }
-  }
-  if (json) {
-    ojson r = {{"schema", "cubesim.prediction/1"}, {"name", ex.name}, {"algorithm", ex.algorithm}, {"runs", arr}};
-    std::cout << r.dump(2) << "\n";
+    std::string label;
+    for (const auto& [k, v] : p.point) label += (label.empty() ? "" : " ") + k + "=" + v.dump();
+    std::printf("%-28s %16s  start-ups %lld  element transfers %lld  (%s, %s)\n", label.empty() ? "-" : label.c_str(),
+                format_time(pr.time).c_str(), static_cast<long long>(pr.startups),
+                static_cast<long long>(pr.element_transfers), relation_name(pr.relation).c_str(), pr.source.c_str());
   }
   return 0;
 }

@@ -175,6 +175,18 @@ ojson prediction_json(const Prediction& p) {
   return j;
 }
 
+ojson predictions_json(const Experiment& ex) {
+  ojson arr = ojson::array();
+  for (const RunPoint& p : ex.runs) {
+    ojson pt = ojson::object();
+    for (const auto& [k, v] : p.point) pt[k] = v;
+    arr.push_back({{"point", pt},
+                   {"topology", p.setup.topology.describe()},
+                   {"predicted", prediction_json(p.info->predict(p.setup))}});
+  }
+  return {{"schema", "cubesim.prediction/1"}, {"name", ex.name}, {"algorithm", ex.algorithm}, {"runs", arr}};
+}
+
 ojson simulated_json(const RunStats& st, const ReportOptions& opt) {
   ojson sim;
   sim["time_s"] = sec(st.time);

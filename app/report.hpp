@@ -24,6 +24,8 @@ struct ReportOptions {
 
 ojson machine_json(const Machine& m);
 ojson prediction_json(const Prediction& p);
+/// `cubesim predict --json` ("cubesim.prediction/1"): each point's prediction, no run.
+ojson predictions_json(const Experiment& ex);
 /// The "simulated" object of a run: time, critical path, counts, links, busy times.
 ojson simulated_json(const RunStats& st, const ReportOptions& opt);
 /// The "simgrid" object of a run (--engine simgrid|both, docs/simgrid.md).

@@ -389,7 +389,10 @@ std::vector<KeyOverride> command_overrides(const std::string& machine, const std
 
 SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLimits limits) {
   OutputDir out(o.out_dir);
-  SweepPlan plan = plan_sweep(load_experiment(o.config, reg, command_overrides(o.machine, o.set)), o);
+  const std::vector<KeyOverride> overrides = command_overrides(o.machine, o.set);
+  SweepPlan plan = plan_sweep(o.config_text ? parse_experiment(*o.config_text, o.config, reg, overrides)
+                                            : load_experiment(o.config, reg, overrides),
+                              o);
   if (limits.stop == nullptr) {
     install_stop_handlers();
     limits.stop = &stop_signal();
@@ -437,6 +440,7 @@ SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLim
                   r.simgrid->stats.time_s, r.simgrid->stats.activities, r.simgrid->stats.wall_s,
                   r.simgrid->max_rss_kib / 1024);
       progress.point_done();
+      if (o.points_done != nullptr) o.points_done->fetch_add(1, std::memory_order_relaxed);
     };
     try {
       run = run_sweep(plan, *make_executor(plan.jobs), ro);

@@ -63,6 +63,11 @@ struct SweepOptions {
   std::string machine;
   /// --set KEY=VALUE, in order (parse_set_option): config keys changed without editing the file.
   std::vector<std::string> set;
+  /// The config's text, when it comes from memory (the Python module's dict): parsed in place of
+  /// reading `config`, which then only names it in messages.
+  std::optional<std::string> config_text;
+  /// Counted up as each point finishes (the Python module's progress bar); null: not counted.
+  std::atomic<std::size_t>* points_done = nullptr;
 };
 /// The config keys a command line sets: --machine NAME|FILE (a file relative to where cubesim
 /// runs) and each --set KEY=VALUE, in that order. InputError naming the option.

@@ -56,6 +56,14 @@ TEST(Layers, MachinesIncludeOnlyTheKernel) { expect_layer("machines", {"machines
 TEST(Layers, AlgorithmsIncludeOnlyTheKernel) { expect_layer("algorithms", {"algorithms", "sim"}); }
 TEST(Layers, TracesAreFormatsWithoutApplicationCode) { expect_layer("traces", {"traces", "machines", "sim"}); }
 
+TEST(Layers, ThePythonModuleSitsAboveTheApplication) {
+  // python/ (docs/python.md) calls the application's library; nothing below includes it.
+  expect_layer("python", {"python", "app", "traces", "algorithms", "machines", "sim"});
+  for (const char* dir : {"app", "traces", "algorithms", "machines", "sim"})
+    for (const Include& i : includes_under(dir))
+      EXPECT_NE(top(i.target), "python") << i.file << ":" << i.line << " includes \"" << i.target << "\"";
+}
+
 TEST(Layers, AlgorithmsSeeOnlyThePublicNodeApi) {
   // Algorithms know no engine internals (DESIGN.md): not the engine, its observers, its kernel
   // types or the SimGrid backend.

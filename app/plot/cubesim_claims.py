@@ -21,12 +21,11 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 from cubesim_plot import (MISSING, ROOT, ArgParser, Expr, InputError, least_squares, load_json, load_report,
-                          lookup, matches, value_text)
+                          lookup, matches, run_cubesim, value_text)
 
 LEDGER_SCHEMA = "cubesim.claims/1"
 PAPERS = ["TR-530", "TR-572", "FOH", "Gao"]
@@ -278,11 +277,9 @@ def run_one(cubesim, base, config, overrides, work):
             cfg = os.path.join(work, key + ".json")
             with open(cfg, "w", encoding="utf-8") as f:
                 json.dump(doc, f, indent=1)
-        p = subprocess.run([cubesim, "run", cfg, "--out", out, "--reproducible", "--jobs", "1"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if p.returncode not in (0, 1) or not os.path.exists(report):
-            msg = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
-            raise CheckError(f"cubesim run {config} failed (exit {p.returncode}): {msg}")
+        code, msg = run_cubesim(cubesim, cfg, out, jobs=1)
+        if code not in (0, 1) or not os.path.exists(report):
+            raise CheckError(f"cubesim run {config} failed (exit {code}): {msg}")
     return load_report(report)
 
 
