@@ -146,10 +146,19 @@ Verdict TwoD::verify(const Setup& s, const std::vector<Buffer>& results) const {
 }
 
 Task<Buffer> step_by_step(Node& self, const std::vector<int>& dims, std::function<NodeId(NodeId)> start,
-                          std::function<NodeId(NodeId)> route, std::vector<std::pair<NodeId, Buffer>> held) {
+                          std::function<NodeId(NodeId)> route, std::vector<std::pair<NodeId, Buffer>> held,
+                          std::optional<std::vector<NodeId>> candidates) {
   const NodeId x = self.id(), N = self.size();
-  std::vector<NodeId> pos(static_cast<std::size_t>(N));
-  for (NodeId s = 0; s < N; ++s) pos[static_cast<std::size_t>(s)] = start(s);
+  // The blocks followed (ascending: the receives are posted in this order) and where each is.
+  std::vector<NodeId> blocks;
+  if (candidates) {
+    blocks = std::move(*candidates);
+  } else {
+    blocks.resize(static_cast<std::size_t>(N));
+    for (NodeId s = 0; s < N; ++s) blocks[static_cast<std::size_t>(s)] = s;
+  }
+  std::vector<NodeId> pos(blocks.size());
+  for (std::size_t i = 0; i < blocks.size(); ++i) pos[i] = start(blocks[i]);
   for (int d : dims) {
     const NodeId bit = NodeId{1} << d, y = x ^ bit;
     std::vector<Op> ops;
@@ -160,14 +169,14 @@ Task<Buffer> step_by_step(Node& self, const std::vector<int>& dims, std::functio
         ++sends;
       }
     std::vector<NodeId> incoming;
-    for (NodeId s = 0; s < N; ++s)
-      if (pos[static_cast<std::size_t>(s)] == y && (route(s) & bit)) incoming.push_back(s);
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      if (pos[i] == y && (route(blocks[i]) & bit)) incoming.push_back(blocks[i]);
     for (NodeId s : incoming) ops.push_back(self.recv(d, static_cast<int>(s)));
     co_await all_of(ops);
     std::erase_if(held, [&](const auto& h) { return (route(h.first) & bit) != 0; });
     for (std::size_t i = 0; i < incoming.size(); ++i) held.emplace_back(incoming[i], ops[sends + i].take());
-    for (NodeId s = 0; s < N; ++s)
-      if (route(s) & bit) pos[static_cast<std::size_t>(s)] ^= bit;
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      if (route(blocks[i]) & bit) pos[i] ^= bit;
   }
   if (held.empty()) co_return Buffer{};
   if (held.size() != 1) throw std::logic_error("a node ends with " + std::to_string(held.size()) + " blocks");

@@ -104,9 +104,13 @@ std::optional<SetupError> check_matrix(const Setup& s);
 /// every node sends, across dims[k], each block it holds whose remaining route crosses it, and
 /// receives those coming its way. Block s starts at start(s) and crosses the dimensions in
 /// route(s). `held`: the blocks this node starts with, by source. Returns the block that ends
-/// here (empty when none); more than one is a logic error.
+/// here (empty when none); more than one is a logic error. `candidates`, when given, ascending:
+/// the only blocks that can ever pass through this node (a superset; the rest are not followed),
+/// so that a node tracks a few blocks instead of all N (2^16 nodes: 32 GB and 2^32 steps for the
+/// whole run otherwise).
 Task<Buffer> step_by_step(Node& self, const std::vector<int>& dims, std::function<NodeId(NodeId)> start,
-                          std::function<NodeId(NodeId)> route, std::vector<std::pair<NodeId, Buffer>> held);
+                          std::function<NodeId(NodeId)> route, std::vector<std::pair<NodeId, Buffer>> held,
+                          std::optional<std::vector<NodeId>> candidates = std::nullopt);
 
 /// A parallel swapping (TR-572 Definition 18): disjoint pairs of address bits exchanged at once.
 using Swapping = std::vector<std::pair<int, int>>;

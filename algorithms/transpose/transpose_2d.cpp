@@ -176,8 +176,10 @@ Task<> transpose_spt_steps(Node& self, Params p) {
   const auto relative = [&](NodeId s) { return s ^ t.target(s); };
   std::vector<std::pair<NodeId, Buffer>> held;
   held.emplace_back(x, std::move(mine));
+  // The blocks move along the SPT's paths (the same dimensions in the same order), so only the
+  // sources of the paths through x can pass here.
   Buffer got = co_await tr572::step_by_step(
-      self, spt_order(t), [](NodeId s) { return s; }, relative, std::move(held));
+      self, spt_order(t), [](NodeId s) { return s; }, relative, std::move(held), path_sources_through(t, x));
   if (moves) co_await self.copy(t.D());  // receive buffer -> 2-D array
   self.set_result(t.assemble(got, self.data_mode()));
 }
