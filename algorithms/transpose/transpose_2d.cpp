@@ -283,7 +283,7 @@ Prediction predict_router_2d(const Setup& s) {
 
 Task<> transpose_gray_naive(Node& self, Params p) {
   const TwoD t = tr572::two_d(p, self.topology(), true);
-  const NodeId x = self.id(), N = self.size(), cmask = t.side - 1;
+  const NodeId x = self.id(), cmask = t.side - 1;
   const int h = t.h;
   // Where each block is after the two conversions: (G(I) || J) from (I || G(J)).
   const auto converted = [&](NodeId s) { return (gray::encode(s >> h) << h) | gray::decode(s & cmask); };
@@ -310,14 +310,17 @@ Task<> transpose_gray_naive(Node& self, Params p) {
   }
   // Then the plain SPT steps on the converted addresses: the block now at c goes to tr(c).
   const auto tr = [&](NodeId c) { return ((c & cmask) << h) | (c >> h); };
-  NodeId here = 0;  // the source whose block this node now holds
-  for (NodeId s = 0; s < N; ++s)
-    if (converted(s) == x) here = s;
+  // The conversion's inverse: the source whose block is at c after it.
+  const auto source_at = [&](NodeId c) { return (gray::decode(c >> h) << h) | gray::encode(c & cmask); };
   std::vector<std::pair<NodeId, Buffer>> held;
-  held.emplace_back(here, std::move(mine));
+  held.emplace_back(source_at(x), std::move(mine));
+  // The blocks that can pass here: those now at the start of an SPT path through x.
+  std::vector<NodeId> candidates;
+  for (const NodeId c : path_sources_through(t, x)) candidates.push_back(source_at(c));
+  std::sort(candidates.begin(), candidates.end());
   Buffer got = co_await tr572::step_by_step(
       self, spt_order(t), [&](NodeId s) { return converted(s); },
-      [&](NodeId s) { return converted(s) ^ tr(converted(s)); }, std::move(held));
+      [&](NodeId s) { return converted(s) ^ tr(converted(s)); }, std::move(held), std::move(candidates));
   self.set_result(t.assemble(got, self.data_mode()));
 }
 
