@@ -39,7 +39,12 @@ std::int64_t run_memory_floor(std::int64_t nodes, std::int64_t payload_elements)
 /// "3.2 GiB"
 std::string format_bytes(std::int64_t bytes);
 
-/// Empty when `need` fits in what is available; else the sentence that says why not.
-std::string memory_refusal(std::int64_t need, const std::string& what);
+/// What a refusal's `need` is: a floor ("needs at least"), or a model's estimate ("needs about").
+enum class MemoryNeed { floor, estimate };
+/// Empty when `need` fits in what is available; else the sentence that says why not, naming the
+/// need and, under a budget, the budget.
+/// `basis` (for an estimate: "broadcast.sbt's memory model") follows the need in parentheses.
+std::string memory_refusal(std::int64_t need, const std::string& what, MemoryNeed kind = MemoryNeed::floor,
+                           const std::string& basis = "");
 
 }  // namespace cubesim

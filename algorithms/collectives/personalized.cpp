@@ -385,6 +385,23 @@ Verdict verify_alltoall(const Setup& s, const std::vector<Buffer>& results) {
       [&](NodeId x, std::int64_t j) { return alltoall_value(j / M, x, N, M, j % M); });
 }
 
+/// The memory models of personalized communication (docs/reliability.md "Budgets").
+/// All-to-all: every node sends N blocks of M and receives N, N^2 M elements in all. The standard
+/// exchange holds each block about once and a half (12 bytes an element) and little a node
+/// (alltoall.sbt, 2^9 nodes, M = 64, data mode: 196 MiB; 2^14 nodes, timing: 2.4 KiB a node).
+std::int64_t alltoall_exchange_memory(const Setup& s) {
+  return model_bytes(s, {100.0 * s.topology.dim(), 12}, all_blocks_elements(s));
+}
+/// The n-tree routings hold every block as a message of its own on each of its hops at once,
+/// about 60 bytes an element, and 1.45 KiB a node for each dimension (their strands)
+/// (alltoall.nrsbt, 2^9 nodes, M = 64, data mode: 925 MiB; 2^12 nodes, timing: 19.5 KiB a node).
+std::int64_t alltoall_trees_memory(const Setup& s) {
+  return model_bytes(s, {1450.0 * s.topology.dim(), 60}, all_blocks_elements(s));
+}
+/// One-to-all: the root's N blocks of M, split down the trees; a node holds what passes through
+/// its subtree (scatter.sbt, 2^12 nodes, M = 64, data mode: 26 MiB with the engine's state).
+std::int64_t scatter_memory(const Setup& s) { return model_bytes(s, {1024, 40}, block_elements(s)); }
+
 const Registration kRegistrationPersonalized{[](Registry& r) {
   auto rooted = [](const Setup& s) { return check_cube_collective(s, true); };
   auto all = [](const Setup& s) { return check_cube_collective(s, false); };
@@ -398,6 +415,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = scatter_sbt,
          .predict = predict_scatter_sbt,
          .verify = verify_scatter,
+         .memory = scatter_memory,
          .one_port = {.row = "T3 SBT-p(1,1), a subtree's data at once", .relation = "exact"},
          .all_port = {.row = "T3 SBT-p(n,1), reverse breadth-first", .relation = "exact"}});
   r.add({.name = "scatter.sbnt",
@@ -409,6 +427,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = scatter_sbnt,
          .predict = [](const Setup& s) { return predict_scatter_trees(s, routing::Family::sbnt); },
          .verify = verify_scatter,
+         .memory = scatter_memory,
          .one_port = {.row = "none; derived: the root's messages back to back", .relation = "exact"},
          .all_port = {.row = "T3 SBnT-p(n,1), reverse breadth-first",
                       .relation = "approx <= 35 %",
@@ -422,6 +441,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = scatter_nrsbt,
          .predict = [](const Setup& s) { return predict_scatter_trees(s, routing::Family::nrsbt); },
          .verify = verify_scatter,
+         .memory = scatter_memory,
          .one_port = {.row = "none; derived as for scatter.sbnt", .relation = "exact"},
          .all_port = {.row = "T3 nRSBT-p(n,1)",
                       .relation = "exact when n divides M; approx <= 45 %; <= 250 % for M < n",
@@ -489,6 +509,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = alltoall_sbnt,
          .predict = [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::sbnt); },
          .verify = verify_alltoall,
+         .memory = alltoall_trees_memory,
          .one_port = {.row = "none; derived: the cyclic schedule in lockstep", .relation = "exact"},
          .all_port = {.row = "T4 SBnT-p(n,N)",
                       .relation = "approx <= 2/3 (the SBnT's uneven ports: <= 5/3 of the row, n = 2, 3)",
@@ -502,6 +523,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = alltoall_nrsbt,
          .predict = [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::nrsbt); },
          .verify = verify_alltoall,
+         .memory = alltoall_trees_memory,
          .one_port = {.row = "none; derived as for alltoall.sbnt", .relation = "exact"},
          .all_port = {.row = "T4 nRSBT-p(n,N), n phased trees",
                       .relation = "exact when n divides M; approx <= 75 %; <= 600 % for M < n",
@@ -516,6 +538,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = alltoall_sbt,
          .predict = predict_alltoall_sbt,
          .verify = verify_alltoall,
+         .memory = alltoall_exchange_memory,
          .one_port = {.row = "T4 SBT-p(1,N), standard exchange", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
 }};
