@@ -90,6 +90,10 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
 /// "" for a config without a sweep.
 std::string sweep_pointer(const RunPoint& p);
 
+/// The error of a run whose allocation the heap meter refused (sim/heap_meter.hpp): the budget,
+/// what was asked for, what the heap held.
+std::string heap_budget_message();
+
 /// Refuses (InputError naming the point, the estimate and the budget) a config whose runs this
 /// machine or the memory budget cannot hold, before any point runs: each point's estimate is the
 /// engine's state for every node (sim/resources.hpp) and its algorithm's memory model

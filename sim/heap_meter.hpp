@@ -23,12 +23,12 @@ namespace cubesim::heap {
 /// The counters the replaced operator new keeps; constant-initialized, so valid before any
 /// static constructor runs.
 struct Counters {
-  std::atomic<std::int64_t> live{0};     ///< bytes allocated and not yet freed (usable size + chunk header)
-  std::atomic<std::int64_t> limit{0};    ///< the most `live` may reach inside a scope; 0: none
-  std::atomic<bool> metered{false};      ///< a replaced operator new counts into these
-  std::atomic<std::int64_t> refused{0};  ///< the size of the last allocation refused
+  std::atomic<std::int64_t> live{0};          ///< bytes allocated and not yet freed (usable size + chunk header)
+  std::atomic<std::int64_t> limit{0};         ///< the most `live` may reach inside a scope; 0: none
+  std::atomic<bool> metered{false};           ///< a replaced operator new counts into these
+  std::atomic<std::int64_t> refused{0};       ///< the size of the last allocation refused
   std::atomic<std::int64_t> refused_live{0};  ///< what the heap held when it was refused
-  std::atomic<std::int64_t> peak{0};     ///< the most `live` reached inside a scope (reset_peak)
+  std::atomic<std::int64_t> peak{0};          ///< the most `live` reached, to within kFlushBytes a thread (reset_peak)
 };
 inline Counters g_counters;
 
@@ -56,8 +56,10 @@ inline void charge(std::int64_t bytes) {
   ThreadState& t = t_state;
   t.pending += bytes;
   if (t.pending > kFlushBytes || t.pending < -kFlushBytes) [[unlikely]] {
-    g_counters.live.fetch_add(t.pending, std::memory_order_relaxed);
+    const std::int64_t live = g_counters.live.fetch_add(t.pending, std::memory_order_relaxed) + t.pending;
     t.pending = 0;
+    // The peak is kept here, where the count moves by kFlushBytes, not at every allocation.
+    if (live > g_counters.peak.load(std::memory_order_relaxed)) g_counters.peak.store(live, std::memory_order_relaxed);
   }
 }
 
@@ -72,7 +74,7 @@ inline bool metered() { return g_counters.metered.load(std::memory_order_relaxed
 /// The live heap bytes: what every thread has flushed, and this thread's pending bytes.
 inline std::int64_t live_bytes() { return g_counters.live.load(std::memory_order_relaxed) + t_state.pending; }
 inline std::int64_t limit() { return g_counters.limit.load(std::memory_order_relaxed); }
-/// The most the heap held inside a scope since the last reset_peak().
+/// The most the heap held since the last reset_peak(), to within kFlushBytes a thread.
 inline std::int64_t peak_bytes() { return g_counters.peak.load(std::memory_order_relaxed); }
 inline void reset_peak() { g_counters.peak.store(live_bytes(), std::memory_order_relaxed); }
 /// The size of the last allocation refused (0 before any).
@@ -105,9 +107,10 @@ class HeapBudgetScope {
 inline void admit(std::size_t size) {
   if (t_state.depth == 0) return;
   const std::int64_t lim = g_counters.limit.load(std::memory_order_relaxed);
+  if (lim <= 0) return;
   const std::int64_t live = live_bytes();
   const auto asked = static_cast<std::int64_t>(size);
-  if (lim > 0 && live + asked > lim) [[unlikely]] {
+  if (live + asked > lim) [[unlikely]] {
     g_counters.refused.store(asked, std::memory_order_relaxed);
     g_counters.refused_live.store(live, std::memory_order_relaxed);
     if (ExceedHandler h = t_state.handler) {
@@ -116,8 +119,6 @@ inline void admit(std::size_t size) {
     }
     throw HeapBudgetExceeded();
   }
-  if (live + asked > g_counters.peak.load(std::memory_order_relaxed))
-    g_counters.peak.store(live + asked, std::memory_order_relaxed);
 }
 
 }  // namespace cubesim::heap

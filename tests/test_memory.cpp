@@ -1,8 +1,8 @@
 // Memory budgets (docs/reliability.md "Budgets"): the heap meter counts what a run allocates and
 // frees; each algorithm family's memory model stays within a factor of two of the peak it
 // measures; and no run, SimGrid's included, passes --max-memory by more than 10 %.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -30,8 +30,8 @@ constexpr std::int64_t kMiB = std::int64_t{1} << 20;
 std::string config(const std::string& algorithm, const std::string& mode, int dim, const std::string& params) {
   return R"({"schema": "cubesim.config/1", "name": "memory", "machine": "ipsc-nx",
     "machine_overrides": {"ports": "all"}, "topology": {"kind": "hypercube", "dim": )" +
-         std::to_string(dim) + R"(}, "algorithm": ")" + algorithm + R"(", "params": )" + params +
-         R"(, "mode": ")" + mode + R"(", "verify": )" + (mode == "data" ? "true" : "false") + "}";
+         std::to_string(dim) + R"(}, "algorithm": ")" + algorithm + R"(", "params": )" + params + R"(, "mode": ")" +
+         mode + R"(", "verify": )" + (mode == "data" ? "true" : "false") + "}";
 }
 
 struct Measured {
@@ -88,7 +88,10 @@ TEST(Memory, ASmallBudgetRefusesALargeRunUpFrontNamingTheEstimateAndTheBudget) {
   const std::string cfg = write_temp("a2a.json", config("alltoall.nrsbt", "data", 10, R"({"M": 16})"));
   const Measured r = run_measured({"run", cfg, "--max-memory", "64M"});
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("/topology: hypercube n=10 (1024 nodes) in data mode needs about 975.7 MiB of memory (alltoall.nrsbt's memory model) and "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/topology: hypercube n=10 (1024 nodes) in data mode needs about 975.7 MiB of memory "
+                       "(alltoall.nrsbt's memory model) and "),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("under the memory budget of 64.0 MiB (--max-memory)"), std::string::npos) << r.err;
   EXPECT_LE(r.peak_kib * 1024, 64 * kMiB * 11 / 10) << r.err;
 }
