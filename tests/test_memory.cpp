@@ -161,6 +161,12 @@ TEST(Memory, EachFamilysEstimateIsWithinAFactorOfTwoOfItsMeasuredPeak) {
       {"allreduce.sbt", "data", 12, R"({"M": 1024})"},
       {"matmul2d.cannon", "data", 6, R"({"P": 512, "Q": 512, "R": 512})"},
       {"transpose.spt", "data", 8, R"({"P": 1024, "Q": 1024})"},
+      {"reduce_scatter.sbt", "data", 8, R"({"M": 64})"},
+      {"alltosome.sbt", "data", 9, R"({"M": 64, "k": 2})"},
+      {"sometoall.sbt", "data", 9, R"({"M": 64, "k": 2})"},
+      {"matmul1d.a1.sbt", "data", 5, R"({"P": 512, "Q": 512, "R": 512})"},
+      {"permute.bitreverse", "data", 10, R"({"M": 1024})"},
+      {"shift.gc", "data", 12, R"({"M": 1024})"},
   };
   const Registry reg = make_registry();
   for (const Point& p : points) {

@@ -55,6 +55,7 @@
 //                 largest part: ceil(M/l) of each block in the all-to-all, ceil(2^l M/k) of
 //                 each group in the splitting (the printed row when l | M and k | 2^l M).
 //                 One-port machines run sometoall.sbt's (alltosome.sbt's) one-port schedule.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -402,6 +403,14 @@ std::int64_t alltoall_trees_memory(const Setup& s) {
 /// its subtree (scatter.sbt, 2^12 nodes, M = 64, data mode: 26 MiB with the engine's state).
 std::int64_t scatter_memory(const Setup& s) { return model_bytes(s, {1024, 40}, block_elements(s)); }
 
+/// Some-to-all and all-to-some: the 2^(n-k) senders (receivers) each exchange a block of M with
+/// every node, N 2^(n-k) M elements in all, at about 12 bytes an element (alltosome.sbt and
+/// sometoall.sbt, 2^9 nodes, k = 2, M = 64, data mode: 49.5 MiB).
+std::int64_t some_memory(const Setup& s) {
+  const int some = std::max(s.topology.dim() - static_cast<int>(s.params.k), 0);
+  return model_bytes(s, {1024, 12}, block_elements(s) * std::ldexp(1.0, some));
+}
+
 const Registration kRegistrationPersonalized{[](Registry& r) {
   auto rooted = [](const Setup& s) { return check_cube_collective(s, true); };
   auto all = [](const Setup& s) { return check_cube_collective(s, false); };
@@ -463,6 +472,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = sometoall_sbt,
          .predict = [](const Setup& s) { return predict_some_personalized(s, "some-to-all, splitting first"); },
          .verify = verify_sometoall,
+         .memory = some_memory,
          .one_port = {.row = "TR-572 T3 one-port, splitting first (Theorem 1)", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add({.name = "alltosome.sbt",
@@ -474,6 +484,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = alltosome_sbt,
          .predict = [](const Setup& s) { return predict_some_personalized(s, "all-to-some, accumulation last"); },
          .verify = verify_alltosome,
+         .memory = some_memory,
          .one_port = {.row = "TR-572 T3 one-port, accumulation last (Theorem 1)", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add({.name = "sometoall.sbnt",
@@ -485,6 +496,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = sometoall_sbnt,
          .predict = [](const Setup& s) { return predict_some_personalized_nport(s, "some-to-all, splitting first"); },
          .verify = verify_sometoall,
+         .memory = some_memory,
          .one_port = {.row = "runs sometoall.sbt (TR-572 T3 one-port)", .relation = "exact"},
          .all_port = {.row = "TR-572 T3 n-port, splitting first",
                       .relation = "exact (ceil(M/l) and ceil(2^l M/k) for the row's even parts)"}});
@@ -497,6 +509,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = alltosome_sbnt,
          .predict = [](const Setup& s) { return predict_some_personalized_nport(s, "all-to-some, accumulation last"); },
          .verify = verify_alltosome,
+         .memory = some_memory,
          .one_port = {.row = "runs alltosome.sbt (TR-572 T3 one-port)", .relation = "exact"},
          .all_port = {.row = "TR-572 T3 n-port, accumulation last",
                       .relation = "exact (ceil(M/l) and ceil(2^l M/k) for the row's even parts)"}});
