@@ -27,11 +27,16 @@ namespace {
 
 constexpr std::int64_t kMiB = std::int64_t{1} << 20;
 
-std::string config(const std::string& algorithm, const std::string& mode, int dim, const std::string& params) {
+/// A config of one point; `topology` a JSON object, or a hypercube dimension.
+std::string config_on(const std::string& algorithm, const std::string& mode, const std::string& topology,
+                      const std::string& params) {
   return R"({"schema": "cubesim.config/1", "name": "memory", "machine": "ipsc-nx",
-    "machine_overrides": {"ports": "all"}, "topology": {"kind": "hypercube", "dim": )" +
-         std::to_string(dim) + R"(}, "algorithm": ")" + algorithm + R"(", "params": )" + params + R"(, "mode": ")" +
-         mode + R"(", "verify": )" + (mode == "data" ? "true" : "false") + "}";
+    "machine_overrides": {"ports": "all"}, "topology": )" +
+         topology + R"(, "algorithm": ")" + algorithm + R"(", "params": )" + params + R"(, "mode": ")" + mode +
+         R"(", "verify": )" + (mode == "data" ? "true" : "false") + "}";
+}
+std::string config(const std::string& algorithm, const std::string& mode, int dim, const std::string& params) {
+  return config_on(algorithm, mode, R"({"kind": "hypercube", "dim": )" + std::to_string(dim) + "}", params);
 }
 
 struct Measured {
@@ -143,8 +148,9 @@ TEST(Memory, EachFamilysEstimateIsWithinAFactorOfTwoOfItsMeasuredPeak) {
   if (!heap::metered()) GTEST_SKIP() << "this build does not count its heap (the sanitizer build: ASan's allocator)";
   struct Point {
     std::string algorithm, mode;
-    int dim;
+    int dim;  ///< a hypercube's, or 0: `torus`
     std::string params;
+    std::string torus;  ///< the shape of a torus, "[64, 64]"
   };
   const std::vector<Point> points = {
       {"broadcast.sbt", "data", 12, R"({"M": 1024})"},
@@ -167,10 +173,17 @@ TEST(Memory, EachFamilysEstimateIsWithinAFactorOfTwoOfItsMeasuredPeak) {
       {"matmul1d.a1.sbt", "data", 5, R"({"P": 512, "Q": 512, "R": 512})"},
       {"permute.bitreverse", "data", 10, R"({"M": 1024})"},
       {"shift.gc", "data", 12, R"({"M": 1024})"},
+      {"convert.cyclic", "data", 8, R"({"P": 1024, "Q": 1024})"},
+      {"broadcast.pipe", "data", 0, R"({"M": 1024})", "[64, 64]"},
+      {"exchange.grid", "data", 0, R"({"M": 1024})", "[32, 32]"},
+      {"matmul.foh", "data", 0, R"({"P": 512, "Q": 512, "R": 512})", "[8, 8]"},
   };
   const Registry reg = make_registry();
   for (const Point& p : points) {
-    const Experiment ex = parse_experiment(config(p.algorithm, p.mode, p.dim, p.params), "m.json", reg);
+    const std::string text =
+        p.dim > 0 ? config(p.algorithm, p.mode, p.dim, p.params)
+                  : config_on(p.algorithm, p.mode, R"({"kind": "torus", "shape": )" + p.torus + "}", p.params);
+    const Experiment ex = parse_experiment(text, "m.json", reg);
     const RunPoint& point = ex.runs.at(0);
     const std::int64_t before = heap::live_bytes();
     heap::reset_peak();
