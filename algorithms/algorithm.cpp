@@ -1,5 +1,6 @@
 #include "algorithms/algorithm.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/time.hpp"
@@ -18,6 +19,29 @@ std::string relation_name(Relation r) {
       return "lower_bound";
   }
   return "?";
+}
+
+std::int64_t model_bytes(const Setup& s, MemoryModel m, double elements) {
+  const double bytes =
+      m.node_bytes * static_cast<double>(s.topology.size()) + (s.data_mode ? m.element_bytes * elements : 0.0);
+  return bytes >= 9.2e18 ? INT64_MAX : static_cast<std::int64_t>(bytes);
+}
+
+std::int64_t default_elements(const Setup& s) {
+  const Params& p = s.params;
+  const double N = static_cast<double>(s.topology.size());
+  const double e = std::max(N * static_cast<double>(p.M), static_cast<double>(p.P) * static_cast<double>(p.Q) +
+                                                              static_cast<double>(p.Q) * static_cast<double>(p.R) +
+                                                              static_cast<double>(p.P) * static_cast<double>(p.R));
+  return e >= 9.2e18 ? INT64_MAX : static_cast<std::int64_t>(e);
+}
+
+std::int64_t default_memory(const Setup& s) {
+  return model_bytes(s, kDefaultMemory, static_cast<double>(default_elements(s)));
+}
+
+std::int64_t algorithm_memory(const AlgorithmInfo& a, const Setup& s) {
+  return a.memory ? a.memory(s) : default_memory(s);
 }
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }

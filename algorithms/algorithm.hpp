@@ -88,9 +88,40 @@ struct AlgorithmInfo {
   std::function<Task<>(Node&, Params)> process;
   std::function<Prediction(const Setup&)> predict;
   std::function<Verdict(const Setup&, const std::vector<Buffer>&)> verify;
+  /// The memory model (docs/reliability.md "Budgets"): the bytes a run holds at its peak beyond
+  /// the engine's own state for each node (sim/resources.hpp kEngineBytesPerNode), from the
+  /// parameters and the plan, in the run's mode. Measured and stated beside the algorithm; held
+  /// to the measured peak by tests/test_memory.cpp. Empty: default_memory().
+  std::function<std::int64_t(const Setup&)> memory;
   PortDoc one_port;  ///< one-port (and k-port) machines
   PortDoc all_port;  ///< n-port machines
 };
+
+/// A memory model of the usual shape: `node_bytes` for each node (its plan, its strands and the
+/// messages it has in flight, in both modes) and, in data mode, `element_bytes` for each of the
+/// elements that the nodes hold together at the peak (an element is 8 bytes; the rest is the
+/// copies of a block in flight, the vectors that hold the blocks, and the check of the data).
+struct MemoryModel {
+  double node_bytes = 0;
+  double element_bytes = 0;
+};
+/// The bytes of a model for `elements` elements held in data mode (none in timing mode);
+/// saturates at INT64_MAX.
+std::int64_t model_bytes(const Setup& s, MemoryModel m, double elements);
+/// The elements the nodes hold together by default: N M, or the three matrices P Q + Q R + P R.
+std::int64_t default_elements(const Setup& s);
+/// N M and N^2 M elements (a block on every node; N blocks on every node), as doubles: N^2 M may
+/// pass 2^63 where the run would be refused anyway.
+inline double block_elements(const Setup& s) {
+  return static_cast<double>(s.topology.size()) * static_cast<double>(s.params.M);
+}
+inline double all_blocks_elements(const Setup& s) { return static_cast<double>(s.topology.size()) * block_elements(s); }
+/// The model of an algorithm that states none: 1 KiB a node and 24 bytes an element of
+/// default_elements() (three copies of each: the data, a message in flight, the result).
+inline constexpr MemoryModel kDefaultMemory{1024, 24};
+std::int64_t default_memory(const Setup& s);
+/// The memory of a run of `a` by its model, or by the default.
+std::int64_t algorithm_memory(const AlgorithmInfo& a, const Setup& s);
 
 // Helpers for predictions: table terms with overflow checks.
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);

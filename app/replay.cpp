@@ -14,6 +14,7 @@
 #include "app/report.hpp"
 #include "app/runner.hpp"
 #include "machines/machine_loader.hpp"
+#include "sim/heap_meter.hpp"
 #include "sim/input_error.hpp"
 #include "traces/goal.hpp"
 #include "traces/simgrid_ti.hpp"
@@ -382,12 +383,17 @@ ReplayResult prepare_replay(const std::string& path, const ReplayOptions& opt, c
 
 void run_replay(ReplayResult& r, const Registry& registry, EngineObserver* observer, const RunLimits& limits) {
   const std::shared_ptr<const Trace> t = r.loaded.trace;
-  Engine engine(r.setup.machine, r.setup.topology, engine_options(r.setup, limits));
-  engine.set_observer(observer);
   try {
+    // The replay's allocations are held to the memory budget as a run's are (app/runner.cpp).
+    const heap::HeapBudgetScope scope;
+    Engine engine(r.setup.machine, r.setup.topology, engine_options(r.setup, limits));
+    engine.set_observer(observer);
     CollectiveHook hook;
     if (r.collectives) hook = collective_hook(r.collectives);
     r.stats = engine.run([t, hook](Node& n) { return replay_process(n, t, hook); });
+  } catch (const heap::HeapBudgetExceeded&) {
+    r.error = heap_budget_message();
+    return;
   } catch (const BudgetError& e) {
     r.error = budget_message(e);
     return;

@@ -5,6 +5,7 @@
 #include "app/params_json.hpp"
 #include "app/stats_json.hpp"
 #include "machines/machine_loader.hpp"
+#include "sim/heap_meter.hpp"
 #include "sim/input_error.hpp"
 #include "sim/resources.hpp"
 #include "sim/simgrid/isolate.hpp"
@@ -84,8 +85,17 @@ std::string budget_message(const BudgetError& e) {
                                                                           : " (--max-memory sets the budget)");
 }
 
-RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer,
-                     const RunLimits& limits) {
+std::string heap_budget_message() {
+  return "the memory budget of " + format_bytes(memory_budget()) + " is spent: the run asked for " +
+         format_bytes(heap::refused_bytes()) + " more with " + format_bytes(heap::refused_live_bytes()) +
+         " held on the heap, which may hold " + format_bytes(heap::limit()) +
+         " beside the rest of the process (--max-memory sets the budget)";
+}
+
+namespace {
+
+RunOutcome run_engine(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer,
+                      const RunLimits& limits) {
   RunOutcome out;
   out.point = &point;
   const Setup& s = point.setup;
@@ -97,11 +107,6 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
     out.stats = engine.run([&](Node& node) { return info.process(node, params); });
   } catch (const BudgetError& e) {
     out.error = budget_message(e);
-    return out;
-  } catch (const std::bad_alloc&) {
-    // Between two readings of resident memory the machine ran out: this point fails, and the
-    // points of a sweep already run are kept.
-    out.error = "out of memory (--max-memory sets a budget that stops a run before the machine runs out)";
     return out;
   } catch (const SimulationError& e) {
     out.error = e.what();
@@ -122,6 +127,33 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
   return out;
 }
 
+}  // namespace
+
+RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer,
+                     const RunLimits& limits) {
+  // Inside the scope every allocation of the run (the engine's set-up, its events, the check of
+  // its data) is held to the memory budget (sim/heap_meter.hpp); a refusal unwinds the run,
+  // whose engine then frees what it held, and is this point's error.
+  try {
+    const heap::HeapBudgetScope scope;
+    return run_engine(point, info, verify, observer, limits);
+  } catch (const heap::HeapBudgetExceeded&) {
+    RunOutcome out;
+    out.point = &point;
+    out.prediction = info.predict(point.setup);
+    out.error = heap_budget_message();
+    return out;
+  } catch (const std::bad_alloc&) {
+    // The machine ran out before the budget (or between two readings of resident memory where
+    // the heap is not metered): this point fails, and the points of a sweep already run are kept.
+    RunOutcome out;
+    out.point = &point;
+    out.prediction = info.predict(point.setup);
+    out.error = "out of memory (--max-memory sets a budget that stops a run before the machine runs out)";
+    return out;
+  }
+}
+
 std::string engine_name(EngineKind k) {
   switch (k) {
     case EngineKind::cycle:
@@ -134,24 +166,27 @@ std::string engine_name(EngineKind k) {
   return "?";
 }
 
-SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verify, SimGridOptions opt) {
+SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verify, SimGridOptions opt,
+                           std::int64_t max_resident_bytes) {
   SimGridOutcome out;
-  const IsolatedResult r = run_isolated([&]() -> std::string {
-    SimGridEngine engine(s.machine, s.topology, EngineOptions{s.params.B, s.data_mode}, opt);
-    const Params params = s.params;
-    nlohmann::json j;
-    try {
-      j["stats"] = engine.run([&](Node& node) { return info.process(node, params); });
-      if (verify) {
-        const Verdict v = info.verify(s, engine.results());
-        j["verified"] = v.ok;
-        j["verify_message"] = v.message;
-      }
-    } catch (const SimulationError& e) {
-      j["error"] = e.what();
-    }
-    return j.dump();
-  });
+  const IsolatedResult r = run_isolated(
+      [&]() -> std::string {
+        SimGridEngine engine(s.machine, s.topology, EngineOptions{s.params.B, s.data_mode}, opt);
+        const Params params = s.params;
+        nlohmann::json j;
+        try {
+          j["stats"] = engine.run([&](Node& node) { return info.process(node, params); });
+          if (verify) {
+            const Verdict v = info.verify(s, engine.results());
+            j["verified"] = v.ok;
+            j["verify_message"] = v.message;
+          }
+        } catch (const SimulationError& e) {
+          j["error"] = e.what();
+        }
+        return j.dump();
+      },
+      max_resident_bytes);
   out.max_rss_kib = r.max_rss_kib;
   out.process_wall_s = r.wall_s;
   if (!r.ok) {
@@ -182,24 +217,23 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
     out.prediction = info.predict(point.setup);
     out.cycle_ran = false;
   }
-  if (engines != EngineKind::cycle) out.simgrid = run_simgrid(point.setup, info, verify);
+  if (engines != EngineKind::cycle) out.simgrid = run_simgrid(point.setup, info, verify, {}, limits.max_resident_bytes);
   return out;
 }
 
-std::int64_t point_memory_floor(const RunPoint& p) {
+std::int64_t point_memory_estimate(const RunPoint& p) {
   const Setup& s = p.setup;
-  const std::int64_t N = s.topology.size(), M = s.params.M;
-  // check_sizes bounds each term by 2^40: no overflow here.
-  const std::int64_t payload =
-      s.data_mode ? std::max(N * M, s.params.P * s.params.Q + s.params.Q * s.params.R + s.params.P * s.params.R) : 0;
-  return run_memory_floor(N, payload);
+  const std::int64_t engine = run_memory_floor(s.topology.size(), 0);
+  const std::int64_t algorithm = p.info != nullptr ? algorithm_memory(*p.info, s) : default_memory(s);
+  return algorithm > INT64_MAX - engine ? INT64_MAX : engine + algorithm;
 }
 
 void check_memory(const Experiment& ex) {
   for (const RunPoint& p : ex.runs) {
     const Setup& s = p.setup;
     const std::string why =
-        memory_refusal(point_memory_floor(p), s.topology.describe() + (s.data_mode ? " in data mode" : ""));
+        memory_refusal(point_memory_estimate(p), s.topology.describe() + (s.data_mode ? " in data mode" : ""),
+                       MemoryNeed::estimate, (p.info != nullptr ? p.info->name : ex.algorithm) + "'s memory model");
     if (why.empty()) continue;
     throw InputError(ex.file, p.point.empty() ? "/topology" : sweep_pointer(p), why);
   }

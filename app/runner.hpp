@@ -26,8 +26,10 @@ struct SimGridOutcome {
   double process_wall_s = 0;  ///< fork to exit: what the SimGrid run cost, all in
 };
 
-/// Runs the point's processes under SimGrid in a forked child; verifies the data there.
-SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verify, SimGridOptions opt = {});
+/// Runs the point's processes under SimGrid in a forked child; verifies the data there. The
+/// child is held to the memory budget `max_resident_bytes` (0: none; docs/reliability.md "Budgets").
+SimGridOutcome run_simgrid(const Setup& s, const AlgorithmInfo& info, bool verify, SimGridOptions opt = {},
+                           std::int64_t max_resident_bytes = 0);
 
 struct RunOutcome {
   const RunPoint* point = nullptr;
@@ -88,12 +90,17 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
 /// "" for a config without a sweep.
 std::string sweep_pointer(const RunPoint& p);
 
-/// Refuses (InputError naming the point) a config whose runs this machine cannot hold: the
-/// engine's state for every node and, in data mode, the payloads (sim/resources.hpp). Before any
-/// point runs.
+/// The error of a run whose allocation the heap meter refused (sim/heap_meter.hpp): the budget,
+/// what was asked for, what the heap held.
+std::string heap_budget_message();
+
+/// Refuses (InputError naming the point, the estimate and the budget) a config whose runs this
+/// machine or the memory budget cannot hold, before any point runs: each point's estimate is the
+/// engine's state for every node (sim/resources.hpp) and its algorithm's memory model
+/// (AlgorithmInfo::memory; docs/reliability.md "Budgets").
 void check_memory(const Experiment& ex);
-/// At least what one point's run needs (run_memory_floor of its size and payload).
-std::int64_t point_memory_floor(const RunPoint& p);
+/// What one point's run is estimated to hold at its peak, in bytes.
+std::int64_t point_memory_estimate(const RunPoint& p);
 
 ojson trace_header(const std::string& name, const std::string& algorithm, const Setup& s, const RunStats& st);
 

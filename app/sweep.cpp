@@ -193,7 +193,7 @@ SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
   std::size_t jobs = o.jobs > 0 ? static_cast<std::size_t>(o.jobs) : std::max(1u, std::thread::hardware_concurrency());
   if (o.traces.any() || o.engine != EngineKind::cycle) jobs = 1;
   std::int64_t floor = 1;
-  for (std::size_t i : plan.todo) floor = std::max(floor, point_memory_floor(e.runs[i]));
+  for (std::size_t i : plan.todo) floor = std::max(floor, point_memory_estimate(e.runs[i]));
   plan.jobs = std::max<std::size_t>(
       1, std::min({jobs, plan.todo.size(),
                    static_cast<std::size_t>(std::max<std::int64_t>(1, available_memory_bytes() / floor))}));

@@ -396,6 +396,8 @@ RunStats Engine::run(const ProcessFactory& make_process) {
         throw;  // thrown by check_budgets() at the process's await: the run's, not the process's
       } catch (const Interrupted&) {
         throw;
+      } catch (const std::bad_alloc&) {
+        throw;  // the memory budget (sim/heap_meter.hpp) or the machine: the run's, not the process's
       } catch (const std::exception& ex) {
         throw SimulationError("node " + std::to_string(node) + " at t=" + format_time(now_) + ": " + ex.what());
       }

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/heap_meter.hpp"
+
 namespace cubesim {
 
 namespace {
@@ -70,7 +72,17 @@ std::int64_t resident_bytes() {
   return resident * page_bytes();
 }
 
-void set_memory_budget(std::int64_t bytes) { g_memory_budget = std::max<std::int64_t>(bytes, 0); }
+void set_memory_budget(std::int64_t bytes) {
+  g_memory_budget = std::max<std::int64_t>(bytes, 0);
+  // The heap may hold what the budget leaves beside what this process holds resident outside
+  // its heap (the binary, the libraries, the stacks): measured now, before any run.
+  if (g_memory_budget == 0 || !heap::metered()) {
+    heap::set_limit(0);
+    return;
+  }
+  const std::int64_t outside = std::max<std::int64_t>(resident_bytes() - heap::live_bytes(), 0);
+  heap::set_limit(std::max<std::int64_t>(g_memory_budget - outside, 1));
+}
 
 std::int64_t memory_budget() { return g_memory_budget; }
 
@@ -97,11 +109,12 @@ std::string format_bytes(std::int64_t bytes) {
   return buf;
 }
 
-std::string memory_refusal(std::int64_t need, const std::string& what) {
+std::string memory_refusal(std::int64_t need, const std::string& what, MemoryNeed kind, const std::string& basis) {
   const std::int64_t avail = available_memory_bytes();
   if (need <= avail) return "";
-  std::string s =
-      what + " needs at least " + format_bytes(need) + " of memory and " + format_bytes(avail) + " is available";
+  std::string s = what + (kind == MemoryNeed::floor ? " needs at least " : " needs about ") + format_bytes(need) +
+                  " of memory" + (basis.empty() ? "" : " (" + basis + ")") + " and " + format_bytes(avail) +
+                  " is available";
   if (g_memory_budget > 0 && avail < machine_available_bytes())
     s += " under the memory budget of " + format_bytes(g_memory_budget) + " (--max-memory)";
   return s + " (smaller dimensions, timing mode, or a larger machine)";

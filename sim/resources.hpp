@@ -22,8 +22,10 @@ std::int64_t available_memory_bytes();
 std::int64_t resident_bytes();
 
 /// The memory budget of this process (--max-memory, docs/reliability.md "Budgets"): the most it
-/// may hold resident. Runs are refused up front when their floor does not fit in it, and the
-/// engine stops a run whose resident memory passes it (EngineOptions::max_resident_bytes).
+/// may hold resident. Runs are refused up front when their estimate does not fit in it; inside a
+/// run the heap meter (sim/heap_meter.hpp) refuses an allocation that would take the heap past
+/// the budget less what the process holds outside its heap now (set here); and the engine stops
+/// a run whose resident memory passes it (EngineOptions::max_resident_bytes).
 /// 0: none (the default until the command line sets one).
 void set_memory_budget(std::int64_t bytes);
 std::int64_t memory_budget();
@@ -33,13 +35,19 @@ std::int64_t memory_budget();
 std::int64_t default_memory_budget();
 
 /// At least what a run on `nodes` nodes needs: the engine's state, and in data mode
-/// `payload_elements` elements of 8 bytes.
+/// `payload_elements` elements of 8 bytes. (A point of a config is admitted by its estimate: this
+/// floor with no payload, and its algorithm's memory model, app/runner.cpp point_memory_estimate.)
 std::int64_t run_memory_floor(std::int64_t nodes, std::int64_t payload_elements);
 
 /// "3.2 GiB"
 std::string format_bytes(std::int64_t bytes);
 
-/// Empty when `need` fits in what is available; else the sentence that says why not.
-std::string memory_refusal(std::int64_t need, const std::string& what);
+/// What a refusal's `need` is: a floor ("needs at least"), or a model's estimate ("needs about").
+enum class MemoryNeed { floor, estimate };
+/// Empty when `need` fits in what is available; else the sentence that says why not, naming the
+/// need and, under a budget, the budget.
+/// `basis` (for an estimate: "broadcast.sbt's memory model") follows the need in parentheses.
+std::string memory_refusal(std::int64_t need, const std::string& what, MemoryNeed kind = MemoryNeed::floor,
+                           const std::string& basis = "");
 
 }  // namespace cubesim

@@ -193,7 +193,7 @@ std::vector<BadCase> corpus() {
       {"data_mode_24_cube",
        {{"c.json", config(cube(24) + R"(, "algorithm": "broadcast.sbt", "params": {"M": 1}, "mode": "data")")}},
        "run {d}/c.json --out {d}/out",
-       "{d}/c.json: /topology: hypercube n=24 (16777216 nodes) in data mode needs at least",
+       "{d}/c.json: /topology: hypercube n=24 (16777216 nodes) in data mode needs about",
        "",
        "CUBESIM_MEMORY_LIMIT=1000000000 "},
       // 6. One bad point of a sweep: found by validate, before any point runs.

@@ -348,6 +348,15 @@ Verdict verify_allgather(const Setup& s, const std::vector<Buffer>& results) {
       s, results, [&](NodeId) { return total; }, [](NodeId, std::int64_t i) { return static_cast<Element>(i); });
 }
 
+/// The memory model of an all-to-all broadcast (docs/reliability.md "Budgets"): every node ends
+/// with the N blocks of M, N^2 M elements in all, at about 11 bytes an element (the 8 of the value,
+/// the blocks' vectors, the copies in flight); and 1.3 KiB a node for each dimension (a node's
+/// strands and queued receives), in both modes. Measured: allgather.sbt, 2^10 nodes, M = 64, data
+/// mode, 721 MiB; 2^14 nodes, timing mode, 18 KiB a node.
+std::int64_t allgather_memory(const Setup& s) {
+  return model_bytes(s, {1300.0 * s.topology.dim(), 11}, all_blocks_elements(s));
+}
+
 const Registration kRegistrationAllgather{[](Registry& r) {
   auto check = [](const Setup& s) { return check_cube_collective(s, false); };
   r.add({.name = "allgather.cra",
@@ -359,6 +368,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .process = allgather_cra,
          .predict = predict_allgather_cra,
          .verify = verify_allgather,
+         .memory = allgather_memory,
          .one_port = {.row = "T2 CRA(1,N)", .relation = "exact"},
          .all_port = {
              .row = "none (§4.2.1: \"not edge-disjoint, load non-uniform\"); derived: busiest port's parts per step",
@@ -373,6 +383,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .process = allgather_gcea,
          .predict = predict_allgather_gcea,
          .verify = verify_allgather,
+         .memory = allgather_memory,
          .one_port = {.row = "T2 GCEA(1,N)", .relation = "exact"},
          .all_port = {.row = "T2 GCEA(n,N), n rotated sequences", .relation = "exact (ceil(M/n) for M/n)"}});
   r.add({.name = "allgather.sbt",
@@ -384,6 +395,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .process = allgather_sbt,
          .predict = predict_allgather_sbt,
          .verify = verify_allgather,
+         .memory = allgather_memory,
          .one_port = {.row = "T2 SBT-b(1,N), recursive doubling", .relation = "exact"},
          .all_port = {.row = "T2 SBT-b(n,N), all ports by depth", .relation = "exact"}});
   r.add({.name = "allgather.hybrid",
@@ -401,6 +413,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .process = allgather_hybrid,
          .predict = predict_allgather_hybrid,
          .verify = verify_allgather,
+         .memory = allgather_memory,
          .one_port = {.row = "§5.1: SBT-b(1,2^k) + GCEA(1,2^(n-k)) on 2^k M blocks", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add({.name = "allgather.sbnt",
@@ -412,6 +425,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .process = allgather_sbnt,
          .predict = [](const Setup& s) { return predict_allgather_trees(s, routing::Family::sbnt); },
          .verify = verify_allgather,
+         .memory = allgather_memory,
          .one_port = {.row = "T2 SBnT-b(1,N), 2n-1 cyclic steps",
                       .relation = "approx <= 40 %",
                       .deviations = {{Relation::approx, 0.4, 0.358, "n=7 M=2 B=16"}}},
@@ -427,6 +441,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .process = allgather_nrsbt,
          .predict = [](const Setup& s) { return predict_allgather_trees(s, routing::Family::nrsbt); },
          .verify = verify_allgather,
+         .memory = allgather_memory,
          .one_port = {.row = "T2 nRSBT-b(1,N), 2n-1 cyclic steps",
                       .relation = "approx <= 30 % (n | M), <= 50 % otherwise",
                       .deviations = {{Relation::approx, 0.3, 0.273, "n=4 M=100 B=256"},

@@ -569,6 +569,18 @@ Verdict verify_broadcast(const Setup& s, const std::vector<Buffer>& results) {
       s, results, [&](NodeId) { return s.params.M; }, [](NodeId, std::int64_t i) { return message_value(i); });
 }
 
+/// The memory models of a one-to-all broadcast (docs/reliability.md "Budgets"): every node ends
+/// with the message, N M elements in all, at about 12 bytes an element; and 1 KiB a node.
+/// Measured: broadcast.sbt, 2^14 nodes, M = 1024, data mode, 177 MiB; 2^16 nodes, timing mode,
+/// 2.4 KiB a node with the engine's.
+std::int64_t broadcast_memory(const Setup& s) { return model_bytes(s, {1024, 12}, block_elements(s)); }
+/// The n-tree routings (nRSBT, SBnT) split the message in n parts that travel at once: 700 bytes
+/// a node for each dimension and 13 bytes an element. Measured: broadcast.nrsbt, 2^16 nodes,
+/// timing mode, 12.4 KiB a node; 2^14 nodes, M = 1024, data mode, 388 MiB.
+std::int64_t broadcast_trees_memory(const Setup& s) {
+  return model_bytes(s, {700.0 * s.topology.dim(), 13}, block_elements(s));
+}
+
 const Registration kRegistrationBroadcast{[](Registry& r) {
   auto check = [](const Setup& s) { return check_cube_collective(s, true); };
   r.add({.name = "broadcast.sbt",
@@ -581,6 +593,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .process = broadcast_sbt,
          .predict = predict_broadcast_sbt,
          .verify = verify_broadcast,
+         .memory = broadcast_memory,
          .one_port = {.row = "T1 SBT-b(1,1), subtree by subtree", .relation = "exact"},
          .all_port = {.row = "T1 SBT-b(n,1), pipelined packets", .relation = "exact"}});
   r.add({.name = "broadcast.nesbt",
@@ -592,6 +605,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .process = broadcast_nesbt,
          .predict = predict_broadcast_nesbt,
          .verify = verify_broadcast,
+         .memory = broadcast_memory,
          .one_port = {.row = "T1 nESBT-b(1,1), dimension t mod n in cycle t",
                       .relation =
                           "exact when B divides M (n >= 2); approx <= 10 % with a remainder packet; bound on a 1-cube",
@@ -609,6 +623,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .process = broadcast_gc,
          .predict = predict_broadcast_gc,
          .verify = verify_broadcast,
+         .memory = broadcast_memory,
          .one_port = {.row = "T1 GC(1,1), pipelined path", .relation = "exact"},
          .all_port = {.row = "T1 GC(n,1), n rotated paths, whole parts", .relation = "exact (ceil(M/n) for M/n)"}});
   r.add({.name = "broadcast.nrsbt",
@@ -620,6 +635,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .process = broadcast_nrsbt,
          .predict = predict_broadcast_nrsbt,
          .verify = verify_broadcast,
+         .memory = broadcast_trees_memory,
          .one_port = {.row = "T1 nRSBT-b(1,1), 2n-1 steps",
                       .relation = "exact when n divides M; approx <= 15 %; bound for M < n",
                       .deviations = {{Relation::approx, 0.15, 0.142, "n=2 M=7 B=3"},
@@ -636,6 +652,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .process = broadcast_sbnt,
          .predict = predict_broadcast_sbnt,
          .verify = verify_broadcast,
+         .memory = broadcast_trees_memory,
          .one_port = {.row = "none (§4.1.5); derived: 2n-1 whole-message steps",
                       .relation = "upper bound",
                       .deviations = {{Relation::upper_bound, 0, 0.667, "n=2 M=1 B=1"}}},
@@ -649,6 +666,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .process = broadcast_tcbt,
          .predict = predict_broadcast_tcbt,
          .verify = verify_broadcast,
+         .memory = broadcast_memory,
          .one_port = {.row = "none (§4.1.6); derived: 2(ceil(M/B) + n - 2) start-ups, 2(M + (n-2)B) elements",
                       .relation = "exact"},
          .all_port = {.row = "none; pipelined, height n: SBT-b(n,1)'s terms", .relation = "exact"}});

@@ -55,6 +55,7 @@
 //                 largest part: ceil(M/l) of each block in the all-to-all, ceil(2^l M/k) of
 //                 each group in the splitting (the printed row when l | M and k | 2^l M).
 //                 One-port machines run sometoall.sbt's (alltosome.sbt's) one-port schedule.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -385,6 +386,31 @@ Verdict verify_alltoall(const Setup& s, const std::vector<Buffer>& results) {
       [&](NodeId x, std::int64_t j) { return alltoall_value(j / M, x, N, M, j % M); });
 }
 
+/// The memory models of personalized communication (docs/reliability.md "Budgets").
+/// All-to-all: every node sends N blocks of M and receives N, N^2 M elements in all. The standard
+/// exchange holds each block about once and a half (12 bytes an element) and little a node
+/// (alltoall.sbt, 2^9 nodes, M = 64, data mode: 196 MiB; 2^14 nodes, timing: 2.4 KiB a node).
+std::int64_t alltoall_exchange_memory(const Setup& s) {
+  return model_bytes(s, {100.0 * s.topology.dim(), 12}, all_blocks_elements(s));
+}
+/// The n-tree routings hold every block as a message of its own on each of its hops at once,
+/// about 60 bytes an element, and 1.45 KiB a node for each dimension (their strands)
+/// (alltoall.nrsbt, 2^9 nodes, M = 64, data mode: 925 MiB; 2^12 nodes, timing: 19.5 KiB a node).
+std::int64_t alltoall_trees_memory(const Setup& s) {
+  return model_bytes(s, {1450.0 * s.topology.dim(), 60}, all_blocks_elements(s));
+}
+/// One-to-all: the root's N blocks of M, split down the trees; a node holds what passes through
+/// its subtree (scatter.sbt, 2^12 nodes, M = 64, data mode: 26 MiB with the engine's state).
+std::int64_t scatter_memory(const Setup& s) { return model_bytes(s, {1024, 40}, block_elements(s)); }
+
+/// Some-to-all and all-to-some: the 2^(n-k) senders (receivers) each exchange a block of M with
+/// every node, N 2^(n-k) M elements in all, at about 12 bytes an element (alltosome.sbt and
+/// sometoall.sbt, 2^9 nodes, k = 2, M = 64, data mode: 49.5 MiB).
+std::int64_t some_memory(const Setup& s) {
+  const int some = std::max(s.topology.dim() - static_cast<int>(s.params.k), 0);
+  return model_bytes(s, {1024, 12}, block_elements(s) * std::ldexp(1.0, some));
+}
+
 const Registration kRegistrationPersonalized{[](Registry& r) {
   auto rooted = [](const Setup& s) { return check_cube_collective(s, true); };
   auto all = [](const Setup& s) { return check_cube_collective(s, false); };
@@ -398,6 +424,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = scatter_sbt,
          .predict = predict_scatter_sbt,
          .verify = verify_scatter,
+         .memory = scatter_memory,
          .one_port = {.row = "T3 SBT-p(1,1), a subtree's data at once", .relation = "exact"},
          .all_port = {.row = "T3 SBT-p(n,1), reverse breadth-first", .relation = "exact"}});
   r.add({.name = "scatter.sbnt",
@@ -409,6 +436,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = scatter_sbnt,
          .predict = [](const Setup& s) { return predict_scatter_trees(s, routing::Family::sbnt); },
          .verify = verify_scatter,
+         .memory = scatter_memory,
          .one_port = {.row = "none; derived: the root's messages back to back", .relation = "exact"},
          .all_port = {.row = "T3 SBnT-p(n,1), reverse breadth-first",
                       .relation = "approx <= 35 %",
@@ -422,6 +450,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = scatter_nrsbt,
          .predict = [](const Setup& s) { return predict_scatter_trees(s, routing::Family::nrsbt); },
          .verify = verify_scatter,
+         .memory = scatter_memory,
          .one_port = {.row = "none; derived as for scatter.sbnt", .relation = "exact"},
          .all_port = {.row = "T3 nRSBT-p(n,1)",
                       .relation = "exact when n divides M; approx <= 45 %; <= 250 % for M < n",
@@ -443,6 +472,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = sometoall_sbt,
          .predict = [](const Setup& s) { return predict_some_personalized(s, "some-to-all, splitting first"); },
          .verify = verify_sometoall,
+         .memory = some_memory,
          .one_port = {.row = "TR-572 T3 one-port, splitting first (Theorem 1)", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add({.name = "alltosome.sbt",
@@ -454,6 +484,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = alltosome_sbt,
          .predict = [](const Setup& s) { return predict_some_personalized(s, "all-to-some, accumulation last"); },
          .verify = verify_alltosome,
+         .memory = some_memory,
          .one_port = {.row = "TR-572 T3 one-port, accumulation last (Theorem 1)", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add({.name = "sometoall.sbnt",
@@ -465,6 +496,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = sometoall_sbnt,
          .predict = [](const Setup& s) { return predict_some_personalized_nport(s, "some-to-all, splitting first"); },
          .verify = verify_sometoall,
+         .memory = some_memory,
          .one_port = {.row = "runs sometoall.sbt (TR-572 T3 one-port)", .relation = "exact"},
          .all_port = {.row = "TR-572 T3 n-port, splitting first",
                       .relation = "exact (ceil(M/l) and ceil(2^l M/k) for the row's even parts)"}});
@@ -477,6 +509,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = alltosome_sbnt,
          .predict = [](const Setup& s) { return predict_some_personalized_nport(s, "all-to-some, accumulation last"); },
          .verify = verify_alltosome,
+         .memory = some_memory,
          .one_port = {.row = "runs alltosome.sbt (TR-572 T3 one-port)", .relation = "exact"},
          .all_port = {.row = "TR-572 T3 n-port, accumulation last",
                       .relation = "exact (ceil(M/l) and ceil(2^l M/k) for the row's even parts)"}});
@@ -489,6 +522,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = alltoall_sbnt,
          .predict = [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::sbnt); },
          .verify = verify_alltoall,
+         .memory = alltoall_trees_memory,
          .one_port = {.row = "none; derived: the cyclic schedule in lockstep", .relation = "exact"},
          .all_port = {.row = "T4 SBnT-p(n,N)",
                       .relation = "approx <= 2/3 (the SBnT's uneven ports: <= 5/3 of the row, n = 2, 3)",
@@ -502,6 +536,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = alltoall_nrsbt,
          .predict = [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::nrsbt); },
          .verify = verify_alltoall,
+         .memory = alltoall_trees_memory,
          .one_port = {.row = "none; derived as for alltoall.sbnt", .relation = "exact"},
          .all_port = {.row = "T4 nRSBT-p(n,N), n phased trees",
                       .relation = "exact when n divides M; approx <= 75 %; <= 600 % for M < n",
@@ -516,6 +551,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .process = alltoall_sbt,
          .predict = predict_alltoall_sbt,
          .verify = verify_alltoall,
+         .memory = alltoall_exchange_memory,
          .one_port = {.row = "T4 SBT-p(1,N), standard exchange", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
 }};

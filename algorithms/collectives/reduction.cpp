@@ -108,6 +108,17 @@ Prediction predict_reduce_scatter_sbt(const Setup& s) {
   return pr;
 }
 
+/// The memory models of the reductions (docs/reliability.md "Budgets"): every node holds its
+/// vector of M, N M elements in all. A reduction to the root frees what it has sent: 8 bytes an
+/// element (reduce.sbt, 2^14 nodes, M = 1024, data mode: 136 MiB beyond the engine's state); an
+/// all-reduce also holds the vector it receives at each step: 16 (allreduce.sbt: 268 MiB).
+std::int64_t reduction_memory(const Setup& s) { return model_bytes(s, {1024, 8}, block_elements(s)); }
+std::int64_t allreduction_memory(const Setup& s) { return model_bytes(s, {1024, 16}, block_elements(s)); }
+
+/// All-to-all reduction: every node starts with N blocks of M, N^2 M elements in all, at about 12
+/// bytes an element (reduce_scatter.sbt, 2^9 nodes, M = 64, data mode: 193 MiB).
+std::int64_t reduce_scatter_memory(const Setup& s) { return model_bytes(s, {1024, 12}, all_blocks_elements(s)); }
+
 const Registration kRegistrationReduction{[](Registry& r) {
   auto rooted = [](const Setup& s) { return check_cube_collective(s, true); };
   auto rootless = [](const Setup& s) { return check_cube_collective(s, false); };
@@ -129,6 +140,7 @@ const Registration kRegistrationReduction{[](Registry& r) {
                    s, res, [&](NodeId x) { return x == s.params.root ? s.params.M : 0; },
                    [&](NodeId, std::int64_t i) { return sum_over_nodes(N, i + 1); });
              },
+         .memory = reduction_memory,
          .one_port = {.row = "T1 SBT-b(1,1) reversed + n M additions", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add({.name = "allreduce.sbt",
@@ -150,6 +162,7 @@ const Registration kRegistrationReduction{[](Registry& r) {
                    s, res, [&](NodeId) { return s.params.M; },
                    [&](NodeId, std::int64_t i) { return sum_over_nodes(N, i + 1); });
              },
+         .memory = allreduction_memory,
          .one_port = {.row = "recursive doubling: n (ceil(M/B) tau + M t_c + M t_a)", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add({.name = "reduce_scatter.sbt",
@@ -168,6 +181,7 @@ const Registration kRegistrationReduction{[](Registry& r) {
                    s, res, [&](NodeId) { return M; },
                    [&](NodeId j, std::int64_t i) { return sum_over_nodes(N, j * M + i + 1); });
              },
+         .memory = reduce_scatter_memory,
          .one_port = {.row = "T2 SBT-b(1,N) reversed + (N-1) M additions", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
 }};

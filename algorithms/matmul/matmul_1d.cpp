@@ -357,6 +357,17 @@ Verdict verify_1d(const Setup& s, const std::vector<Buffer>& results) {
   return matmul::verify_product(s, results, [&](NodeId x) { return Rect{0, g.sh.P, x * g.bR, g.bR}; });
 }
 
+/// The memory model of algorithm A1 (docs/reliability.md "Budgets"): its all-to-all broadcast
+/// leaves the whole of D (Q x R) on every node, N Q R + P Q + P R elements in all, at about 12
+/// bytes an element (matmul1d.a1.sbt, 32 nodes, P = Q = R = 512, data mode: 102.5 MiB).
+std::int64_t a1_memory(const Setup& s) {
+  const Params& p = s.params;
+  const double QR = static_cast<double>(p.Q) * static_cast<double>(p.R);
+  const double rest =
+      static_cast<double>(p.P) * static_cast<double>(p.Q) + static_cast<double>(p.P) * static_cast<double>(p.R);
+  return model_bytes(s, {1024, 12}, static_cast<double>(s.topology.size()) * QR + rest);
+}
+
 const Registration kRegistrationMatmul1d{[](Registry& r) {
   const std::vector<std::string> params = {"P", "Q", "R", "B"};
   const std::vector<std::string> required = {"P", "Q", "R"};
@@ -369,6 +380,7 @@ const Registration kRegistrationMatmul1d{[](Registry& r) {
          .process = a1_cra,
          .predict = [](const Setup& s) { return predict_a1_ring(s, "A1ˡ(1), CRA(1,N)"); },
          .verify = verify_1d,
+         .memory = a1_memory,
          .one_port = {.row = "T6 A1ˡ(1) + T7", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule (Table 5: A1ˡ(n) by GCEA only)", .relation = "exact"}});
   r.add({.name = "matmul1d.a1.gcea",
@@ -380,6 +392,7 @@ const Registration kRegistrationMatmul1d{[](Registry& r) {
          .process = a1_gcea,
          .predict = predict_a1_gcea,
          .verify = verify_1d,
+         .memory = a1_memory,
          .one_port = {.row = "T6 A1ˡ(1) + T7", .relation = "exact"},
          .all_port = {.row = "T6 A1ˡ(n), parts of ⌈P/n⌉ rows + T7", .relation = "exact"}});
   r.add({.name = "matmul1d.a1.sbt",
@@ -391,6 +404,7 @@ const Registration kRegistrationMatmul1d{[](Registry& r) {
          .process = a1_sbt,
          .predict = predict_a1_sbt,
          .verify = verify_1d,
+         .memory = a1_memory,
          .one_port = {.row = "T6 A1(1) + T7", .relation = "exact"},
          .all_port = {
              .row = "T6 A1(n) nRSBT-b(n,N) + T7",
@@ -406,6 +420,7 @@ const Registration kRegistrationMatmul1d{[](Registry& r) {
          .process = a1_hybrid,
          .predict = predict_a1_hybrid,
          .verify = verify_1d,
+         .memory = a1_memory,
          .one_port = {.row = "§5.1: SBT-b(1,2^k) + GCEA(1,2^(n-k)) + T7", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add(

@@ -369,6 +369,13 @@ const Registration kRegistrationMatmul2d{[](Registry& r) {
          .process = cannon,
          .predict = predict_cannon,
          .verify = verify_cannon,
+         // Memory (docs/reliability.md "Budgets"): each node holds its blocks of the matrices and
+         // the pair it is rolling, about 10 bytes an element of P Q + Q R + P R (P = Q = R = 512 on
+         // 64 nodes, data mode: 6.3 MiB).
+         .memory =
+             [](const Setup& s) {
+               return model_bytes(s, {1024, 10}, static_cast<double>(default_elements(s)));
+             },
          .one_port = {.row = "§5.2.1: ⌊L/2⌋ + L - 1 shifts of C then D + L multiplies, L = max(N1, N2)",
                       .relation = "approx <= 50 % (nodes leave the unequal alignment out of step)",
                       .deviations = {{Relation::approx, 0.5, 0.473, "n=5 P=32 Q=32 R=32 B=1 N1=4"}}},

@@ -358,6 +358,13 @@ Prediction predict_exchange_grid_phased(const Setup& s) {
 
 const char* const kRingRelation = "exact on tori and cubes; on a mesh (folded ring) exact, lower bound on one port";
 
+/// The memory models (docs/reliability.md "Budgets"), measured on a 64 x 64 torus, M = 1024, data
+/// mode: the pipelined broadcast leaves the message on every node, about 8 bytes an element of
+/// N M (36.3 MiB with the engine's state); the grid exchange holds a block from each neighbour
+/// beside its own, about 68 bytes an element of N M (288 MiB).
+std::int64_t pipe_memory(const Setup& s) { return model_bytes(s, {1024, 8}, block_elements(s)); }
+std::int64_t grid_exchange_memory(const Setup& s) { return model_bytes(s, {1024, 68}, block_elements(s)); }
+
 const Registration kRegistrationCollectives{[](Registry& r) {
   const std::vector<std::string> line = {"M", "B", "axis", "grid"}, rooted = {"root", "M", "B", "axis", "grid"};
   r.add({.name = "broadcast.pipe",
@@ -370,6 +377,7 @@ const Registration kRegistrationCollectives{[](Registry& r) {
          .process = [](Node& self, Params p) { return broadcast_line(self, std::move(p), Shape::pipe); },
          .predict = [](const Setup& s) { return predict_broadcast_line(s, false); },
          .verify = verify_broadcast_line,
+         .memory = pipe_memory,
          .one_port = {.row = "flow shop of ceil(M/B) packets over L - 1 hops (mesh: two arms, root alternating)",
                       .relation = "exact"},
          .all_port = {.row = "the same, the mesh's two arms at once", .relation = "exact"}});
@@ -432,6 +440,7 @@ const Registration kRegistrationCollectives{[](Registry& r) {
          .process = exchange_grid,
          .predict = predict_exchange_grid,
          .verify = verify_exchange_grid,
+         .memory = grid_exchange_memory,
          .one_port = {.row = "the longest ring edge's route, no contention", .relation = "lower bound"},
          .all_port = {.row = "the same", .relation = "lower bound"}});
   r.add({.name = "exchange.grid_phased",

@@ -61,6 +61,11 @@ Verdict verify_shift_gc(const Setup& s, const std::vector<Buffer>& results) {
       });
 }
 
+/// The memory model (docs/reliability.md "Budgets"): every node holds its block of M and the one
+/// it receives, freed as it goes: about 8 bytes an element of N M (2^12 nodes, M = 1024, data
+/// mode: 39.6 MiB with the engine's state).
+std::int64_t shift_gc_memory(const Setup& s) { return model_bytes(s, {1024, 8}, block_elements(s)); }
+
 const Registration kRegistrationShiftGc{[](Registry& r) {
   r.add({.name = "shift.gc",
          .summary = "cyclic shift by one along the Gray-code ring: every node sends its block to its successor",
@@ -71,6 +76,7 @@ const Registration kRegistrationShiftGc{[](Registry& r) {
          .process = shift_gc,
          .predict = predict_shift_gc,
          .verify = verify_shift_gc,
+         .memory = shift_gc_memory,
          .one_port = {.row = "one CRA(1,N) step: M, ceil(M/B)", .relation = "exact"},
          .all_port = {.row = "the same single step", .relation = "exact"}});
 }};

@@ -1,5 +1,6 @@
 #include "sim/simgrid/isolate.hpp"
 
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,7 +11,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <iostream>
+
+#include "sim/heap_meter.hpp"
+#include "sim/resources.hpp"
 
 namespace cubesim {
 
@@ -24,9 +29,31 @@ void write_all(int fd, const std::string& s) {
     off += static_cast<std::size_t>(w);
   }
 }
+
+/// The child's end of the pipe, for the heap meter's handler.
+int g_child_fd = -1;
+
+/// In the child, an allocation past the budget ends the child with the budget error: SimGrid's
+/// run is not ours to unwind (an exception through its actors aborts it).
+[[noreturn]] void child_over_budget(std::int64_t live, std::int64_t asked, std::int64_t limit) {
+  write_all(g_child_fd, "Ethe memory budget of " + format_bytes(memory_budget()) +
+                            " is spent in the SimGrid process: it asked for " + format_bytes(asked) + " more with " +
+                            format_bytes(live) + " held on the heap, which may hold " + format_bytes(limit) +
+                            " (--max-memory sets the budget)");
+  ::close(g_child_fd);
+  ::_exit(3);
+}
+
+/// A process's resident bytes (/proc/PID/statm); 0 where it cannot be read.
+std::int64_t resident_of(pid_t pid) {
+  std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
+  std::int64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE));
+}
 }  // namespace
 
-IsolatedResult run_isolated(const std::function<std::string()>& body) {
+IsolatedResult run_isolated(const std::function<std::string()>& body, std::int64_t max_resident_bytes) {
   IsolatedResult r;
   int fds[2];
   if (::pipe(fds) != 0) {
@@ -53,7 +80,9 @@ IsolatedResult run_isolated(const std::function<std::string()>& body) {
     std::signal(SIGTERM, SIG_DFL);
     std::string out;
     int code = 0;
+    g_child_fd = fds[1];
     try {
+      const heap::HeapBudgetScope scope(max_resident_bytes > 0 ? child_over_budget : nullptr);
       out = "O";
       out += body();
     } catch (const std::exception& e) {
@@ -71,7 +100,23 @@ IsolatedResult run_isolated(const std::function<std::string()>& body) {
   ::close(fds[1]);
   std::string got;
   char buf[65536];
+  std::int64_t over = 0;  // the child's resident bytes when it was killed for passing the budget
   for (;;) {
+    if (max_resident_bytes > 0) {
+      // Every 2 ms, or as soon as the child writes: its resident memory against the budget (a
+      // reading is about 10 us; SimGrid grows by a few MiB in 5 ms).
+      pollfd p{fds[0], POLLIN, 0};
+      const int ready = ::poll(&p, 1, 2);
+      if (ready < 0 && errno != EINTR) break;
+      if (ready <= 0) {
+        if (const std::int64_t rss = resident_of(pid); rss > max_resident_bytes) {
+          over = rss;
+          ::kill(pid, SIGKILL);
+          break;
+        }
+        continue;
+      }
+    }
     const ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -84,6 +129,11 @@ IsolatedResult run_isolated(const std::function<std::string()>& body) {
   }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.max_rss_kib = ru.ru_maxrss;
+  if (over > 0) {
+    r.error = "the memory budget of " + format_bytes(max_resident_bytes) + " is spent by the SimGrid process (" +
+              format_bytes(over) + " resident; it was stopped) (--max-memory sets the budget)";
+    return r;
+  }
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     r.error = "the SimGrid process died of signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" +

@@ -6,6 +6,7 @@
 /// some errors. Each SimGrid run therefore happens in a fork of its own: the run starts clean,
 /// a crash inside SimGrid becomes an error message instead of taking cubesim down, and the
 /// child's peak memory is measured on its own.
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -20,6 +21,13 @@ struct IsolatedResult {
 };
 
 /// Runs `body` in a forked child. Never throws for what happens in the child.
-IsolatedResult run_isolated(const std::function<std::string()>& body);
+///
+/// With `max_resident_bytes` > 0 (the memory budget, docs/reliability.md "Budgets") the child is
+/// held to it twice over: its heap allocations are refused past the heap meter's limit
+/// (sim/heap_meter.hpp), which ends the child at once with the budget error, and the parent
+/// reads the child's resident memory every few milliseconds and kills it when it passes the
+/// budget (what SimGrid maps outside the heap: actor stacks). Either way the result is the
+/// budget error, never a partial result.
+IsolatedResult run_isolated(const std::function<std::string()>& body, std::int64_t max_resident_bytes = 0);
 
 }  // namespace cubesim
