@@ -62,13 +62,6 @@ trace::TraceFormats trace_formats(const TraceArgs& a, const std::string& out_dir
   return f;
 }
 
-EngineKind parse_engine(const std::string& e) {
-  if (e == "cycle") return EngineKind::cycle;
-  if (e == "simgrid") return EngineKind::simgrid;
-  if (e == "both") return EngineKind::both;
-  throw InputError("", "--engine", "unknown engine \"" + e + "\": cycle, simgrid or both");
-}
-
 /// The budgets of the command line (docs/reliability.md "Budgets").
 struct BudgetArgs {
   std::int64_t max_events = kDefaultMaxEvents;
@@ -101,13 +94,9 @@ std::int64_t parse_bytes(const std::string& text) {
 
 /// Sets the process's memory budget and returns the run limits of the command line.
 RunLimits run_limits(const BudgetArgs& a) {
-  if (a.max_events < 0)
-    throw InputError("", "--max-events", "must be a count of events (0 for none), not " + std::to_string(a.max_events));
+  RunLimits l = make_run_limits(a.max_events, a.per_packet, "--max-events");  // the event budget checked first
   set_memory_budget(a.max_memory.empty() ? default_memory_budget() : parse_bytes(a.max_memory));
-  RunLimits l;
-  l.max_events = a.max_events;
   l.max_resident_bytes = memory_budget();
-  l.packet_trains = !a.per_packet;
   return l;
 }
 
@@ -129,7 +118,7 @@ int cmd_run(const Registry& reg, const RunArgs& a) {
   SweepOptions o;
   o.config = a.config;
   o.out_dir = a.out_dir;
-  o.engine = parse_engine(a.engine);
+  o.engine = parse_engine(a.engine, "--engine");
   o.traces = trace_formats(a.trace, a.out_dir);
   if (!a.shard.empty()) o.shard = parse_shard(a.shard);
   o.resume = a.resume;

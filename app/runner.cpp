@@ -134,23 +134,22 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
   // Inside the scope every allocation of the run (the engine's set-up, its events, the check of
   // its data) is held to the memory budget (sim/heap_meter.hpp); a refusal unwinds the run,
   // whose engine then frees what it held, and is this point's error.
+  const auto failed = [&](std::string error) {
+    RunOutcome out;
+    out.point = &point;
+    out.prediction = info.predict(point.setup);
+    out.error = std::move(error);
+    return out;
+  };
   try {
     const heap::HeapBudgetScope scope;
     return run_engine(point, info, verify, observer, limits);
   } catch (const heap::HeapBudgetExceeded&) {
-    RunOutcome out;
-    out.point = &point;
-    out.prediction = info.predict(point.setup);
-    out.error = heap_budget_message();
-    return out;
+    return failed(heap_budget_message());
   } catch (const std::bad_alloc&) {
     // The machine ran out before the budget (or between two readings of resident memory where
     // the heap is not metered): this point fails, and the points of a sweep already run are kept.
-    RunOutcome out;
-    out.point = &point;
-    out.prediction = info.predict(point.setup);
-    out.error = "out of memory (--max-memory sets a budget that stops a run before the machine runs out)";
-    return out;
+    return failed("out of memory (--max-memory sets a budget that stops a run before the machine runs out)");
   }
 }
 
@@ -274,6 +273,23 @@ ojson trace_header(const std::string& name, const std::string& algorithm, const 
                    {"messages", st.messages},
                    {"events", st.events}};
   return h;
+}
+
+EngineKind parse_engine(const std::string& e, const std::string& option) {
+  if (e == "cycle") return EngineKind::cycle;
+  if (e == "simgrid") return EngineKind::simgrid;
+  if (e == "both") return EngineKind::both;
+  throw InputError("", option, "unknown engine \"" + e + "\": cycle, simgrid or both");
+}
+
+RunLimits make_run_limits(std::int64_t max_events, bool per_packet, const std::string& option) {
+  if (max_events < 0)
+    throw InputError("", option, "must be a count of events (0 for none), not " + std::to_string(max_events));
+  RunLimits l;
+  l.max_events = max_events;
+  l.max_resident_bytes = memory_budget();
+  l.packet_trains = !per_packet;
+  return l;
 }
 
 }  // namespace cubesim

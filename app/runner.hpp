@@ -66,6 +66,12 @@ struct RunLimits {
   bool packet_trains = true;                      ///< false: --per-packet (EngineOptions::packet_trains)
   std::atomic<std::int64_t>* progress = nullptr;  ///< EngineOptions::progress
 };
+/// "cycle", "simgrid" or "both"; an InputError naming `option` (the command line's --engine, the
+/// Python module's engine=) for anything else.
+EngineKind parse_engine(const std::string& e, const std::string& option);
+/// A command's run limits: the event budget (0: none; negative: an InputError naming `option`),
+/// the process's memory budget as set (set_memory_budget), packet trains unless `per_packet`.
+RunLimits make_run_limits(std::int64_t max_events, bool per_packet, const std::string& option);
 /// Sets what follows from a finished cycle run's stats and prediction: ratio, relation_holds,
 /// terms_match.
 void judge(RunOutcome& out);

@@ -74,8 +74,7 @@ py::object to_python(const ojson& j) {
 /// The command line's budgets (app/main.cpp run_limits): the memory budget of the process, the
 /// event budget, packet trains.
 RunLimits limits(std::int64_t max_events, std::int64_t max_memory, bool per_packet) {
-  if (max_events < 0)
-    throw InputError("", "max_events", "must be a count of events (0 for none), not " + std::to_string(max_events));
+  RunLimits l = make_run_limits(max_events, per_packet, "max_events");  // the event budget checked first
   // -1: None in Python, the command line's default (90 % of what the machine has available).
   if (max_memory < -1)
     throw InputError("", "max_memory", "must be bytes (0 for none), not " + std::to_string(max_memory));
@@ -89,18 +88,8 @@ RunLimits limits(std::int64_t max_events, std::int64_t max_memory, bool per_pack
     const std::int64_t budget = max_memory == -1 ? default_budget : max_memory;
     if (budget != memory_budget()) set_memory_budget(budget);
   }
-  RunLimits l;
-  l.max_events = max_events;
   l.max_resident_bytes = memory_budget();
-  l.packet_trains = !per_packet;
   return l;
-}
-
-EngineKind engine_kind(const std::string& e) {
-  if (e == "cycle") return EngineKind::cycle;
-  if (e == "simgrid") return EngineKind::simgrid;
-  if (e == "both") return EngineKind::both;
-  throw InputError("", "engine", "unknown engine \"" + e + "\": cycle, simgrid or both");
 }
 
 /// Runs `work` on a thread of its own while this (the Python) thread waits without the GIL,
@@ -158,7 +147,7 @@ py::dict run(const std::string& config, const std::optional<std::string>& config
   o.config = config;
   o.config_text = config_text;
   o.out_dir = out;
-  o.engine = engine_kind(engine);
+  o.engine = parse_engine(engine, "engine");
   o.jobs = jobs;
   o.reproducible = reproducible;
   o.machine = machine;
