@@ -205,22 +205,6 @@ py::dict replay(const std::string& path, const trace::ReplayOptions& opt, bool r
   return d;
 }
 
-const char* op_name(trace::OpCode c) {
-  switch (c) {
-    case trace::OpCode::send:
-      return "send";
-    case trace::OpCode::recv:
-      return "recv";
-    case trace::OpCode::compute:
-      return "compute";
-    case trace::OpCode::copy:
-      return "copy";
-    case trace::OpCode::delay:
-      return "delay";
-  }
-  return "?";
-}
-
 const char* step_name(trace::StepKind k) {
   switch (k) {
     case trace::StepKind::await:
@@ -250,7 +234,7 @@ py::dict trace_events(const std::string& path, const trace::ReplayOptions& opt) 
     strand.push_back(static_cast<std::int64_t>(s));
     step.push_back(static_cast<std::int64_t>(k));
     kind.emplace_back(sk);
-    op.emplace_back(o != nullptr ? op_name(o->code) : "");
+    op.emplace_back(o != nullptr ? trace::op_name(o->code) : "");
     peer.push_back(o != nullptr ? o->peer : -1);
     amount.push_back(o != nullptr ? o->amount : 0);
     tag.push_back(o != nullptr ? o->tag : 0);

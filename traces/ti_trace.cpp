@@ -172,8 +172,6 @@ void ObserverFan::on_activity(NodeId n, ActivityKind k, std::int64_t a, Time s, 
 
 // ---------------------------------------------------------------- text format
 
-namespace {
-
 const char* op_name(OpCode c) {
   switch (c) {
     case OpCode::send:
@@ -189,6 +187,8 @@ const char* op_name(OpCode c) {
   }
   return "?";
 }
+
+namespace {
 
 void append_op(std::string& out, const TraceOp& o) {
   out += op_name(o.code);

@@ -38,6 +38,8 @@ inline constexpr const char* kSchema = "cubesim.trace/2";
 inline constexpr const char* kSchemaV1 = "cubesim.trace/1";
 
 enum class OpCode : std::uint8_t { send, recv, compute, copy, delay };
+/// The operation's word in the text format: "send", "recv", "compute", "copy", "delay".
+const char* op_name(OpCode c);
 
 struct TraceOp {
   OpCode code = OpCode::compute;
