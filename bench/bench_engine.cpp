@@ -150,7 +150,7 @@ Measured run_in_child(const RunPoint& rp) {
     m.events = o.stats.events;
     m.packet_hops = o.stats.packet_hops;
     m.peak_queue = o.stats.peak_queue;
-    m.trains = o.stats.packet_trains;
+    m.trains = o.stats.packet_trains + o.stats.relay_trains;
     m.wall_s = o.stats.wall_s;
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);

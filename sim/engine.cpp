@@ -12,6 +12,9 @@ namespace {
 /// The heap keeps the earliest event on top.
 bool later(const detail::Event& a, const detail::Event& b) { return detail::before(b, a); }
 
+/// The kernel's event kind of a relay train's packet end (network models number theirs from 1).
+constexpr std::uint8_t kRelayTrain = 0xff;
+
 }  // namespace
 
 Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions options)
@@ -195,6 +198,9 @@ void Engine::start_send(detail::OpState& op) {
   m.packets = m.elements == 0 ? 1 : (m.elements + b - 1) / b;
   m.data = std::move(op.buffer);
   m.send_op = &op;
+  m.keyed = op.keyed;
+  m.key_seq = op.key_seq;
+  m.key_sub = op.key_sub;
   m.id = static_cast<std::uint64_t>(++stats_.messages);
   stats_.packets += m.packets;
   stats_.largest_message = std::max(stats_.largest_message, m.elements);
@@ -274,6 +280,8 @@ void Engine::finish_recv(detail::OpState& op, Time from) {
 }
 
 bool Engine::start_recv(detail::OpState& op) {
+  // A receive for messages a relay train carries would take one of them from the relay.
+  if (!claimed_.empty() && claimed_.contains({op.peer, op.node, op.tag})) abort_relay_trains();
   detail::MatchTable::Slot& s = match_.find_or_add(op.node, op.peer, op.tag);
   if (const std::uint32_t mi = s.msg_head; mi != detail::kNone) {  // the oldest message arrived from it
     detail::Message& m = messages_[mi];
@@ -380,7 +388,62 @@ void Engine::check_budgets() {
 }
 
 RunStats Engine::run(const ProcessFactory& make_process) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  try {
+    return run_once(make_process);
+  } catch (const detail::RelayTrainAbort&) {
+  }
+  // Something met a relay train: the same run again, relay trains off (the per-packet relays are
+  // the reference, so the report is the one this attempt would have given).
+  reset();
+  relay_trains_allowed_ = false;
+  RunStats st = run_once(make_process);
+  st.relay_train_aborts = stats_.relay_train_aborts = 1;
+  st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  stats_.wall_s = st.wall_s;
+  return st;
+}
+
+void Engine::reset() {
+  processes_.clear();  // destroys the coroutine frames first: their operations die with them
+  const auto n = static_cast<std::size_t>(topology_.size());
+  now_ = Time{};
+  seq_ = 0;
+  current_ = detail::Event{0, -1, 0, 0, 0, detail::kOpEnd};
+  heap_.clear();
+  ready_.clear();
+  ready_head_ = 0;
+  current_path_ = PathCounts{};
+  messages_ = detail::Pool<detail::Message>{};
+  match_ = detail::MatchTable(std::min<std::size_t>(n, 1024));
+  posted_ = 0;
+  results_.assign(n, Buffer{});
+  link_load_.assign(n * ports_, 0);
+  comm_busy_.assign(n, Time{});
+  compute_busy_.assign(n, Time{});
+  stats_ = RunStats{};
+  next_check_ = 0;
+  budget_checks_ = 0;
+  awaits_ = 0;
+  last_time_ = Time{};
+  last_path_ = PathCounts{};
+  running_ = false;
+  current_node_ = 0;
+  current_strand_ = 0;
+  next_strand_.clear();
+  next_request_.assign(n, 0);
+  order_.clear();
+  relay_trains_.clear();
+  posted_relays_.clear();
+  claimed_.clear();
+  relay_abort_ = false;
+  net_ = network_model_of(machine_).make(*this);
+}
+
+RunStats Engine::run_once(const ProcessFactory& make_process) {
   check_invariant(!running_ && processes_.empty(), "an Engine runs once");
+  relay_trains_on_ = relay_trains_allowed_ && options_.packet_trains && observer_ == nullptr &&
+                     machine_.ports.kind == PortKind::all && machine_.o_send == Time{} && machine_.o_recv == Time{};
   running_ = true;
   const auto wall0 = std::chrono::steady_clock::now();
   const auto n = static_cast<std::size_t>(topology_.size());
@@ -422,6 +485,8 @@ RunStats Engine::run(const ProcessFactory& make_process) {
     current_strand_ = 0;
     processes_[i].handle().resume();
     ++stats_.resumes;
+    if (relay_abort_) [[unlikely]]
+      throw detail::RelayTrainAbort{};
     after(static_cast<NodeId>(i));
   }
   for (;;) {
@@ -429,6 +494,8 @@ RunStats Engine::run(const ProcessFactory& make_process) {
       detail::Waiter* w = ready_[ready_head_++];
       const NodeId node = w->node;
       resume(*w);
+      if (relay_abort_) [[unlikely]]
+        throw detail::RelayTrainAbort{};  // thrown inside a coroutine, perhaps kept by its Task
       after(node);
       if (stats_.events + stats_.resumes + awaits_ >= next_check_) [[unlikely]]
         check_budgets();
@@ -439,6 +506,11 @@ RunStats Engine::run(const ProcessFactory& make_process) {
     std::pop_heap(heap_.begin(), heap_.end(), later);
     const detail::Event ev = heap_.back();
     heap_.pop_back();
+    if (ev.kind == kRelayTrain) {
+      take(ev);
+      on_relay_train_event(ev);
+      continue;
+    }
     if (ev.kind != detail::kOpEnd) {
       net_->on_event(ev);  // the model takes it, or drops it as stale
       continue;
@@ -483,6 +555,139 @@ RunStats Engine::run(const ProcessFactory& make_process) {
   stats_.mean_link_load = links > 0 ? static_cast<double>(load) / static_cast<double>(links) : 0.0;
   stats_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return stats_;
+}
+
+// ---- Relay trains (docs/performance.md "Relay trains") ----------------------------------------
+//
+// A relay (Node::relay) forwards packet k on all its out ports once packet k is in and packet k-1
+// has left on every port. On an all-port store-and-forward machine without node software, a
+// stream whose relays all wait for it and whose links nobody else wants is a perfect pipeline:
+// packet k leaves a relay at s0 + k d (d = tau_msg + tau + B t_c) and its chain is the chain of
+// packet 0 plus k full packets. A relay train pushes only the events that do something besides
+// moving the stream along -- packet 0's end on each out port (the child relay starts) and the last
+// packet's end (the link is released, a leaf relay ends; on the last port the relay itself ends) --
+// each with the key the per-packet relay gives it (OpState::keyed: (seq, k m + i)), so that the
+// order of every event is the per-packet engine's. What the train assumed is watched: another
+// transmission wanting a train's link or another receive wanting its messages aborts the trains,
+// and the run is made again without them.
+
+void Engine::abort_relay_trains() {
+  relay_abort_ = true;
+  throw detail::RelayTrainAbort{};
+}
+
+void Engine::relay_posted(detail::RelaySpec& r) {
+  if (relay_trains_on_ && r.parent >= 0) posted_relays_[{r.parent, r.node, r.tag}] = &r;
+}
+
+bool Engine::relay_start(detail::RelaySpec& r, const Buffer* source_data) {
+  if (!r.out_ports.empty()) r.seq = take_seq();  // per packet or by train: taken at the same point
+  if (!relay_trains_on_) return false;
+  if (r.parent >= 0) posted_relays_.erase({r.parent, r.node, r.tag});
+  if (r.fed_by >= 0) {  // a train carries its stream in: it must go on as one
+    if (!r.out_ports.empty() && !start_relay_train(r, relay_trains_[static_cast<std::size_t>(r.fed_by)].stream))
+      abort_relay_trains();
+    return true;
+  }
+  return r.parent < 0 && source_data != nullptr && start_relay_train(r, *source_data);
+}
+
+bool Engine::start_relay_train(detail::RelaySpec& r, const Buffer& stream) {
+  const std::int64_t K = r.packets, B = options_.packet_elements;
+  const auto m = static_cast<std::int64_t>(r.out_ports.size());
+  if (m == 0 || K < 3 || K * m >= (std::int64_t{1} << 32)) return false;
+  const Time d = machine_.tau_msg + machine_.tau + machine_.t_c * B;
+  const std::int64_t b_last = r.len - (K - 1) * B;
+  const Time d_last = machine_.tau_msg + machine_.tau + machine_.t_c * b_last;
+  if (d_last <= Time{}) return false;
+  // Every link free; the child relays are checked when packet 0 reaches them (every process has
+  // then had its turn at this instant).
+  for (const int p : r.out_ports)
+    if (topology_.neighbor(r.node, p) < 0 || !net_->relay_link_free(r.node, p)) return false;
+  const auto idx = static_cast<std::uint32_t>(relay_trains_.size());
+  relay_trains_.push_back(
+      RelayTrain{&r, std::vector<detail::RelaySpec*>(static_cast<std::size_t>(m)), {}, current_path_, stream});
+  RelayTrain& T = relay_trains_.back();
+  const std::int64_t b0 = std::min(B, r.len);
+  const Time s0 = now_, e0 = s0 + machine_.tau_msg + machine_.tau + machine_.t_c * b0;
+  const Time s_last = s0 + d * (K - 1), e_last = s_last + d_last;
+  ++stats_.relay_trains;
+  stats_.messages += K * m;
+  stats_.packets += K * m;
+  stats_.packet_hops += K * m;
+  stats_.element_hops += r.len * m;
+  stats_.largest_message = std::max(stats_.largest_message, b0);
+  for (std::int64_t i = 0; i < m; ++i) {
+    const int p = r.out_ports[static_cast<std::size_t>(i)];
+    net_->hold_relay_link(r.node, p);
+    add_link_load(r.node, p, r.len);
+    add_comm_busy(r.node, (machine_.tau_msg + machine_.tau) * K + machine_.t_c * r.len);
+    const std::uint32_t mi = new_message();
+    detail::Message& msg = messages_[mi];
+    msg = detail::Message{};
+    msg.src = r.node;
+    msg.dst = topology_.neighbor(r.node, p);
+    msg.tag = r.tag;
+    msg.elements = b0;
+    msg.packets = 1;
+    msg.delivered = 1;
+    msg.data = T.stream.slice(0, b0);  // (`stream` may have moved with relay_trains_)
+    T.first.push_back(mi);
+    const std::uint64_t at = static_cast<std::uint64_t>(idx) << 17 | static_cast<std::uint64_t>(i) << 1;
+    push_keyed(detail::Event{e0.count(), s0.count(), r.seq, at, static_cast<std::uint32_t>(i), kRelayTrain});
+    push_keyed(detail::Event{e_last.count(), s_last.count(), r.seq, at | 1, static_cast<std::uint32_t>((K - 1) * m + i),
+                             kRelayTrain});
+  }
+  return true;
+}
+
+void Engine::on_relay_train_event(const detail::Event& ev) {
+  RelayTrain& T = relay_trains_[static_cast<std::size_t>(ev.payload >> 17)];
+  const auto i = static_cast<std::size_t>((ev.payload >> 1) & 0xffff);
+  detail::RelaySpec& r = *T.relay;
+  const std::int64_t K = r.packets, B = options_.packet_elements;
+  PathCounts p = T.path0;
+  if ((ev.payload & 1) == 0) {  // packet 0 is in: the child relay starts
+    // It must be a relay of this stream waiting for it, its receive the only one posted there and
+    // nothing else arrived; otherwise the per-packet stream would not be this train's.
+    const NodeId c = topology_.neighbor(r.node, r.out_ports[i]);
+    const auto it = posted_relays_.find({r.node, c, r.tag});
+    if (it == posted_relays_.end()) abort_relay_trains();
+    detail::RelaySpec& child = *it->second;
+    const detail::MatchTable::Slot* s = match_.find(c, r.node, r.tag);
+    if (child.len != r.len || child.fed_by >= 0 || s == nullptr || s->op_head != child.first_recv ||
+        child.first_recv->next != nullptr || s->msg_head != detail::kNone)
+      abort_relay_trains();
+    child.fed_by = static_cast<int>(ev.payload >> 17);
+    ++claimed_[{r.node, c, r.tag}];
+    T.children[i] = &child;
+    const std::int64_t b0 = std::min(B, r.len);
+    p.startups += 1;
+    p.msg_startups += 1;
+    p.element_transfers += b0;
+    deliver(T.first[i], now_, p);
+    return;
+  }
+  // The last packet is in: every packet before it passed as it would have, one at a time.
+  p.startups += K;
+  p.msg_startups += K;
+  p.element_transfers += r.len;
+  net_->release_relay_link(r.node, r.out_ports[i]);
+  detail::RelaySpec& child = *T.children[i];
+  auto unclaim = [&](const detail::RelaySpec& x) {
+    const auto it = claimed_.find({x.parent, x.node, x.tag});
+    if (--it->second == 0) claimed_.erase(it);
+  };
+  if (child.out_ports.empty()) {  // a leaf: its stream is in
+    unclaim(child);
+    child.result = T.stream;
+    complete(*child.waiter, now_, p);
+  }
+  if (i + 1 == r.out_ports.size()) {  // the relay's last packet has left on every port
+    if (r.fed_by >= 0) unclaim(r);
+    r.result = std::move(T.stream);
+    complete(*r.waiter, now_, p);
+  }
 }
 
 }  // namespace cubesim

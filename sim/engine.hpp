@@ -40,6 +40,9 @@ struct RunStats {
   std::int64_t events = 0;         ///< events taken from the queue
   std::int64_t packet_trains = 0;  ///< messages carried as packet trains (engine counter)
   std::int64_t train_breaks = 0;   ///< of those, broken back into packets (engine counter)
+  std::int64_t relay_trains = 0;   ///< relays whose stream went on as a relay train (engine counter)
+  /// Runs made again without relay trains because something met one (engine counter: 0 or 1).
+  std::int64_t relay_train_aborts = 0;
   std::int64_t peak_queue = 0;     ///< most events in the queue at once (engine counter)
   std::int64_t resumes = 0;        ///< process resumptions
   std::int64_t max_link_load = 0;  ///< elements over the busiest directed link
@@ -112,6 +115,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   void after_resume(const detail::Waiter& w) override { current_path_ = w.path; }
   void check_node(NodeId node, const char* what) const override;
   void set_result(NodeId node, Buffer b) override { results_[static_cast<std::size_t>(node)] = std::move(b); }
+  void relay_posted(detail::RelaySpec& r) override;
+  bool relay_start(detail::RelaySpec& r, const Buffer* source_data) override;
 
   // ---- for network models (sim/net/): the kernel's services, all direct calls ----
   /// Pushes an event of the model's `kind` at `t`, keyed (t, now, next sequence number, 0);
@@ -137,6 +142,9 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   /// Message `mi` has wholly arrived at its destination at `t` with chain `p`: matched to the
   /// oldest posted receive, or kept until one is posted.
   void deliver(std::uint32_t mi, Time t, const PathCounts& p);
+  /// Something met a relay train: throws detail::RelayTrainAbort, and run() makes the run again
+  /// without relay trains (docs/performance.md "Relay trains").
+  [[noreturn]] void abort_relay_trains();
   /// The run's statistics, which models add their counts to.
   [[nodiscard]] RunStats& stats() { return stats_; }
   /// Elements carried over node n's port p (link loads in the report).
@@ -152,6 +160,23 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   }
 
  private:
+  RunStats run_once(const ProcessFactory& make_process);
+  /// Back to the state of a new Engine (after an aborted attempt).
+  void reset();
+  // ---- Relay trains (docs/performance.md "Relay trains") ----
+  bool start_relay_train(detail::RelaySpec& r, const Buffer& stream);
+  void on_relay_train_event(const detail::Event& ev);
+  struct RelayTrain {
+    detail::RelaySpec* relay = nullptr;
+    std::vector<detail::RelaySpec*> children;  ///< the relay on each out port
+    std::vector<std::uint32_t> first;          ///< packet 0's message on each out port
+    PathCounts path0;                          ///< the relay's chain when packet 0 left
+    Buffer stream;                             ///< the whole stream (sizes only in timing mode)
+  };
+  std::vector<RelayTrain> relay_trains_;
+  bool relay_trains_allowed_ = true;  ///< false once an attempt was aborted
+  bool relay_trains_on_ = false;      ///< this run may form relay trains
+  bool relay_abort_ = false;
   std::uint32_t new_message();
   /// Matches an arrived message to the oldest posted receive, or keeps it until one is posted.
   void match(std::uint32_t mi, Time t, const PathCounts& p);
@@ -229,6 +254,10 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
     }
   };
   std::unordered_map<OrderKey, Order, OrderHash> order_;  ///< looked up, never iterated: deterministic
+  /// Relays waiting for their first packet, by (parent, node, tag); and the (parent, node, tag)
+  /// whose messages a relay train carries (a receive posted there aborts the trains).
+  std::unordered_map<OrderKey, detail::RelaySpec*, OrderHash> posted_relays_;
+  std::unordered_map<OrderKey, int, OrderHash> claimed_;
 };
 
 }  // namespace cubesim

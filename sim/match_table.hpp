@@ -42,6 +42,14 @@ class MatchTable {
       if (s.node == node && s.src == src && s.tag == tag) return s;
     }
   }
+  /// The slot of a key, or null.
+  [[nodiscard]] const Slot* find(NodeId node, NodeId src, int tag) const {
+    for (std::size_t i = home(node, src, tag);; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.node < 0) return nullptr;
+      if (s.node == node && s.src == src && s.tag == tag) return &s;
+    }
+  }
   /// Frees `s` (both lists empty) and shifts back the slots probing past it.
   void erase(Slot& s) {
     std::size_t hole = static_cast<std::size_t>(&s - slots_.data());

@@ -156,3 +156,76 @@ Op Node::delay(Time t) {
 }
 
 }  // namespace cubesim
+
+namespace cubesim {
+
+namespace {
+/// Suspends a relay until the engine's train has carried its stream (Backend::relay_start).
+struct RelayEnd {
+  detail::Backend* engine;
+  detail::RelaySpec* relay;
+  detail::Waiter waiter;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) {
+    engine->prepare_waiter(waiter, h, 1);
+    waiter.node = relay->node;
+    relay->waiter = &waiter;
+  }
+  Buffer await_resume() {
+    engine->after_resume(waiter);
+    return std::move(relay->result);
+  }
+};
+}  // namespace
+
+Task<Buffer> Node::relay(int in_port, std::vector<int> out_ports, Buffer data, std::int64_t len, int tag) {
+  const std::int64_t B = packet_elements();
+  const bool source = in_port < 0;
+  detail::RelaySpec r;
+  r.node = id_;
+  r.tag = tag;
+  r.len = len;
+  r.packets = len > 0 ? (len + B - 1) / B : 0;
+  r.out_ports = std::move(out_ports);
+  if (!source) {
+    r.parent = neighbor(in_port);
+    if (r.parent < 0)
+      throw std::out_of_range("relay from port " + std::to_string(in_port) + ": node " + std::to_string(id_) +
+                              " has no link there (" + topology().describe() + ")");
+  }
+  const auto m = static_cast<std::uint32_t>(r.out_ports.size());
+  Buffer got;
+  for (std::int64_t k = 0; k < r.packets; ++k) {
+    Buffer chunk;
+    if (source) {
+      chunk = data.slice(k * B, std::min(B, len - k * B));
+    } else {
+      Op in = recv(in_port, tag);
+      if (k == 0) {
+        r.first_recv = &in.st_;
+        engine_->relay_posted(r);
+      }
+      chunk = co_await in;
+    }
+    if (k == 0 && engine_->relay_start(r, source ? &data : nullptr)) {
+      Buffer all = co_await RelayEnd{engine_, &r, {}};
+      co_return all;
+    }
+    if (m > 0) {
+      std::vector<Op> sends;
+      sends.reserve(m);
+      for (std::uint32_t i = 0; i < m; ++i) {
+        sends.push_back(send(r.out_ports[i], chunk, tag));
+        detail::OpState& st = sends.back().st_;
+        st.keyed = true;
+        st.key_seq = r.seq;
+        st.key_sub = static_cast<std::uint32_t>(k) * m + i;
+      }
+      co_await all_of(sends);
+    }
+    if (!source) got.append(chunk);
+  }
+  co_return source ? std::move(data) : std::move(got);
+}
+
+}  // namespace cubesim

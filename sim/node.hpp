@@ -21,6 +21,7 @@
 ///    the process runs on meanwhile. Every Request must be awaited before it is destroyed.
 /// Nothing here tells how the engine keeps time: algorithms see only these operations.
 #include <cstdint>
+#include <vector>
 
 #include "sim/buffer.hpp"
 #include "sim/kernel/backend.hpp"
@@ -57,6 +58,18 @@ class Node {
   Op delay(Time t);
   /// Begins `op` now; the process goes on and awaits the Request later.
   Request start(Op op);
+
+  /// Forwards a stream of `len` elements packet by packet, as a pipelined tree does (TR-530
+  /// §4.1): receives it from the neighbour on `in_port` in messages of one packet (B elements,
+  /// the last the remainder), or, at the stream's source (`in_port` < 0), cuts `data` into them;
+  /// sends each packet on every port of `out_ports` as soon as it is in and the previous one has
+  /// left on all of them; returns the whole stream. Exactly the loop
+  ///   for each packet k: chunk = recv(in_port, tag) (or data's k-th packet);
+  ///                      co_await all_of(send(p, chunk, tag) for p in out_ports); append chunk
+  /// except that its packets' end events are keyed by the relay (OpState::keyed), which lets the
+  /// engine carry an uncontended stream through every relay as one train (docs/performance.md
+  /// "Relay trains").
+  Task<Buffer> relay(int in_port, std::vector<int> out_ports, Buffer data, std::int64_t len, int tag = 0);
 
   /// The data this node ends with, checked by the algorithm's verify().
   void set_result(Buffer b);

@@ -155,6 +155,8 @@ TEST(PacketTrains, PerPacketOnTheCommandLineGivesTheSameReportWithMoreEvents) {
     fewer += sb["events"].get<std::int64_t>() - sa["events"].get<std::int64_t>();
     sa.erase("events");
     sb.erase("events");
+    sa.erase("resumes");  // a relay train resumes its relays once, not once a packet
+    sb.erase("resumes");
   }
   EXPECT_EQ(a.dump(), b.dump());
   EXPECT_GT(fewer, 0) << "the quickstart's one-port messages of 60 packets are trains";

@@ -95,25 +95,10 @@ Task<> broadcast_sbt_one_port(Node& self, Params p) {
 /// Messages carry `tag` (one per tree). Returns the part.
 Task<Buffer> pipelined_tree(Node& self, bool root, Buffer part, std::int64_t len, int parent_dim,
                             std::vector<int> child_dims, int tag) {
-  const std::int64_t B = self.packet_elements();
-  const std::int64_t packets = ceil_div(len, B);
-  Buffer got;
-  for (std::int64_t k = 0; k < packets; ++k) {
-    // (No co_await inside ?: — GCC 12 miscompiles it, destroying the temporary twice.)
-    Buffer chunk;
-    if (root)
-      chunk = part.slice(k * B, std::min(B, len - k * B));
-    else
-      chunk = co_await self.recv(parent_dim, tag);
-    if (!child_dims.empty()) {
-      std::vector<Op> sends;
-      sends.reserve(child_dims.size());
-      for (int d : child_dims) sends.push_back(self.send(d, chunk, tag));
-      co_await all_of(sends);
-    }
-    if (!root) got.append(chunk);
-  }
-  co_return root ? std::move(part) : std::move(got);
+  // Node::relay is this loop: each packet received from the parent is sent to every child at
+  // once, the next received once all have left (the engine may carry it as a relay train).
+  Buffer all = co_await self.relay(root ? -1 : parent_dim, std::move(child_dims), std::move(part), len, tag);
+  co_return all;
 }
 
 /// SBT-b(n,1): the SBT (children of r: dimensions below its lowest 1-bit), pipelined.

@@ -46,6 +46,7 @@ struct EngineOptions {
 namespace detail {
 struct OpState;
 struct Waiter;
+struct RelaySpec;
 
 class Backend {
  public:
@@ -66,6 +67,12 @@ class Backend {
   virtual void after_resume(const Waiter& w) = 0;
   virtual void check_node(NodeId node, const char* what) const = 0;
   virtual void set_result(NodeId node, Buffer b) = 0;
+  /// A relay (Node::relay) waits for its stream's first packet (its first receive is posted).
+  virtual void relay_posted(RelaySpec& /*r*/) {}
+  /// A relay's first packet is in (or, at the source, about to leave): takes the key of its
+  /// packets (RelaySpec::seq) and returns true if the engine carries the rest of its stream as a
+  /// relay train, which resumes it (RelaySpec::waiter) when the stream has passed.
+  virtual bool relay_start(RelaySpec& /*r*/, const Buffer* /*source_data*/) { return false; }
 
  protected:
   ~Backend() = default;

@@ -26,6 +26,9 @@ struct Message {
   /// from src to dst with this tag, so that none is received before one sent earlier (0: not
   /// numbered, a message to itself).
   std::uint64_t order = 0;
+  bool keyed = false;  ///< from a relay: its end event's key is (key_seq, key_sub) (OpState::keyed)
+  std::uint32_t key_sub = 0;
+  std::uint64_t key_seq = 0;
   std::uint32_t next = kNone;  ///< arrived-list link (kernel)
   Time arrived;
   PathCounts path;

@@ -4,6 +4,7 @@
 /// read them; algorithms never name them.
 #include <coroutine>
 #include <cstdint>
+#include <vector>
 
 #include "sim/buffer.hpp"
 #include "sim/critical_path.hpp"
@@ -41,7 +42,31 @@ struct OpState {
   PathCounts path;               ///< timed ops: chain at completion
   std::int64_t trace_slot = -1;  ///< a recording observer's handle on this op
   bool overhead_paid = false;    ///< send: its o_send has passed (the message may leave)
+  /// send from a relay (Node::relay): its packet's end event takes the key (seq, sub) the relay
+  /// gave it instead of a fresh sequence number, so that a relay train can know it in closed form.
+  bool keyed = false;
+  std::uint32_t key_sub = 0;
+  std::uint64_t key_seq = 0;
 };
+
+/// A relay (Node::relay) as the engine sees it: it lives in the relay's coroutine frame. A relay
+/// forwards a stream of `packets` packets from `parent` (-1: it is the stream's source) to the
+/// neighbours on `out_ports`, packet by packet (docs/performance.md "Relay trains").
+struct RelaySpec {
+  NodeId node = 0, parent = -1;
+  int tag = 0;
+  std::int64_t len = 0, packets = 0;
+  std::vector<int> out_ports;
+  OpState* first_recv = nullptr;  ///< the receive of packet 0, while it is posted
+  std::uint64_t seq = 0;          ///< the key of its packets' end events (taken when packet 0 leaves)
+  int fed_by = -1;                ///< engine: the relay train that carries its stream in
+  Waiter* waiter = nullptr;       ///< engine: resumed when its train ends
+  Buffer result;                  ///< engine: the whole stream, when its train ends
+};
+
+/// Thrown by the engine when something meets a relay train (a transmission wants one of its links,
+/// a receive wants its messages): the run is made again with relay trains off.
+struct RelayTrainAbort {};
 }  // namespace detail
 
 }  // namespace cubesim

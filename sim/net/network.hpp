@@ -20,6 +20,7 @@
 
 #include "sim/kernel/event.hpp"
 #include "sim/machine.hpp"
+#include "sim/topology.hpp"
 
 namespace cubesim {
 
@@ -33,6 +34,13 @@ class Network {
   /// One of this model's events is due. Unless it is stale, the model calls Engine::take(ev)
   /// first (the clock moves to it and it is counted), then acts.
   virtual void on_event(const detail::Event& ev) = 0;
+  /// Relay trains (docs/performance.md "Relay trains"): whether node n's link on `port` is free
+  /// with nobody waiting, so that a train may hold it; models without relay trains say no.
+  [[nodiscard]] virtual bool relay_link_free(NodeId /*n*/, int /*port*/) const { return false; }
+  /// A relay train holds the link from now until release_relay_link; any other transmission that
+  /// wants it meanwhile aborts the relay trains (Engine::abort_relay_trains).
+  virtual void hold_relay_link(NodeId /*n*/, int /*port*/) {}
+  virtual void release_relay_link(NodeId /*n*/, int /*port*/) {}
 };
 
 using NetworkFactory = std::unique_ptr<Network> (*)(Engine&);

@@ -86,6 +86,10 @@ void StoreAndForward::advance(std::uint32_t ti) {
         break;
       case 1:
         r = &link(t.from, t.port);
+        // A link a relay train holds: the train assumed nobody else would want it.
+        if (!relay_links_.empty() &&
+            relay_links_[static_cast<std::size_t>(t.from) * k_.ports() + static_cast<std::size_t>(t.port)] != 0)
+          k_.abort_relay_trains();
         break;
       case 2:
         r = in_slot(t.to);
@@ -117,7 +121,12 @@ void StoreAndForward::advance(std::uint32_t ti) {
           k_.observer()->on_transmission(
               Transmission{m.id, t.from, t.to, t.port, k_.now(), t.time, t.elements, index, t.first});
         }
-        if (t.at_source && t.sent > 0)  // a later packet: the first one's sequence number
+        if (t.at_source && t.sent == 0 && k_.message(t.msg).keyed) {  // a relay's packet: its own key
+          const detail::Message& m = k_.message(t.msg);
+          t.seq0 = m.key_seq;
+          k_.push_keyed(
+              detail::Event{t.time.count(), k_.now().count(), m.key_seq, payload(ti, t.gen), m.key_sub, kTransferEnd});
+        } else if (t.at_source && t.sent > 0)  // a later packet: the first one's sequence number
           k_.push_keyed(detail::Event{t.time.count(), k_.now().count(), t.seq0, payload(ti, t.gen),
                                       static_cast<std::uint32_t>(t.sent), kTransferEnd});
         else
@@ -222,6 +231,23 @@ void StoreAndForward::on_transfer_end(std::uint32_t ti) {
   }
   // The send completes when its last packet has left the source.
   if (send_op != nullptr) k_.complete(*send_op->waiter, k_.now(), done.path);
+}
+
+bool StoreAndForward::relay_link_free(NodeId n, int port) const {
+  if (!in_slots_.empty()) return false;  // all-port only: a train then holds nothing but links
+  const Slot& l = links_[static_cast<std::size_t>(n) * k_.ports() + static_cast<std::size_t>(port)];
+  return l.free() && l.head == detail::kNone;
+}
+
+void StoreAndForward::hold_relay_link(NodeId n, int port) {
+  if (relay_links_.empty()) relay_links_.assign(links_.size(), 0);
+  ++link(n, port).busy;
+  relay_links_[static_cast<std::size_t>(n) * k_.ports() + static_cast<std::size_t>(port)] = 1;
+}
+
+void StoreAndForward::release_relay_link(NodeId n, int port) {
+  --link(n, port).busy;  // nobody waits: a wish for it would have aborted the trains
+  relay_links_[static_cast<std::size_t>(n) * k_.ports() + static_cast<std::size_t>(port)] = 0;
 }
 
 // ---- Packet trains (docs/performance.md "Packet trains") --------------------------------------

@@ -32,6 +32,9 @@ class StoreAndForward final : public Network {
   explicit StoreAndForward(Engine& k);
   void send(std::uint32_t mi) override;
   void on_event(const detail::Event& ev) override;
+  [[nodiscard]] bool relay_link_free(NodeId n, int port) const override;
+  void hold_relay_link(NodeId n, int port) override;
+  void release_relay_link(NodeId n, int port) override;
 
  private:
   /// One packet crossing one link, or (at the source) a message sending its packets in turn.
@@ -81,7 +84,8 @@ class StoreAndForward final : public Network {
   RunStats& st_;
   std::vector<Slot> out_slots_, in_slots_, links_;
   detail::Pool<Transfer> transfers_;
-  std::vector<std::uint32_t> train_in_;  ///< per node: the train holding its incoming slot (one-port)
+  std::vector<std::uint8_t> relay_links_;  ///< per link: held by a relay train (all-port only)
+  std::vector<std::uint32_t> train_in_;    ///< per node: the train holding its incoming slot (one-port)
   /// Per node's incoming slot: the last claim granted and the last queued (when it was asked for,
   /// and by which node), to count same-instant ties (RunStats::slot_ties).
   struct SlotClaims {
