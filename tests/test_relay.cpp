@@ -40,8 +40,7 @@ Task<> sbt_relay_and_a_message(Node& self, std::int64_t len, std::vector<Buffer>
       co_await self.delay(at);
       co_await self.send(0, Buffer::sized(5), 99);
     }(self, at));
-  if (self.id() == 1)
-    strands.push_back([](Node& self) -> Task<> { co_await self.recv(0, 99); }(self));
+  if (self.id() == 1) strands.push_back([](Node& self) -> Task<> { co_await self.recv(0, 99); }(self));
   co_await all_of(std::move(strands));
 }
 
