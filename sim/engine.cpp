@@ -24,15 +24,8 @@ Engine::Engine(const Machine& machine, const Topology& topology, EngineOptions o
       ports_(static_cast<std::size_t>(std::max(topology.num_ports(), 1))) {
   if (options_.packet_elements < 1) throw std::invalid_argument("packet size must be at least 1 element");
   const auto n = static_cast<std::size_t>(topology_.size());
-  link_load_.assign(n * ports_, 0);
-  match_ = detail::MatchTable(std::min<std::size_t>(n, 1024));  // grows with the live keys
-  next_request_.assign(n, 0);
-  results_.resize(n);
-  comm_busy_.assign(n, Time{});
-  compute_busy_.assign(n, Time{});
-  const NetworkModelInfo& model = network_model_of(machine_);
-  in_order_ = model.in_order;
-  net_ = model.make(*this);
+  in_order_ = network_model_of(machine_).in_order;
+  reset();
   nodes_.reserve(n);
   for (std::size_t i = 0; i < n; ++i) nodes_.emplace_back(this, static_cast<NodeId>(i));
 }
@@ -405,7 +398,7 @@ RunStats Engine::run(const ProcessFactory& make_process) {
 }
 
 void Engine::reset() {
-  processes_.clear();  // destroys the coroutine frames first: their operations die with them
+  processes_.clear();  // after an attempt: destroys the coroutine frames before what they point into
   const auto n = static_cast<std::size_t>(topology_.size());
   now_ = Time{};
   seq_ = 0;
@@ -415,7 +408,7 @@ void Engine::reset() {
   ready_head_ = 0;
   current_path_ = PathCounts{};
   messages_ = detail::Pool<detail::Message>{};
-  match_ = detail::MatchTable(std::min<std::size_t>(n, 1024));
+  match_ = detail::MatchTable(std::min<std::size_t>(n, 1024));  // grows with the live keys
   posted_ = 0;
   results_.assign(n, Buffer{});
   link_load_.assign(n * ports_, 0);
@@ -630,7 +623,6 @@ bool Engine::start_relay_train(detail::RelaySpec& r, const Buffer& stream) {
     msg.tag = r.tag;
     msg.elements = b0;
     msg.packets = 1;
-    msg.delivered = 1;
     msg.data = T.stream.slice(0, b0);  // (`stream` may have moved with relay_trains_)
     T.first.push_back(mi);
     const std::uint64_t at = static_cast<std::uint64_t>(idx) << 17 | static_cast<std::uint64_t>(i) << 1;
@@ -686,6 +678,8 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
   if (i + 1 == r.out_ports.size()) {  // the relay's last packet has left on every port
     if (r.fed_by >= 0) unclaim(r);
     r.result = std::move(T.stream);
+    T.children = {};  // the train is over: only its slot in relay_trains_ stays
+    T.first = {};
     complete(*r.waiter, now_, p);
   }
 }

@@ -161,7 +161,7 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
 
  private:
   RunStats run_once(const ProcessFactory& make_process);
-  /// Back to the state of a new Engine (after an aborted attempt).
+  /// The state of a new Engine (the constructor's, and after an aborted attempt).
   void reset();
   // ---- Relay trains (docs/performance.md "Relay trains") ----
   bool start_relay_train(detail::RelaySpec& r, const Buffer& stream);

@@ -155,10 +155,6 @@ Op Node::delay(Time t) {
   return Op(engine_, std::move(s));
 }
 
-}  // namespace cubesim
-
-namespace cubesim {
-
 namespace {
 /// Suspends a relay until the engine's train has carried its stream (Backend::relay_start).
 struct RelayEnd {

@@ -94,7 +94,9 @@ TEST(RelayTrains, ARelayedTreeIsOneTrainARelayAndGivesThePerPacketResults) {
       const std::int64_t K = (len + B - 1) / B;
       EXPECT_EQ(tr.st.relay_trains, K >= 3 ? 16 : 0);  // the root and the 15 inner relays of the 5-cube's SBT
       EXPECT_EQ(tr.st.relay_train_aborts, 0);
-      if (K >= 3) EXPECT_EQ(tr.st.events, 2 * 31);  // packet 0 and the last packet on each of 31 edges
+      if (K >= 3) {
+        EXPECT_EQ(tr.st.events, 2 * 31);  // packet 0 and the last packet on each of 31 edges
+      }
       EXPECT_EQ(pp.st.events, 31 * K);
       for (std::size_t x = 0; x < 32; ++x) {
         ASSERT_EQ(tr.got[x].size(), len);

@@ -87,9 +87,7 @@ void StoreAndForward::advance(std::uint32_t ti) {
       case 1:
         r = &link(t.from, t.port);
         // A link a relay train holds: the train assumed nobody else would want it.
-        if (!relay_links_.empty() &&
-            relay_links_[static_cast<std::size_t>(t.from) * k_.ports() + static_cast<std::size_t>(t.port)] != 0)
-          k_.abort_relay_trains();
+        if (!relay_links_.empty() && relay_links_[link_index(t.from, t.port)] != 0) k_.abort_relay_trains();
         break;
       case 2:
         r = in_slot(t.to);
@@ -235,19 +233,19 @@ void StoreAndForward::on_transfer_end(std::uint32_t ti) {
 
 bool StoreAndForward::relay_link_free(NodeId n, int port) const {
   if (!in_slots_.empty()) return false;  // all-port only: a train then holds nothing but links
-  const Slot& l = links_[static_cast<std::size_t>(n) * k_.ports() + static_cast<std::size_t>(port)];
+  const Slot& l = links_[link_index(n, port)];
   return l.free() && l.head == detail::kNone;
 }
 
 void StoreAndForward::hold_relay_link(NodeId n, int port) {
   if (relay_links_.empty()) relay_links_.assign(links_.size(), 0);
   ++link(n, port).busy;
-  relay_links_[static_cast<std::size_t>(n) * k_.ports() + static_cast<std::size_t>(port)] = 1;
+  relay_links_[link_index(n, port)] = 1;
 }
 
 void StoreAndForward::release_relay_link(NodeId n, int port) {
   --link(n, port).busy;  // nobody waits: a wish for it would have aborted the trains
-  relay_links_[static_cast<std::size_t>(n) * k_.ports() + static_cast<std::size_t>(port)] = 0;
+  relay_links_[link_index(n, port)] = 0;
 }
 
 // ---- Packet trains (docs/performance.md "Packet trains") --------------------------------------

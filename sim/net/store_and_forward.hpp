@@ -74,9 +74,10 @@ class StoreAndForward final : public Network {
 
   Slot* out_slot(NodeId n) { return out_slots_.empty() ? nullptr : &out_slots_[static_cast<std::size_t>(n)]; }
   Slot* in_slot(NodeId n) { return in_slots_.empty() ? nullptr : &in_slots_[static_cast<std::size_t>(n)]; }
-  Slot& link(NodeId n, int port) {
-    return links_[static_cast<std::size_t>(n) * k_.ports() + static_cast<std::size_t>(port)];
+  std::size_t link_index(NodeId n, int port) const {
+    return static_cast<std::size_t>(n) * k_.ports() + static_cast<std::size_t>(port);
   }
+  Slot& link(NodeId n, int port) { return links_[link_index(n, port)]; }
 
   Engine& k_;
   const Machine& m_;
