@@ -274,7 +274,9 @@ void Engine::finish_recv(detail::OpState& op, Time from) {
 
 bool Engine::start_recv(detail::OpState& op) {
   // A receive for messages a relay train carries would take one of them from the relay.
-  if (!claimed_.empty() && claimed_.contains({op.peer, op.node, op.tag})) abort_relay_trains();
+  if (live_claims_ > 0) [[unlikely]]
+    for (const detail::RelaySpec* c = claims_[static_cast<std::size_t>(op.node)]; c != nullptr; c = c->next_claim)
+      if (c->parent == op.peer && c->tag == op.tag) abort_relay_trains();
   detail::MatchTable::Slot& s = match_.find_or_add(op.node, op.peer, op.tag);
   if (const std::uint32_t mi = s.msg_head; mi != detail::kNone) {  // the oldest message arrived from it
     detail::Message& m = messages_[mi];
@@ -427,8 +429,8 @@ void Engine::reset() {
   next_request_.assign(n, 0);
   order_.clear();
   relay_trains_.clear();
-  posted_relays_.clear();
-  claimed_.clear();
+  claims_.assign(n, nullptr);
+  live_claims_ = 0;
   relay_abort_ = false;
   net_ = network_model_of(machine_).make(*this);
 }
@@ -569,14 +571,9 @@ void Engine::abort_relay_trains() {
   throw detail::RelayTrainAbort{};
 }
 
-void Engine::relay_posted(detail::RelaySpec& r) {
-  if (relay_trains_on_ && r.parent >= 0) posted_relays_[{r.parent, r.node, r.tag}] = &r;
-}
-
 bool Engine::relay_start(detail::RelaySpec& r, const Buffer* source_data) {
   if (!r.out_ports.empty()) r.seq = take_seq();  // per packet or by train: taken at the same point
   if (!relay_trains_on_) return false;
-  if (r.parent >= 0) posted_relays_.erase({r.parent, r.node, r.tag});
   if (r.fed_by >= 0) {  // a train carries its stream in: it must go on as one
     if (!r.out_ports.empty() && !start_relay_train(r, relay_trains_[static_cast<std::size_t>(r.fed_by)].stream))
       abort_relay_trains();
@@ -643,15 +640,16 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
     // It must be a relay of this stream waiting for it, its receive the only one posted there and
     // nothing else arrived; otherwise the per-packet stream would not be this train's.
     const NodeId c = topology_.neighbor(r.node, r.out_ports[i]);
-    const auto it = posted_relays_.find({r.node, c, r.tag});
-    if (it == posted_relays_.end()) abort_relay_trains();
-    detail::RelaySpec& child = *it->second;
     const detail::MatchTable::Slot* s = match_.find(c, r.node, r.tag);
-    if (child.len != r.len || child.fed_by >= 0 || s == nullptr || s->op_head != child.first_recv ||
-        child.first_recv->next != nullptr || s->msg_head != detail::kNone)
+    detail::OpState* recv = s != nullptr ? s->op_head : nullptr;
+    if (recv == nullptr || recv->relay == nullptr || recv->next != nullptr || s->msg_head != detail::kNone)
       abort_relay_trains();
+    detail::RelaySpec& child = *recv->relay;
+    if (child.first_recv != recv || child.len != r.len || child.fed_by >= 0) abort_relay_trains();
     child.fed_by = static_cast<int>(ev.payload >> 17);
-    ++claimed_[{r.node, c, r.tag}];
+    child.next_claim = claims_[static_cast<std::size_t>(c)];
+    claims_[static_cast<std::size_t>(c)] = &child;
+    ++live_claims_;
     T.children[i] = &child;
     const std::int64_t b0 = std::min(B, r.len);
     p.startups += 1;
@@ -666,9 +664,11 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
   p.element_transfers += r.len;
   net_->release_relay_link(r.node, r.out_ports[i]);
   detail::RelaySpec& child = *T.children[i];
-  auto unclaim = [&](const detail::RelaySpec& x) {
-    const auto it = claimed_.find({x.parent, x.node, x.tag});
-    if (--it->second == 0) claimed_.erase(it);
+  auto unclaim = [&](detail::RelaySpec& x) {
+    detail::RelaySpec** at = &claims_[static_cast<std::size_t>(x.node)];
+    while (*at != &x) at = &(*at)->next_claim;
+    *at = x.next_claim;
+    --live_claims_;
   };
   if (child.out_ports.empty()) {  // a leaf: its stream is in
     unclaim(child);

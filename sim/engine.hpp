@@ -115,7 +115,6 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   void after_resume(const detail::Waiter& w) override { current_path_ = w.path; }
   void check_node(NodeId node, const char* what) const override;
   void set_result(NodeId node, Buffer b) override { results_[static_cast<std::size_t>(node)] = std::move(b); }
-  void relay_posted(detail::RelaySpec& r) override;
   bool relay_start(detail::RelaySpec& r, const Buffer* source_data) override;
 
   // ---- for network models (sim/net/): the kernel's services, all direct calls ----
@@ -254,10 +253,10 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
     }
   };
   std::unordered_map<OrderKey, Order, OrderHash> order_;  ///< looked up, never iterated: deterministic
-  /// Relays waiting for their first packet, by (parent, node, tag); and the (parent, node, tag)
-  /// whose messages a relay train carries (a receive posted there aborts the trains).
-  std::unordered_map<OrderKey, detail::RelaySpec*, OrderHash> posted_relays_;
-  std::unordered_map<OrderKey, int, OrderHash> claimed_;
+  /// Per node, the relays whose stream a train carries in (RelaySpec::next_claim): a receive
+  /// posted for their messages would take one from them (it aborts the trains).
+  std::vector<detail::RelaySpec*> claims_;
+  std::int64_t live_claims_ = 0;
 };
 
 }  // namespace cubesim

@@ -197,9 +197,9 @@ Task<Buffer> Node::relay(int in_port, std::vector<int> out_ports, Buffer data, s
       chunk = data.slice(k * B, std::min(B, len - k * B));
     } else {
       Op in = recv(in_port, tag);
-      if (k == 0) {
+      if (k == 0) {  // a relay train carrying the stream finds this relay through its receive
         r.first_recv = &in.st_;
-        engine_->relay_posted(r);
+        in.st_.relay = &r;
       }
       chunk = co_await in;
     }

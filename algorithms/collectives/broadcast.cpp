@@ -96,9 +96,9 @@ Task<> broadcast_sbt_one_port(Node& self, Params p) {
 Task<Buffer> pipelined_tree(Node& self, bool root, Buffer part, std::int64_t len, int parent_dim,
                             std::vector<int> child_dims, int tag) {
   // Node::relay is this loop: each packet received from the parent is sent to every child at
-  // once, the next received once all have left (the engine may carry it as a relay train).
-  Buffer all = co_await self.relay(root ? -1 : parent_dim, std::move(child_dims), std::move(part), len, tag);
-  co_return all;
+  // once, the next received once all have left (the engine may carry it as a relay train). Not a
+  // coroutine itself: the relay's is the only frame.
+  return self.relay(root ? -1 : parent_dim, std::move(child_dims), std::move(part), len, tag);
 }
 
 /// SBT-b(n,1): the SBT (children of r: dimensions below its lowest 1-bit), pipelined.

@@ -67,8 +67,6 @@ class Backend {
   virtual void after_resume(const Waiter& w) = 0;
   virtual void check_node(NodeId node, const char* what) const = 0;
   virtual void set_result(NodeId node, Buffer b) = 0;
-  /// A relay (Node::relay) waits for its stream's first packet (its first receive is posted).
-  virtual void relay_posted(RelaySpec& /*r*/) {}
   /// A relay's first packet is in (or, at the source, about to leave): takes the key of its
   /// packets (RelaySpec::seq) and returns true if the engine carries the rest of its stream as a
   /// relay train, which resumes it (RelaySpec::waiter) when the stream has passed.

@@ -27,6 +27,8 @@ struct Waiter {
 };
 
 /// One operation in flight. Lives in the awaiting coroutine's frame until it completes.
+struct RelaySpec;
+
 struct OpState {
   OpKind kind = OpKind::delay;
   NodeId node = 0;
@@ -47,6 +49,7 @@ struct OpState {
   bool keyed = false;
   std::uint32_t key_sub = 0;
   std::uint64_t key_seq = 0;
+  RelaySpec* relay = nullptr;  ///< recv: the relay whose packet 0 it receives (Node::relay)
 };
 
 /// A relay (Node::relay) as the engine sees it: it lives in the relay's coroutine frame. A relay
@@ -57,11 +60,12 @@ struct RelaySpec {
   int tag = 0;
   std::int64_t len = 0, packets = 0;
   std::vector<int> out_ports;
-  OpState* first_recv = nullptr;  ///< the receive of packet 0, while it is posted
-  std::uint64_t seq = 0;          ///< the key of its packets' end events (taken when packet 0 leaves)
-  int fed_by = -1;                ///< engine: the relay train that carries its stream in
-  Waiter* waiter = nullptr;       ///< engine: resumed when its train ends
-  Buffer result;                  ///< engine: the whole stream, when its train ends
+  OpState* first_recv = nullptr;    ///< the receive of packet 0 (OpState::relay points back)
+  std::uint64_t seq = 0;            ///< the key of its packets' end events (taken when packet 0 leaves)
+  int fed_by = -1;                  ///< engine: the relay train that carries its stream in
+  Waiter* waiter = nullptr;         ///< engine: resumed when its train ends
+  RelaySpec* next_claim = nullptr;  ///< engine: the node's other relays fed by trains
+  Buffer result;                    ///< engine: the whole stream, when its train ends
 };
 
 /// Thrown by the engine when something meets a relay train (a transmission wants one of its links,
