@@ -90,11 +90,14 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
     for (const Entry& e : p->edges[k]) ++p->edge_count[k * static_cast<std::size_t>(t) + e.tree];
   if (with_subtrees) {
     p->subtree.resize(static_cast<std::size_t>(t * N));
+    p->level_count.assign(static_cast<std::size_t>(t * N * (n + 1)), 0);
     for (int j = 0; j < t; ++j)
       for (std::int64_t w = 0; w < N; ++w) {  // ascending w: every list comes out sorted
         std::int64_t a = w;
+        const int level = std::popcount(static_cast<std::uint64_t>(w));
         while (true) {
           p->subtree[j * N + a].push_back(static_cast<std::uint32_t>(w));
+          ++p->level_count[static_cast<std::size_t>((j * N + a) * (n + 1) + level)];
           if (a == 0) break;
           a ^= std::int64_t{1} << p->pdim[j * N + a];
         }
@@ -445,12 +448,7 @@ Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer 
         if (std::find(in_dims.begin(), in_dims.end(), d) != in_dims.end()) continue;
         bool any = false;  // does any tree with this parent dimension have level-L nodes below?
         for (int j2 = 0; j2 < P.trees && !any; ++j2)
-          if (P.parent_dim(j2, q) == d && P.part_size(M, j2) > 0)
-            for (std::uint32_t w : P.below(j2, q))
-              if (std::popcount(w) == L) {
-                any = true;
-                break;
-              }
+          any = P.parent_dim(j2, q) == d && P.part_size(M, j2) > 0 && P.below_at_level(j2, q, L) > 0;
         if (!any) continue;
         in_dims.push_back(d);
         st.recvs.emplace_back(st.ops.size(), d);
@@ -458,6 +456,7 @@ Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer 
       }
     if (!st.ops.empty()) co_await all_of(st.ops);
     for (auto [k, d] : st.recvs) {
+      if (!self.data_mode()) break;  // timing mode: nothing to unpack
       const Buffer got = st.ops[k].take();
       std::int64_t off = 0;
       for (int j = 0; j < P.trees; ++j) {
@@ -478,6 +477,13 @@ Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer 
       if (c == 0) continue;
       Buffer out;
       bool any = false;
+      if (!self.data_mode()) {  // timing mode: the message's size from the plan, no items
+        std::int64_t len = 0;
+        for (int j = 0; j < P.trees; ++j)
+          if (P.parent_dim(j, c) == e && P.part_size(M, j) > 0) len += P.below_at_level(j, c, L) * P.part_size(M, j);
+        if (len > 0) sends.push_back(self.send(e, Buffer::sized(len)));
+        continue;
+      }
       for (int j = 0; j < P.trees; ++j) {
         if (P.parent_dim(j, c) != e || P.part_size(M, j) == 0) continue;
         const auto& mine = P.below(j, q);

@@ -92,12 +92,18 @@ struct Plan {
   /// [(step * n + dim) * trees + tree]: the edges of that tree in at(step, dim), and (with
   /// subtrees) the nodes below them, summed: a step-form message's size without its items.
   std::vector<std::int64_t> edge_count, edge_below;
+  /// With subtrees, [(tree * N + q) * (n + 1) + L]: the nodes of q's subtree at level L (L ones in
+  /// their relative address): what a reverse breadth-first scatter moves over q's edge at level L.
+  std::vector<std::uint32_t> level_count;
 
   [[nodiscard]] int parent_dim(int tree, std::int64_t q) const { return pdim[tree * N + q]; }
   [[nodiscard]] int step_of(int tree, std::int64_t q) const { return step[tree * N + q]; }
   [[nodiscard]] const std::vector<Entry>& at(int s, int d) const { return edges[s * n + d]; }
   [[nodiscard]] const std::vector<std::uint32_t>& below(int tree, std::int64_t q) const {
     return subtree[tree * N + q];
+  }
+  [[nodiscard]] std::int64_t below_at_level(int tree, std::int64_t q, int L) const {
+    return level_count[static_cast<std::size_t>((tree * N + q) * (n + 1) + L)];
   }
   /// Part j of a block of M elements (cubesim::part_size, one part per tree).
   [[nodiscard]] std::int64_t part_size(std::int64_t M, int j) const { return cubesim::part_size(M, trees, j); }
