@@ -124,18 +124,19 @@ struct StepOps {
 };
 
 /// One step of the step form the all-to-all collectives share: across every dimension whose
-/// message is not empty, one exchange (a send and a receive at once). `pack(d, entry, out)`
-/// appends an edge's items to the message across d; `unpack(d, entry, got, offset)` takes them, in
-/// the same order, from the message received (every node has the same lists: the schedule is
-/// translated). Returns the elements received.
+/// message is not empty (Plan::step_sends), one exchange (a send and a receive at once).
+/// `pack(d, entry, out)` appends an edge's items to the message across d; `unpack(d, entry, got,
+/// offset)` takes them, in the same order, from the message received (every node has the same
+/// lists: the schedule is translated). `st` is the caller's, reused from step to step so that a
+/// step allocates nothing but its messages. Returns the elements received.
 template <class Pack, class Unpack>
-Task<std::int64_t> exchange_step(Node& self, const Plan& P, SubCube sub, int s, std::int64_t M, Pack& pack,
-                                 Unpack& unpack, bool below = false) {
-  StepOps st;
+Task<std::int64_t> exchange_step(Node& self, const Plan& P, const SubCube& sub, const Plan::StepSends& plan, int s,
+                                 Pack& pack, Unpack& unpack, StepOps& st) {
+  st.ops.clear();
+  st.recvs.clear();
   const bool data = self.data_mode();
-  for (int d = 0; d < P.n; ++d) {
-    const std::int64_t size = P.message_elements(s, d, M, below);
-    if (size == 0) continue;
+  for (std::uint32_t i = plan.first[s]; i < plan.first[s + 1]; ++i) {
+    const auto [d, size] = plan.sends[i];
     Buffer out;
     if (data) {
       for (const Entry& e : P.at(s, d)) pack(d, e, out);
@@ -160,9 +161,14 @@ Task<std::int64_t> exchange_step(Node& self, const Plan& P, SubCube sub, int s, 
 }
 
 template <class Pack, class Unpack>
-Task<> exchange_steps(Node& self, const Plan& P, SubCube sub, std::int64_t M, Pack pack, Unpack unpack,
+Task<> exchange_steps(Node& self, const Plan& P, const SubCube& sub, std::int64_t M, Pack pack, Unpack unpack,
                       bool below = false) {
-  for (int s = 0; s < P.steps; ++s) co_await exchange_step(self, P, sub, s, M, pack, unpack, below);
+  const Plan::StepSends& plan = P.step_sends(M, below);
+  StepOps st;
+  for (int s = 0; s < P.steps; ++s) {
+    if (plan.first[s] == plan.first[s + 1]) continue;  // nothing to send in step s, anywhere
+    co_await exchange_step(self, P, sub, plan, s, pack, unpack, st);
+  }
 }
 
 }  // namespace
@@ -361,8 +367,11 @@ Task<Buffer> reduce_scatter(Node& self, std::int64_t M, Buffer partials, std::sh
     add_into(partials, got.slice(off, len), at);
     off += len;
   };
+  const Plan::StepSends& plan = P.step_sends(M, false);
+  StepOps st;
   for (int s = P.steps - 1; s >= 0; --s) {
-    const std::int64_t received = co_await exchange_step(self, P, sub, s, M, pack, unpack);
+    if (plan.first[s] == plan.first[s + 1]) continue;
+    const std::int64_t received = co_await exchange_step(self, P, sub, plan, s, pack, unpack, st);
     if (received > 0) co_await self.compute(received);
   }
   co_return partials.slice(x * M, M);
