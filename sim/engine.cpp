@@ -198,7 +198,7 @@ void Engine::start_send(detail::OpState& op) {
   stats_.packets += m.packets;
   stats_.largest_message = std::max(stats_.largest_message, m.elements);
   if (topology_.port_to(m.src, m.dst) < 0) ++stats_.routed_messages;
-  if (!in_order_) m.order = ++order_[{m.src, m.dst, m.tag}].sent;
+  if (!in_order_) m.order = ++order_.find_or_add(m.dst, m.src, m.tag).sent;
   if (observer_ != nullptr) observer_->on_message(m.id, m.src, m.dst, m.tag, m.elements, now_);
   net_->send(mi);
 }
@@ -211,22 +211,29 @@ void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
   // A network that may reorder: a message that overtook an earlier one from the same source
   // with the same tag waits for it, and is received after it, from the time it arrives.
   const detail::Message& m = messages_[mi];
-  const auto it = order_.find({m.src, m.dst, m.tag});
-  check_invariant(it != order_.end(), "a numbered message has its order");
-  Order& o = it->second;
-  if (m.order != o.delivered + 1) {
-    o.parked.emplace(m.order, mi);
+  const NodeId src = m.src, dst = m.dst;
+  const int tag = m.tag;
+  const std::uint64_t order = m.order;
+  const auto* found = order_.find(dst, src, tag);
+  check_invariant(found != nullptr, "a numbered message has its order");
+  // The slot's address is not kept across match(), which may not add to order_ but reads as if.
+  std::uint64_t delivered = found->delivered;
+  if (order != delivered + 1) {
+    parked_.emplace(std::make_tuple(dst, src, tag, order), mi);
     return;
   }
-  ++o.delivered;
   match(mi, t, p);
-  while (!o.parked.empty() && o.parked.begin()->first == o.delivered + 1) {
-    const std::uint32_t next = o.parked.begin()->second;
-    o.parked.erase(o.parked.begin());
-    ++o.delivered;
+  ++delivered;
+  for (auto it = parked_.find(std::make_tuple(dst, src, tag, delivered + 1)); it != parked_.end();
+       it = parked_.find(std::make_tuple(dst, src, tag, delivered + 1))) {
+    const std::uint32_t next = it->second;
+    parked_.erase(it);
     match(next, t, p);
+    ++delivered;
   }
-  if (o.delivered == o.sent) order_.erase(it);
+  auto& o = order_.find_or_add(dst, src, tag);
+  o.delivered = delivered;
+  if (o.delivered == o.sent) order_.erase(o);
 }
 
 void Engine::match(std::uint32_t mi, Time t, const PathCounts& p) {
@@ -427,7 +434,8 @@ void Engine::reset() {
   current_strand_ = 0;
   next_strand_.clear();
   next_request_.assign(n, 0);
-  order_.clear();
+  order_ = detail::KeyTable<OrderCounts>(16);
+  parked_.clear();
   relay_trains_.clear();
   claims_.assign(n, nullptr);
   live_claims_ = 0;

@@ -236,23 +236,13 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   /// Networks that may reorder messages: per (src, dst, tag), messages sent and received in
   /// order so far, and those that arrived before an earlier one (Message::order).
   bool in_order_ = true;
-  struct Order {
+  struct OrderCounts {
     std::uint64_t sent = 0, delivered = 0;
-    std::map<std::uint64_t, std::uint32_t> parked;
   };
-  struct OrderKey {
-    NodeId src, dst;
-    int tag;
-    bool operator==(const OrderKey&) const = default;
-  };
-  struct OrderHash {
-    std::size_t operator()(const OrderKey& k) const {
-      const std::uint64_t x =
-          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.src)) << 32) | static_cast<std::uint32_t>(k.dst);
-      return static_cast<std::size_t>((x ^ static_cast<std::uint32_t>(k.tag)) * 0x9E3779B97F4A7C15ull >> 7);
-    }
-  };
-  std::unordered_map<OrderKey, Order, OrderHash> order_;  ///< looked up, never iterated: deterministic
+  /// Keyed (dst, src, tag); a slot is freed once all its messages are delivered.
+  detail::KeyTable<OrderCounts> order_{16};
+  /// Messages that overtook an earlier one: (dst, src, tag, order) -> message. Rare.
+  std::map<std::tuple<NodeId, NodeId, int, std::uint64_t>, std::uint32_t> parked_;
   /// Per node, the relays whose stream a train carries in (RelaySpec::next_claim): a receive
   /// posted for their messages would take one from them (it aborts the trains).
   std::vector<detail::RelaySpec*> claims_;
