@@ -655,8 +655,11 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
     detail::RelaySpec& child = *recv->relay;
     if (child.first_recv != recv || child.len != r.len || child.fed_by >= 0) abort_relay_trains();
     child.fed_by = static_cast<int>(ev.payload >> 17);
-    child.next_claim = claims_[static_cast<std::size_t>(c)];
-    claims_[static_cast<std::size_t>(c)] = &child;
+    detail::RelaySpec*& head = claims_[static_cast<std::size_t>(c)];
+    child.next_claim = head;
+    child.prev_claim = nullptr;
+    if (head != nullptr) head->prev_claim = &child;
+    head = &child;
     ++live_claims_;
     T.children[i] = &child;
     const std::int64_t b0 = std::min(B, r.len);
@@ -673,9 +676,12 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
   net_->release_relay_link(r.node, r.out_ports[i]);
   detail::RelaySpec& child = *T.children[i];
   auto unclaim = [&](detail::RelaySpec& x) {
-    detail::RelaySpec** at = &claims_[static_cast<std::size_t>(x.node)];
-    while (*at != &x) at = &(*at)->next_claim;
-    *at = x.next_claim;
+    if (x.prev_claim != nullptr)
+      x.prev_claim->next_claim = x.next_claim;
+    else
+      claims_[static_cast<std::size_t>(x.node)] = x.next_claim;
+    if (x.next_claim != nullptr) x.next_claim->prev_claim = x.prev_claim;
+    x.next_claim = x.prev_claim = nullptr;
     --live_claims_;
   };
   if (child.out_ports.empty()) {  // a leaf: its stream is in

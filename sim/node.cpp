@@ -7,33 +7,35 @@
 
 namespace cubesim {
 
-bool Op::await_suspend(std::coroutine_handle<> h) {
-  engine_->prepare_waiter(waiter_, h, 1);
-  waiter_.node = st_.node;
-  if (EngineObserver* o = engine_->observer()) {
-    detail::OpState* one = &st_;
-    o->on_await(st_.node, engine_->current_strand(), std::span<detail::OpState* const>(&one, 1));
+bool Op::Single::await_suspend(std::coroutine_handle<> h) {
+  detail::Backend* engine = op->engine_;
+  engine->prepare_waiter(waiter, h, 1);
+  waiter.node = op->st_.node;
+  if (EngineObserver* o = engine->observer()) {
+    detail::OpState* one = &op->st_;
+    o->on_await(op->st_.node, engine->current_strand(), std::span<detail::OpState* const>(&one, 1));
   }
-  return !engine_->begin(st_, waiter_);
+  return !engine->begin(op->st_, waiter);
 }
 
-Buffer Op::await_resume() {
-  engine_->after_resume(waiter_);
-  return std::move(st_.buffer);
+Buffer Op::Single::await_resume() {
+  op->engine_->after_resume(waiter);
+  return std::move(op->st_.buffer);
 }
 
 bool OpGroup::await_suspend(std::coroutine_handle<> h) {
-  engine_ = ops_.front()->engine_;
-  engine_->prepare_waiter(waiter_, h, static_cast<int>(ops_.size()) + 1);
-  waiter_.node = ops_.front()->st_.node;
+  const std::size_t n = size();
+  engine_ = at(0).engine_;
+  engine_->prepare_waiter(waiter_, h, static_cast<int>(n) + 1);
+  waiter_.node = at(0).st_.node;
   if (EngineObserver* o = engine_->observer()) {
     std::vector<detail::OpState*> sts;
-    sts.reserve(ops_.size());
-    for (Op* op : ops_) sts.push_back(&op->st_);
+    sts.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) sts.push_back(&at(i).st_);
     o->on_await(waiter_.node, engine_->current_strand(), sts);
   }
-  for (Op* op : ops_)
-    if (engine_->begin(op->st_, waiter_)) --waiter_.remaining;
+  for (std::size_t i = 0; i < n; ++i)
+    if (engine_->begin(at(i).st_, waiter_)) --waiter_.remaining;
   return --waiter_.remaining != 0;  // +1 guard held while starting: all done at once -> no suspend
 }
 
@@ -41,12 +43,7 @@ void OpGroup::await_resume() {
   if (engine_ != nullptr) engine_->after_resume(waiter_);
 }
 
-OpGroup all_of(std::vector<Op>& ops) {
-  std::vector<Op*> p;
-  p.reserve(ops.size());
-  for (Op& o : ops) p.push_back(&o);
-  return OpGroup(nullptr, std::move(p));
-}
+OpGroup all_of(std::vector<Op>& ops) { return OpGroup(ops.data(), ops.size()); }
 
 Request Node::start(Op op) {
   Request r;

@@ -119,6 +119,11 @@ class [[nodiscard]] Task {
     return std::move(*h_.promise().value);
   }
   [[nodiscard]] Handle handle() const { return h_; }
+  /// The value of a Task that has finished inside an all_of (rethrows its error).
+  T result() {
+    if (h_.promise().error) std::rethrow_exception(h_.promise().error);
+    return std::move(*h_.promise().value);
+  }
 
  private:
   explicit Task(Handle h) : h_(h) {}
@@ -179,9 +184,12 @@ class [[nodiscard]] Task<void> {
 };
 
 /// Runs the tasks concurrently; resumes when all have finished. The first exception is rethrown.
-class AllOfTasks {
+/// Owns the tasks (all_of(vector<Task<>>)), or borrows the caller's (all_of(vector<Task<T>>&),
+/// whose values the caller then takes with Task::result(): no frame of its own per task).
+template <class Tasks>
+class AllOfTasksOf {
  public:
-  explicit AllOfTasks(std::vector<Task<>> tasks) : tasks_(std::move(tasks)) {}
+  explicit AllOfTasksOf(Tasks tasks) : tasks_(std::forward<Tasks>(tasks)) {}
   bool await_ready() const noexcept { return tasks_.empty(); }
   template <class P>
   bool await_suspend(std::coroutine_handle<P> parent) {
@@ -192,7 +200,7 @@ class AllOfTasks {
     join_.parent_strand = hooks != nullptr ? hooks->current_strand() : 0;
     const int first = hooks != nullptr ? hooks->fork(static_cast<int>(tasks_.size())) : 0;
     int i = 0;
-    for (Task<>& t : tasks_) {
+    for (auto& t : tasks_) {
       t.handle().promise().join = &join_;
       t.handle().promise().hooks = hooks;
       if (hooks != nullptr) hooks->enter(first + i++);
@@ -206,10 +214,14 @@ class AllOfTasks {
   }
 
  private:
-  std::vector<Task<>> tasks_;
+  Tasks tasks_;
   detail::JoinState join_;
 };
+using AllOfTasks = AllOfTasksOf<std::vector<Task<>>>;
 
 inline AllOfTasks all_of(std::vector<Task<>> tasks) { return AllOfTasks(std::move(tasks)); }
+template <class T>
+requires(!std::is_void_v<T>) AllOfTasksOf < std::vector<Task<T>>
+& > all_of(std::vector<Task<T>>& tasks) { return AllOfTasksOf<std::vector<Task<T>>&>(tasks); }
 
 }  // namespace cubesim

@@ -187,15 +187,12 @@ EsbtHop esbt_in(NodeId x, int i, int n) {
   const NodeId top = NodeId{1} << i;
   if (x == top) return {0, 0};
   const NodeId r = x ^ top;
-  int best = -1, bd = -1;
-  for (int d = 0; d < n; ++d) {
-    if (((r >> d) & 1) == 0) continue;
-    const int step = ((d - i - 1) % n + n) % n;
-    if (step > best) {
-      best = step;
-      bd = d;
-    }
-  }
+  // The set bit d of r with the largest step (d - i - 1) mod n: the highest bit of r rotated
+  // right by i + 1 (O(1); the loop over the n dimensions was n^3 a node for the n trees' children).
+  const int shift = (i + 1) % n;
+  const auto rot = trees::rotate_right(static_cast<std::uint64_t>(r), n, shift);
+  const int best = std::bit_width(rot) - 1;
+  const int bd = (best + shift) % n;
   return {best + 1, (r ^ (NodeId{1} << bd)) ^ top};
 }
 
@@ -292,8 +289,8 @@ Task<> broadcast_nesbt_all_port(Node& self, Params p) {
   const int n = cube_dim(self);
   const NodeId x = self.id() ^ p.root;
   Buffer msg = x == 0 ? root_message(self, p.M) : Buffer{};
-  std::vector<Buffer> parts(static_cast<std::size_t>(n));
-  std::vector<Task<>> trees;
+  std::vector<Task<Buffer>> trees;  // the relays' own Tasks, in tree order: no frame around each
+  trees.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     const std::int64_t len = part_size(p.M, n, i);
     if (len == 0) continue;
@@ -304,17 +301,14 @@ Task<> broadcast_nesbt_all_port(Node& self, Params p) {
       if (c != 0 && esbt_in(c, i, n).parent == x) children.push_back(e);
     }
     Buffer mine = x == 0 ? msg.slice(part_offset(p.M, n, i), len) : Buffer{};
-    trees.push_back([](Node& self, bool root, Buffer part, std::int64_t len, int parent, std::vector<int> children,
-                       int tag, Buffer* out) -> Task<> {
-      *out = co_await pipelined_tree(self, root, std::move(part), len, parent, std::move(children), tag);
-    }(self, x == 0, std::move(mine), len, parent, std::move(children), i, &parts[i]));
+    trees.push_back(pipelined_tree(self, x == 0, std::move(mine), len, parent, std::move(children), i));
   }
-  co_await all_of(std::move(trees));
+  co_await all_of(trees);
   if (x == 0) {
     self.set_result(std::move(msg));
   } else {
     Buffer all;
-    for (Buffer& b : parts) all.append(b);
+    for (Task<Buffer>& t : trees) all.append(t.result());
     self.set_result(std::move(all));
   }
 }

@@ -65,6 +65,7 @@ struct RelaySpec {
   int fed_by = -1;                  ///< engine: the relay train that carries its stream in
   Waiter* waiter = nullptr;         ///< engine: resumed when its train ends
   RelaySpec* next_claim = nullptr;  ///< engine: the node's other relays fed by trains
+  RelaySpec* prev_claim = nullptr;  ///< (a doubly linked list: a train's end unlists in O(1))
   Buffer result;                    ///< engine: the whole stream, when its train ends
 };
 
