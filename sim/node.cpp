@@ -186,29 +186,37 @@ Task<Buffer> Node::relay(int in_port, std::vector<int> out_ports, Buffer data, s
       throw std::out_of_range("relay from port " + std::to_string(in_port) + ": node " + std::to_string(id_) +
                               " has no link there (" + topology().describe() + ")");
   }
+  if (r.packets == 0) co_return source ? std::move(data) : Buffer{};
+  Buffer chunk;
+  if (source) {
+    chunk = data.slice(0, std::min(B, len));
+  } else {
+    Op in = recv(in_port, tag);
+    r.first_recv = &in.st_;  // a relay train carrying the stream finds this relay through its receive
+    in.st_.relay = &r;
+    chunk = co_await in;
+    r.first_recv = nullptr;  // `in` ends here
+  }
+  if (engine_->relay_start(r, source ? &data : nullptr)) co_return co_await RelayEnd{engine_, &r, {}};
+  co_return co_await relay_stream(r, in_port, std::move(data), std::move(chunk));
+}
+
+Task<Buffer> Node::relay_stream(detail::RelaySpec& r, int in_port, Buffer data, Buffer chunk) {
+  const std::int64_t B = packet_elements();
+  const bool source = in_port < 0;
   const auto m = static_cast<std::uint32_t>(r.out_ports.size());
   Buffer got;
   for (std::int64_t k = 0; k < r.packets; ++k) {
-    Buffer chunk;
-    if (source) {
-      chunk = data.slice(k * B, std::min(B, len - k * B));
-    } else {
-      Op in = recv(in_port, tag);
-      if (k == 0) {  // a relay train carrying the stream finds this relay through its receive
-        r.first_recv = &in.st_;
-        in.st_.relay = &r;
-      }
-      chunk = co_await in;
-    }
-    if (k == 0 && engine_->relay_start(r, source ? &data : nullptr)) {
-      Buffer all = co_await RelayEnd{engine_, &r, {}};
-      co_return all;
+    if (k > 0 && source) {
+      chunk = data.slice(k * B, std::min(B, r.len - k * B));
+    } else if (k > 0) {  // (not one conditional expression: GCC 12 evaluates a co_await there wrongly)
+      chunk = co_await recv(in_port, r.tag);
     }
     if (m > 0) {
       std::vector<Op> sends;
       sends.reserve(m);
       for (std::uint32_t i = 0; i < m; ++i) {
-        sends.push_back(send(r.out_ports[i], chunk, tag));
+        sends.push_back(send(r.out_ports[i], chunk, r.tag));
         detail::OpState& st = sends.back().st_;
         st.keyed = true;
         st.key_seq = r.seq;
