@@ -123,51 +123,47 @@ struct StepOps {
   std::vector<std::pair<std::size_t, int>> recvs;  // (index into ops, dimension)
 };
 
-/// One step of the step form the all-to-all collectives share: across every dimension whose
+/// The step form the all-to-all collectives share: in each step, across every dimension whose
 /// message is not empty (Plan::step_sends), one exchange (a send and a receive at once).
 /// `pack(d, entry, out)` appends an edge's items to the message across d; `unpack(d, entry, got,
 /// offset)` takes them, in the same order, from the message received (every node has the same
-/// lists: the schedule is translated). `st` is the caller's, reused from step to step so that a
-/// step allocates nothing but its messages. Returns the elements received.
-template <class Pack, class Unpack>
-Task<std::int64_t> exchange_step(Node& self, const Plan& P, const SubCube& sub, const Plan::StepSends& plan, int s,
-                                 Pack& pack, Unpack& unpack, StepOps& st) {
-  st.ops.clear();
-  st.recvs.clear();
-  const bool data = self.data_mode();
-  for (std::uint32_t i = plan.first[s]; i < plan.first[s + 1]; ++i) {
-    const auto [d, size] = plan.sends[i];
-    Buffer out;
-    if (data) {
-      for (const Entry& e : P.at(s, d)) pack(d, e, out);
-    } else {
-      out = Buffer::sized(size);  // timing mode: the size from the plan, no items packed
-    }
-    st.ops.push_back(self.send(sub.dims[d], std::move(out)));
-    st.recvs.emplace_back(st.ops.size(), d);
-    st.ops.push_back(self.recv(sub.dims[d]));
-  }
-  if (st.ops.empty()) co_return 0;
-  co_await all_of(st.ops);
-  std::int64_t received = 0;
-  for (auto [k, d] : st.recvs) {
-    const Buffer got = st.ops[k].take();
-    received += got.size();
-    std::int64_t off = 0;
-    if (data)
-      for (const Entry& e : P.at(s, d)) unpack(d, e, got, off);
-  }
-  co_return received;
-}
-
+/// lists: the schedule is translated). `reduce`: the steps run last to first (the reduce-scatter)
+/// and the elements received in a step are charged as additions after it. One coroutine for all
+/// the steps, its ops reused from step to step: a step allocates nothing but its messages (a
+/// coroutine a step was a frame allocated, and cold, per node and step).
 template <class Pack, class Unpack>
 Task<> exchange_steps(Node& self, const Plan& P, const SubCube& sub, std::int64_t M, Pack pack, Unpack unpack,
-                      bool below = false) {
+                      bool below = false, bool reduce = false) {
   const Plan::StepSends& plan = P.step_sends(M, below);
+  const bool data = self.data_mode();
   StepOps st;
-  for (int s = 0; s < P.steps; ++s) {
+  for (int i = 0; i < P.steps; ++i) {
+    const int s = reduce ? P.steps - 1 - i : i;
     if (plan.first[s] == plan.first[s + 1]) continue;  // nothing to send in step s, anywhere
-    co_await exchange_step(self, P, sub, plan, s, pack, unpack, st);
+    st.ops.clear();
+    st.recvs.clear();
+    for (std::uint32_t k = plan.first[s]; k < plan.first[s + 1]; ++k) {
+      const auto [d, size] = plan.sends[k];
+      Buffer out;
+      if (data) {
+        for (const Entry& e : P.at(s, d)) pack(d, e, out);
+      } else {
+        out = Buffer::sized(size);  // timing mode: the size from the plan, no items packed
+      }
+      st.ops.push_back(self.send(sub.dims[d], std::move(out)));
+      st.recvs.emplace_back(st.ops.size(), d);
+      st.ops.push_back(self.recv(sub.dims[d]));
+    }
+    co_await all_of(st.ops);
+    std::int64_t received = 0;
+    for (auto [k, d] : st.recvs) {
+      const Buffer got = st.ops[k].take();
+      received += got.size();
+      std::int64_t off = 0;
+      if (data)
+        for (const Entry& e : P.at(s, d)) unpack(d, e, got, off);
+    }
+    if (reduce && received > 0) co_await self.compute(received);
   }
 }
 
@@ -367,13 +363,7 @@ Task<Buffer> reduce_scatter(Node& self, std::int64_t M, Buffer partials, std::sh
     add_into(partials, got.slice(off, len), at);
     off += len;
   };
-  const Plan::StepSends& plan = P.step_sends(M, false);
-  StepOps st;
-  for (int s = P.steps - 1; s >= 0; --s) {
-    if (plan.first[s] == plan.first[s + 1]) continue;
-    const std::int64_t received = co_await exchange_step(self, P, sub, plan, s, pack, unpack, st);
-    if (received > 0) co_await self.compute(received);
-  }
+  co_await exchange_steps(self, P, sub, M, pack, unpack, false, true);
   co_return partials.slice(x * M, M);
 }
 
