@@ -14,6 +14,7 @@
 #include "app/calibrate.hpp"
 #include "app/config.hpp"
 #include "app/describe.hpp"
+#include "app/huge_pages.hpp"
 #include "app/interrupt.hpp"
 #include "app/io.hpp"
 #include "app/plot_launcher.hpp"
@@ -426,6 +427,7 @@ std::string unknown_options(const CLI::App& app, const CLI::App* c, int argc, ch
 }  // namespace
 
 int main(int argc, char** argv) {
+  cubesim::use_huge_pages(argv);  // may execute this binary again, with huge pages (app/huge_pages.hpp)
   auto log = spdlog::stderr_color_mt("cubesim");
   log->set_pattern("%^%l%$ %v");
   log->set_level(spdlog::level::warn);
@@ -655,7 +657,13 @@ int main(int argc, char** argv) {
   if (*figs) return exec_plot_tool("figures", figs->remaining());
   if (*fit) return exec_plot_tool("fit", fit->remaining());
   if (*claims) return exec_plot_tool("claims", claims->remaining());
-  if (verbose) log->set_level(spdlog::level::info);
+  if (verbose) {
+    log->set_level(spdlog::level::info);
+    const char* t = std::getenv("GLIBC_TUNABLES");
+    log->info("huge pages: {}", t != nullptr && std::strstr(t, "glibc.malloc.hugetlb") != nullptr
+                                    ? "asked for (GLIBC_TUNABLES glibc.malloc.hugetlb)"
+                                    : "not asked for");
+  }
   targs.max_events_given = run->count("--trace-max-events") + rep->count("--trace-max-events") > 0;
   try {
     const Registry reg = make_registry();

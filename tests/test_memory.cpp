@@ -9,11 +9,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "algorithms/registry.hpp"
 #include "app/config.hpp"
+#include "app/huge_pages.hpp"
 #include "app/runner.hpp"
 #include "sim/heap_meter.hpp"
 #include "sim/resources.hpp"
@@ -213,6 +215,41 @@ TEST(Memory, TheHeapMeterCountsARunsAllocationsAndFrees) {
   }
   EXPECT_GT(heap::peak_bytes() - before, 4 * kMiB) << "128 nodes each end with 128 blocks of 64 elements";
   EXPECT_LT(std::abs(heap::live_bytes() - before), 2 * heap::kFlushBytes);
+}
+
+}  // namespace
+}  // namespace cubesim::test
+
+namespace cubesim::test {
+namespace {
+
+// Huge pages (app/huge_pages.hpp): the binary asks glibc for them where the kernel gives them on
+// request, keeps any tunables already set, and never asks twice.
+TEST(HugePages, TheTunableIsAddedOnlyWhereTheKernelGivesHugePagesOnRequest) {
+  EXPECT_EQ(huge_pages_tunables(nullptr, "always [madvise] never").value_or("none"), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(huge_pages_tunables("", "always [madvise] never").value_or("none"), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(huge_pages_tunables("glibc.malloc.tcache_count=0", "always [madvise] never").value_or("none"),
+            "glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1");
+  EXPECT_FALSE(huge_pages_tunables("glibc.malloc.hugetlb=0", "always [madvise] never"));  // the user's choice
+  EXPECT_FALSE(huge_pages_tunables(nullptr, "[always] madvise never"));  // every page may be huge already
+  EXPECT_FALSE(huge_pages_tunables(nullptr, "always madvise [never]"));
+  EXPECT_FALSE(huge_pages_tunables(nullptr, ""));
+}
+
+TEST(HugePages, TheBinaryRunsAgainWithThemAndCubesimHugepages0TurnsThemOff) {
+  std::string mode;
+  std::getline(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"), mode);
+  const char* tun = std::getenv("GLIBC_TUNABLES");
+  const bool preset = tun != nullptr && std::string(tun).find("glibc.malloc.hugetlb") != std::string::npos;
+  const std::string cfg = std::string(CUBESIM_SOURCE_DIR) + "/configs/quickstart.json";
+  const Result on = run_cli("-v validate " + cfg);
+  const Result off = run_command("CUBESIM_HUGEPAGES=0 " + std::string(CUBESIM_BINARY) + " -v validate " + cfg);
+  ASSERT_EQ(on.code, 0) << on.err;
+  ASSERT_EQ(off.code, 0) << off.err;
+  const bool asked = preset || mode.find("[madvise]") != std::string::npos;
+  EXPECT_EQ(on.err.find("huge pages: asked for") != std::string::npos, asked) << on.err;
+  EXPECT_EQ(off.err.find("huge pages: asked for") != std::string::npos, preset) << off.err;
+  EXPECT_EQ(on.out, off.out);
 }
 
 }  // namespace
