@@ -9,14 +9,14 @@
 /// start-up, so the binary sets it and executes itself again). Measured: allgather.nrsbt
 /// all-port on 2^14 nodes 6.75 -> 5.64 s, peak memory 305 -> 310 MiB (median of 3 paired runs).
 /// CUBESIM_HUGEPAGES=0 turns it off; so does any GLIBC_TUNABLES that already names the tunable.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <unistd.h>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
