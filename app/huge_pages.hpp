@@ -29,6 +29,13 @@
 
 namespace cubesim {
 
+/// Whether this build may ask for huge pages at all (not under a sanitizer's allocator).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || CUBESIM_HUGE_PAGES_SANITIZED
+inline constexpr bool kHugePagesBuild = false;
+#else
+inline constexpr bool kHugePagesBuild = true;
+#endif
+
 /// The GLIBC_TUNABLES to run with, or nothing when there is nothing to change: `current` is its
 /// value now (null: unset), `thp_mode` the kernel's transparent_hugepage/enabled line.
 inline std::optional<std::string> huge_pages_tunables(const char* current, std::string_view thp_mode) {

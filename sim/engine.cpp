@@ -216,7 +216,8 @@ void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
   const std::uint64_t order = m.order;
   const auto* found = order_.find(dst, src, tag);
   check_invariant(found != nullptr, "a numbered message has its order");
-  // The slot's address is not kept across match(), which may not add to order_ but reads as if.
+  // The slot is found again after the matches: its address is not kept across calls that could
+  // add keys to order_ (and so move its slots).
   std::uint64_t delivered = found->delivered;
   if (order != delivered + 1) {
     parked_.emplace(std::make_tuple(dst, src, tag, order), mi);

@@ -220,8 +220,13 @@ class AllOfTasksOf {
 using AllOfTasks = AllOfTasksOf<std::vector<Task<>>>;
 
 inline AllOfTasks all_of(std::vector<Task<>> tasks) { return AllOfTasks(std::move(tasks)); }
+/// all_of over the caller's Tasks of a value (borrowed: take each value with Task::result()).
 template <class T>
-requires(!std::is_void_v<T>) AllOfTasksOf < std::vector<Task<T>>
-& > all_of(std::vector<Task<T>>& tasks) { return AllOfTasksOf<std::vector<Task<T>>&>(tasks); }
+using AllOfTaskRefs = AllOfTasksOf<std::vector<Task<T>>&>;
+template <class T>
+AllOfTaskRefs<T> all_of(std::vector<Task<T>>& tasks) {
+  static_assert(!std::is_void_v<T>, "all_of(std::move(tasks)) for Tasks without a value");
+  return AllOfTaskRefs<T>(tasks);
+}
 
 }  // namespace cubesim
