@@ -49,10 +49,7 @@ inline std::optional<std::string> huge_pages_tunables(const char* current, std::
 /// Called first in main(): executes this binary again with huge pages asked for, where that
 /// changes anything; on any failure it simply goes on as it is.
 inline void use_huge_pages(char** argv) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || CUBESIM_HUGE_PAGES_SANITIZED
-  (void)argv;
-  return;  // the sanitizers have their own allocator
-#else
+  if constexpr (!kHugePagesBuild) return;  // the sanitizers have their own allocator
   if (const char* off = std::getenv("CUBESIM_HUGEPAGES"); off != nullptr && std::strcmp(off, "0") == 0) return;
   std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
   std::string mode;
@@ -62,7 +59,6 @@ inline void use_huge_pages(char** argv) {
   if (::setenv("GLIBC_TUNABLES", v->c_str(), 1) != 0) return;
   ::execv("/proc/self/exe", argv);
   ::unsetenv("GLIBC_TUNABLES");  // the exec failed: carry on without
-#endif
 }
 
 }  // namespace cubesim

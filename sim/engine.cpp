@@ -639,6 +639,25 @@ bool Engine::start_relay_train(detail::RelaySpec& r, const Buffer& stream) {
   return true;
 }
 
+void Engine::claim(detail::RelaySpec& r) {
+  detail::RelaySpec*& head = claims_[static_cast<std::size_t>(r.node)];
+  r.next_claim = head;
+  r.prev_claim = nullptr;
+  if (head != nullptr) head->prev_claim = &r;
+  head = &r;
+  ++live_claims_;
+}
+
+void Engine::unclaim(detail::RelaySpec& r) {
+  if (r.prev_claim != nullptr)
+    r.prev_claim->next_claim = r.next_claim;
+  else
+    claims_[static_cast<std::size_t>(r.node)] = r.next_claim;
+  if (r.next_claim != nullptr) r.next_claim->prev_claim = r.prev_claim;
+  r.next_claim = r.prev_claim = nullptr;
+  --live_claims_;
+}
+
 void Engine::on_relay_train_event(const detail::Event& ev) {
   RelayTrain& T = relay_trains_[static_cast<std::size_t>(ev.payload >> 17)];
   const auto i = static_cast<std::size_t>((ev.payload >> 1) & 0xffff);
@@ -656,12 +675,7 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
     detail::RelaySpec& child = *recv->relay;
     if (child.first_recv != recv || child.len != r.len || child.fed_by >= 0) abort_relay_trains();
     child.fed_by = static_cast<int>(ev.payload >> 17);
-    detail::RelaySpec*& head = claims_[static_cast<std::size_t>(c)];
-    child.next_claim = head;
-    child.prev_claim = nullptr;
-    if (head != nullptr) head->prev_claim = &child;
-    head = &child;
-    ++live_claims_;
+    claim(child);
     T.children[i] = &child;
     const std::int64_t b0 = std::min(B, r.len);
     p.startups += 1;
@@ -676,15 +690,6 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
   p.element_transfers += r.len;
   net_->release_relay_link(r.node, r.out_ports[i]);
   detail::RelaySpec& child = *T.children[i];
-  auto unclaim = [&](detail::RelaySpec& x) {
-    if (x.prev_claim != nullptr)
-      x.prev_claim->next_claim = x.next_claim;
-    else
-      claims_[static_cast<std::size_t>(x.node)] = x.next_claim;
-    if (x.next_claim != nullptr) x.next_claim->prev_claim = x.prev_claim;
-    x.next_claim = x.prev_claim = nullptr;
-    --live_claims_;
-  };
   if (child.out_ports.empty()) {  // a leaf: its stream is in
     unclaim(child);
     child.result = T.stream;

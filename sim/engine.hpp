@@ -247,6 +247,9 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   /// posted for their messages would take one from them (it aborts the trains).
   std::vector<detail::RelaySpec*> claims_;
   std::int64_t live_claims_ = 0;
+  /// Lists (claim) or unlists (unclaim, O(1): the list is doubly linked) a relay a train feeds.
+  void claim(detail::RelaySpec& r);
+  void unclaim(detail::RelaySpec& r);
 };
 
 }  // namespace cubesim

@@ -206,6 +206,8 @@ Task<Buffer> Node::relay_stream(detail::RelaySpec& r, int in_port, Buffer data, 
   const bool source = in_port < 0;
   const auto m = static_cast<std::uint32_t>(r.out_ports.size());
   Buffer got;
+  std::vector<Op> sends;  // reused from packet to packet
+  sends.reserve(m);
   for (std::int64_t k = 0; k < r.packets; ++k) {
     if (k > 0 && source) {
       chunk = data.slice(k * B, std::min(B, r.len - k * B));
@@ -213,8 +215,7 @@ Task<Buffer> Node::relay_stream(detail::RelaySpec& r, int in_port, Buffer data, 
       chunk = co_await recv(in_port, r.tag);
     }
     if (m > 0) {
-      std::vector<Op> sends;
-      sends.reserve(m);
+      sends.clear();
       for (std::uint32_t i = 0; i < m; ++i) {
         sends.push_back(send(r.out_ports[i], chunk, r.tag));
         detail::OpState& st = sends.back().st_;
