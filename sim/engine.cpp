@@ -49,8 +49,8 @@ std::uint64_t Engine::push(Time t, std::uint8_t kind, std::uint64_t payload) {
 
 void Engine::push_keyed(const detail::Event& e) {
   heap_.push_back(e);
-  if (static_cast<std::int64_t>(heap_.size()) > stats_.peak_queue)
-    stats_.peak_queue = static_cast<std::int64_t>(heap_.size());
+  if (const auto queued = static_cast<std::int64_t>(heap_.size() + win_size_); queued > stats_.peak_queue)
+    stats_.peak_queue = queued;
   std::push_heap(heap_.begin(), heap_.end(), later);
 }
 
@@ -414,6 +414,7 @@ void Engine::reset() {
   seq_ = 0;
   current_ = detail::Event{0, -1, 0, 0, 0, detail::kOpEnd};
   heap_.clear();
+  win_head_ = win_size_ = 0;
   ready_.clear();
   ready_head_ = 0;
   current_path_ = PathCounts{};
@@ -442,6 +443,58 @@ void Engine::reset() {
   live_claims_ = 0;
   relay_abort_ = false;
   net_ = network_model_of(machine_).make(*this);
+}
+
+// ---- The event window ---------------------------------------------------------------------------
+//
+// Each event lands on state no cache holds (docs/performance.md "The distance to the heap"): a
+// transfer record, its message, the sender's link, the receiver's match slot, the posted
+// receive, its waiter -- a chain of dependent loads, each a miss on large runs. The run loop
+// therefore takes events from the heap up to kWindow ahead, in order, and while each waits its
+// turn it walks that chain one link per stage (Network::prefetch): stage 0 when it enters the
+// window, the later stages as it nears the front. The misses of several events then overlap.
+//
+// The order of events is the heap's: the window holds the smallest events, sorted; an event
+// joins its end only if it comes after the window's last, and an event pushed since that comes
+// before the window's first is taken first. Nearly every event of the collectives comes at the
+// instant of the one before (all nodes move in step), so the window stays full.
+
+bool Engine::next_event(detail::Event& ev) {
+  const auto at = [&](std::size_t i) -> detail::Event& { return win_[(win_head_ + i) % kWindow]; };
+  while (win_size_ < kWindow && !heap_.empty() &&
+         (win_size_ == 0 || detail::before(at(win_size_ - 1), heap_.front()))) {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    at(win_size_) = heap_.back();
+    heap_.pop_back();
+    prefetch(at(win_size_), 0);
+    ++win_size_;
+  }
+  if (win_size_ == 0) return false;  // and the heap is empty: the loop above would have taken one
+  if (!heap_.empty() && detail::before(heap_.front(), at(0))) {  // pushed since, and due first
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    ev = heap_.back();
+    heap_.pop_back();
+    return true;
+  }
+  ev = at(0);
+  win_head_ = (win_head_ + 1) % kWindow;
+  --win_size_;
+  // The distance from the front at which each later stage runs: about three events apart, so
+  // that what one stage asked for has arrived when the next reads it.
+  constexpr std::array<std::size_t, 5> kStageAt{kWindow, 24, 16, 9, 4};
+  for (int s = 1; s < static_cast<int>(kStageAt.size()); ++s)
+    if (kStageAt[static_cast<std::size_t>(s)] < win_size_) prefetch(at(kStageAt[static_cast<std::size_t>(s)]), s);
+  return true;
+}
+
+void Engine::prefetch(const detail::Event& ev, int stage) const {
+  if (ev.kind == detail::kOpEnd) {  // a computation's end: the operation, then its waiter
+    const auto* op = reinterpret_cast<const detail::OpState*>(ev.payload);
+    if (stage == 0) __builtin_prefetch(op);
+    if (stage == 2) __builtin_prefetch(op->waiter);
+    return;
+  }
+  if (ev.kind != kRelayTrain) net_->prefetch(ev, stage);
 }
 
 RunStats Engine::run_once(const ProcessFactory& make_process) {
@@ -506,10 +559,8 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
     }
     ready_.clear();
     ready_head_ = 0;
-    if (heap_.empty()) break;
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    const detail::Event ev = heap_.back();
-    heap_.pop_back();
+    detail::Event ev;
+    if (!next_event(ev)) break;
     if (ev.kind == kRelayTrain) {
       take(ev);
       on_relay_train_event(ev);

@@ -11,6 +11,7 @@
 /// bit-serial router (sim/net/bit_serial_router.cpp), the CM-2's shared routers
 /// (sim/net/cm2_router.cpp).
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -109,6 +110,10 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   [[nodiscard]] Time now() const override { return now_; }
   [[nodiscard]] int current_strand() const override { return current_strand_; }
   bool begin(detail::OpState& op, detail::Waiter& w) override;
+  /// A receive's match slot (its search starts there).
+  void prefetch_begin(const detail::OpState& op) const override {
+    if (op.kind == detail::OpKind::recv) match_.prefetch(op.node, op.peer, op.tag);
+  }
   std::int64_t start_request(detail::OpState& op, detail::Waiter& w) override;
   void note_wait(NodeId node, std::int64_t id) override;
   void prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int count) override;
@@ -127,6 +132,13 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   std::uint64_t take_seq() { return seq_++; }
   /// The chain of the running process (a send starts from it).
   [[nodiscard]] const PathCounts& current_path() const { return current_path_; }
+  /// Hints for Network::prefetch: the slot where the search for (dst, src, tag) starts, and the
+  /// oldest receive posted for it (null if none: only reads).
+  void prefetch_match(NodeId dst, NodeId src, int tag) const { match_.prefetch(dst, src, tag); }
+  [[nodiscard]] const detail::OpState* posted_receive(NodeId dst, NodeId src, int tag) const {
+    const detail::MatchTable::Slot* s = match_.find(dst, src, tag);
+    return s != nullptr ? s->op_head : nullptr;
+  }
   /// The event being processed (before every event at the start of the run).
   [[nodiscard]] const detail::Event& current_event() const { return current_; }
   /// A model's event is due and not stale: the clock moves to it, it is counted, budgets checked.
@@ -205,6 +217,15 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   std::uint64_t seq_ = 0;
   detail::Event current_{0, -1, 0, 0, 0, detail::kOpEnd};  ///< the event being processed (before all at start)
   std::vector<detail::Event> heap_;
+  /// The event window (engine.cpp "The event window"): the next events, taken from the heap in
+  /// order ahead of time so that their records can be prefetched; a ring, oldest at win_head_.
+  static constexpr std::size_t kWindow = 32;
+  std::array<detail::Event, kWindow> win_{};
+  std::size_t win_head_ = 0, win_size_ = 0;
+  /// The next event in (time, push time, sequence, sub) order, from the window or the heap;
+  /// false when there is none.
+  bool next_event(detail::Event& ev);
+  void prefetch(const detail::Event& ev, int stage) const;
   std::vector<detail::Waiter*> ready_;
   std::size_t ready_head_ = 0;
   PathCounts current_path_;

@@ -34,6 +34,8 @@ bool OpGroup::await_suspend(std::coroutine_handle<> h) {
     for (std::size_t i = 0; i < n; ++i) sts.push_back(&at(i).st_);
     o->on_await(waiter_.node, engine_->current_strand(), sts);
   }
+  if (n > 1)
+    for (std::size_t i = 0; i < n; ++i) engine_->prefetch_begin(at(i).st_);
   for (std::size_t i = 0; i < n; ++i)
     if (engine_->begin(at(i).st_, waiter_)) --waiter_.remaining;
   return --waiter_.remaining != 0;  // +1 guard held while starting: all done at once -> no suspend

@@ -60,6 +60,9 @@ class Backend {
   [[nodiscard]] virtual EngineObserver* observer() const = 0;
   /// Starts an operation on behalf of the running coroutine; true if it completed at once.
   virtual bool begin(OpState& op, Waiter& w) = 0;
+  /// A hint before a group of operations begins (OpGroup): asks the cache for what begin(op)
+  /// will read first, so that the group's misses overlap. Changes nothing.
+  virtual void prefetch_begin(const OpState& /*op*/) const {}
   /// Starts a non-blocking request (Node::start); returns its id within the node.
   virtual std::int64_t start_request(OpState& op, Waiter& w) = 0;
   virtual void note_wait(NodeId node, std::int64_t id) = 0;

@@ -34,6 +34,11 @@ class Network {
   /// One of this model's events is due. Unless it is stale, the model calls Engine::take(ev)
   /// first (the clock moves to it and it is counted), then acts.
   virtual void on_event(const detail::Event& ev) = 0;
+  /// A hint, never required: one of this model's events will be taken soon (Engine "The event
+  /// window"). Stage 0 comes first, then 1, 2, ... a few events apart, so that each stage may read
+  /// what the stage before asked the cache for and ask for the next record along its chain. It
+  /// must not change anything, and it may see an event that will turn out stale.
+  virtual void prefetch(const detail::Event& /*ev*/, int /*stage*/) const {}
   /// Relay trains (docs/performance.md "Relay trains"): whether node n's link on `port` is free
   /// with nobody waiting, so that a train may hold it; models without relay trains say no.
   [[nodiscard]] virtual bool relay_link_free(NodeId /*n*/, int /*port*/) const { return false; }

@@ -62,6 +62,46 @@ void StoreAndForward::on_event(const detail::Event& ev) {
   on_transfer_end(ti);
 }
 
+// Network::prefetch: a transmission's end reads its transfer, its message, the sender's link,
+// and -- when it is the message's last hop -- the receiver's match slot, the receive posted there
+// and its waiter, and the send's operation and waiter (engine.cpp "The event window").
+void StoreAndForward::prefetch(const detail::Event& ev, int stage) const {
+  const auto ti = static_cast<std::uint32_t>(ev.payload & 0xffffffffu);
+  if (ev.kind != kTransferEnd || ti >= transfers_.capacity()) return;
+  const Transfer& t = transfers_[ti];
+  const auto lines = [](const auto& record) {  // every cache line the record spans
+    const auto* p = reinterpret_cast<const char*>(&record);
+    for (std::size_t off = 0; off < sizeof record + 63; off += 64) __builtin_prefetch(p + off);
+  };
+  if (stage == 0) {
+    lines(t);
+    return;
+  }
+  if (t.gen != ev.payload >> 32 || t.msg == detail::kNone) return;  // stale: nothing to read ahead
+  const detail::Message& m = k_.message(t.msg);
+  switch (stage) {
+    case 1:
+      lines(m);
+      __builtin_prefetch(&links_[link_index(t.from, t.port)]);
+      break;
+    case 2:
+      if (t.to == m.dst) k_.prefetch_match(m.dst, m.src, m.tag);
+      if (t.at_source && m.send_op != nullptr) __builtin_prefetch(m.send_op);  // alive: its send is under way
+      break;
+    case 3:
+      if (t.to == m.dst)
+        if (const detail::OpState* r = k_.posted_receive(m.dst, m.src, m.tag)) __builtin_prefetch(r);
+      if (t.at_source && m.send_op != nullptr) __builtin_prefetch(m.send_op->waiter);
+      break;
+    case 4:
+      if (t.to == m.dst)
+        if (const detail::OpState* r = k_.posted_receive(m.dst, m.src, m.tag)) __builtin_prefetch(r->waiter);
+      break;
+    default:
+      break;
+  }
+}
+
 void StoreAndForward::note_in_grant(NodeId to, Time asked, NodeId by) {
   if (in_claims_.empty()) return;
   SlotClaims& c = in_claims_[static_cast<std::size_t>(to)];

@@ -32,6 +32,7 @@ class StoreAndForward final : public Network {
   explicit StoreAndForward(Engine& k);
   void send(std::uint32_t mi) override;
   void on_event(const detail::Event& ev) override;
+  void prefetch(const detail::Event& ev, int stage) const override;
   [[nodiscard]] bool relay_link_free(NodeId n, int port) const override;
   void hold_relay_link(NodeId n, int port) override;
   void release_relay_link(NodeId n, int port) override;
@@ -43,6 +44,7 @@ class StoreAndForward final : public Network {
     std::uint32_t next = detail::kNone;  ///< slot queue link
     NodeId from = 0, to = 0;
     int port = 0;
+    std::uint32_t gen = 0;  ///< bumped when a train breaks: its pushed end event is stale
     std::uint8_t stage = 0;
     bool at_source = false;
     bool first = false;         ///< first packet of its message (pays tau_msg)
@@ -52,7 +54,6 @@ class StoreAndForward final : public Network {
     Time time;                  ///< end of `path`
     PathCounts path;
     std::uint64_t seq0 = 0;  ///< at source: sequence number of the first packet's end event
-    std::uint32_t gen = 0;   ///< bumped when a train breaks: its pushed end event is stale
     bool train = false;      ///< at source: a packet train in flight (time and path: its last packet's)
   };
   static constexpr std::uint8_t kTransferEnd = 1;
