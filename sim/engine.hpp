@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "sim/kernel/event.hpp"
+#include "sim/kernel/event_queue.hpp"
 #include "sim/kernel/message.hpp"
 #include "sim/kernel/pool.hpp"
 #include "sim/match_table.hpp"
@@ -216,8 +217,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   Time now_;
   std::uint64_t seq_ = 0;
   detail::Event current_{0, -1, 0, 0, 0, detail::kOpEnd};  ///< the event being processed (before all at start)
-  std::vector<detail::Event> heap_;
-  /// The event window (engine.cpp "The event window"): the next events, taken from the heap in
+  detail::EventQueue queue_;  ///< pending events, smallest first (sim/kernel/event_queue.hpp)
+  /// The event window (engine.cpp "The event window"): the next events, taken from the queue in
   /// order ahead of time so that their records can be prefetched; a ring, oldest at win_head_.
   static constexpr std::size_t kWindow = 32;
   std::array<detail::Event, kWindow> win_{};

@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "helpers.hpp"
+#include "sim/kernel/event_queue.hpp"
 
 using namespace cubesim;
 using cubesim::test::simple_machine;
@@ -424,4 +426,68 @@ TEST(Engine, NodeSoftwareOverheadsOfZeroChangeNothing) {
   EXPECT_EQ(a.times[0], (std::vector<Time>{Time::ps(1100), Time::ps(7200)}));
   EXPECT_EQ(a.times[1], (std::vector<Time>{Time::ps(3000), Time::ps(7200)}));
   EXPECT_EQ(x.critical_path.overheads, Time{});
+}
+
+// The event queue (sim/kernel/event_queue.hpp) gives events in exactly a binary heap's order, for
+// a mix of pushes in order at few instants (its runs), out of order at one instant (a train's
+// key made earlier) and at more instants than it keeps runs for (its spill heap), interleaved
+// with pops as the run loop does.
+TEST(EventQueue, GivesTheBinaryHeapsOrderForEveryMixOfPushes) {
+  using cubesim::detail::before;
+  using cubesim::detail::Event;
+  const auto later = [](const Event& a, const Event& b) { return before(b, a); };
+  for (const int instants : {1, 3, 40, 200}) {
+    for (const int disorder : {0, 5, 50}) {
+      std::uint64_t x = 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(instants * 131 + disorder + 1);
+      const auto rnd = [&](std::uint64_t n) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x % n;
+      };
+      cubesim::detail::EventQueue q;
+      std::vector<Event> heap;
+      std::int64_t now = 0;
+      std::uint64_t seq = 0;
+      std::vector<Event> got, want;
+      for (int step = 0; step < 20000; ++step) {
+        if (rnd(100) < 55 || heap.empty()) {
+          Event e{now + static_cast<std::int64_t>(rnd(static_cast<std::uint64_t>(instants))) * 10, now, seq++, 0, 0, 1};
+          if (rnd(100) < static_cast<std::uint64_t>(disorder)) {  // a key made earlier
+            e.pushed = now - static_cast<std::int64_t>(rnd(5));
+            e.seq = rnd(seq);
+            e.sub = static_cast<std::uint32_t>(rnd(1000) + 1);
+          }
+          q.push(e);
+          heap.push_back(e);
+          std::push_heap(heap.begin(), heap.end(), later);
+        } else {
+          ASSERT_EQ(q.size(), heap.size());
+          std::pop_heap(heap.begin(), heap.end(), later);
+          want.push_back(heap.back());
+          heap.pop_back();
+          const Event top = q.top();
+          got.push_back(q.pop());
+          ASSERT_EQ(top.seq, got.back().seq);
+          now = got.back().time;
+        }
+      }
+      while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        want.push_back(heap.back());
+        heap.pop_back();
+        got.push_back(q.pop());
+      }
+      EXPECT_TRUE(q.empty());
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].time, want[i].time) << "instants " << instants << ", disorder " << disorder << ", event " << i;
+        ASSERT_EQ(got[i].pushed, want[i].pushed) << i;
+        ASSERT_EQ(got[i].seq, want[i].seq) << i;
+        ASSERT_EQ(got[i].sub, want[i].sub) << i;
+      }
+      q.clear();
+      EXPECT_TRUE(q.empty());
+    }
+  }
 }
