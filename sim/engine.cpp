@@ -179,18 +179,26 @@ bool Engine::begin(detail::OpState& op, detail::Waiter& w) {
 void Engine::start_send(detail::OpState& op) {
   const std::uint32_t mi = new_message();
   detail::Message& m = messages_[mi];
-  m = detail::Message{};
+  // Every field, one by one: `m = Message{}` compiles to a `rep stos` of a temporary, which was
+  // 8 % of allgather.sbt all-port on 2^16 nodes.
+  static_assert(sizeof(detail::Message) == 216, "a new field of Message: set it here too (and fix the size)");
   m.src = op.node;
   m.dst = op.peer;
   m.tag = op.tag;
   m.elements = op.buffer.size();
   const std::int64_t b = options_.packet_elements;
   m.packets = m.elements == 0 ? 1 : (m.elements + b - 1) / b;
+  m.delivered = 0;
+  m.injected = 0;
   m.data = std::move(op.buffer);
   m.send_op = &op;
+  m.order = 0;
   m.keyed = op.keyed;
   m.key_seq = op.key_seq;
   m.key_sub = op.key_sub;
+  m.next = detail::kNone;
+  m.arrived = Time{};
+  m.path = PathCounts{};
   m.id = static_cast<std::uint64_t>(++stats_.messages);
   stats_.packets += m.packets;
   stats_.largest_message = std::max(stats_.largest_message, m.elements);
