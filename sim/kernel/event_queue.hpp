@@ -24,6 +24,12 @@ class EventQueue {
  public:
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] std::size_t size() const { return size_; }
+  /// Events the runs and the heap beside them have room for (their memory, in events).
+  [[nodiscard]] std::size_t capacity() const {
+    std::size_t c = spill_.capacity();
+    for (const Run& r : runs_) c += r.events.capacity();
+    return c;
+  }
   /// The smallest pending event (not empty()).
   [[nodiscard]] const Event& top() const {
     const Event* best = nullptr;
@@ -36,6 +42,13 @@ class EventQueue {
     if (Run* r = run_for(e.time)) {
       if (r->head == r->events.size() || before(r->events.back(), e)) {
         const bool was_empty = r->head == r->events.size();
+        // A run that is added to while it is read (events at one instant that keep making more
+        // there) would keep every event it gave: past half given, the rest moves to the front.
+        // Its first event stays the same, so the heap of runs stays as it is.
+        if (r->head >= kCompactAfter && r->head * 2 >= r->events.size()) {
+          r->events.erase(r->events.begin(), r->events.begin() + static_cast<std::ptrdiff_t>(r->head));
+          r->head = 0;
+        }
         r->events.push_back(e);
         if (was_empty) push_run(static_cast<std::uint32_t>(r - runs_.data()));
         return;
@@ -80,6 +93,8 @@ class EventQueue {
  private:
   /// At most this many instants have runs at once; events at further instants go to spill_.
   static constexpr std::size_t kMaxRuns = 64;
+  /// A run's given events are dropped once this many and half of it (see push()).
+  static constexpr std::size_t kCompactAfter = 4096;
   struct Run {
     std::int64_t time = 0;
     std::vector<Event> events;  ///< increasing; events[head..] pending
