@@ -12,18 +12,10 @@
 #include <cstdlib>
 #include <new>
 
+#include "app/sanitized.hpp"
 #include "sim/heap_meter.hpp"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
-#define CUBESIM_NO_HEAP_METER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define CUBESIM_NO_HEAP_METER 1
-#endif
-
-#ifndef CUBESIM_NO_HEAP_METER
+#if !CUBESIM_SANITIZED
 
 namespace {
 
@@ -134,4 +126,4 @@ void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { releas
 void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
 void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
 
-#endif  // CUBESIM_NO_HEAP_METER
+#endif  // !CUBESIM_SANITIZED

@@ -18,23 +18,12 @@
 #include <string>
 #include <string_view>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
-#define CUBESIM_HUGE_PAGES_SANITIZED 1
-#endif
-#endif
-#ifndef CUBESIM_HUGE_PAGES_SANITIZED
-#define CUBESIM_HUGE_PAGES_SANITIZED 0
-#endif
+#include "app/sanitized.hpp"
 
 namespace cubesim {
 
 /// Whether this build may ask for huge pages at all (not under a sanitizer's allocator).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || CUBESIM_HUGE_PAGES_SANITIZED
-inline constexpr bool kHugePagesBuild = false;
-#else
-inline constexpr bool kHugePagesBuild = true;
-#endif
+inline constexpr bool kHugePagesBuild = CUBESIM_SANITIZED == 0;
 
 /// The GLIBC_TUNABLES to run with, or nothing when there is nothing to change: `current` is its
 /// value now (null: unset), `thp_mode` the kernel's transparent_hugepage/enabled line.

@@ -61,7 +61,8 @@ class StoreAndForward final : public Network {
     return static_cast<std::uint64_t>(ti) | static_cast<std::uint64_t>(gen) << 32;
   }
 
-  std::uint32_t new_transfer();
+  /// Every field of a record taken from the pool as a new one's, but its generation.
+  static void renew(Transfer& t);
   void advance(std::uint32_t ti);
   void enqueue(Slot& r, std::uint32_t ti);
   void release(Slot& r, const Transfer& by);
