@@ -1,6 +1,7 @@
 #pragma once
 /// Awaitable operations of a simulated process (sim/node.hpp makes them): one at a time
 /// (`co_await op`) or several at once (`co_await all_of(a, b, ...)`, an exchange).
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -43,26 +44,34 @@ class [[nodiscard]] Op {
 /// have completed. Results stay in the Op objects (Op::take()).
 class [[nodiscard]] OpGroup {
  public:
-  OpGroup(detail::Backend* e, std::vector<Op*> ops) : engine_(e), ops_(std::move(ops)) {}
+  /// The most ops all_of(a, b, ...) names one by one; more go in a vector<Op>.
+  static constexpr std::size_t kMaxListed = 4;
+  /// Ops named one by one, by address, held in the group itself: a pairwise exchange
+  /// (all_of(send, recv)) allocated a list of two pointers a step before (2 % of a one-port
+  /// nESBT broadcast on 2^16 nodes, in malloc and free).
+  template <class... Ops>
+  explicit OpGroup(Op& first, Ops&... rest) : count_(1 + sizeof...(Ops)), listed_{&first, &rest...} {
+    static_assert(1 + sizeof...(Ops) <= kMaxListed, "all_of(a, b, ...) names at most 4 ops; put more in a vector<Op>");
+  }
   /// The ops of a vector, in place (no list of pointers allocated).
-  OpGroup(Op* first, std::size_t count) : engine_(nullptr), first_(first), count_(count) {}
-  bool await_ready() const noexcept { return size() == 0; }
+  OpGroup(Op* first, std::size_t count) : first_(first), count_(count) {}
+  bool await_ready() const noexcept { return count_ == 0; }
   bool await_suspend(std::coroutine_handle<> h);
   void await_resume();
 
  private:
-  [[nodiscard]] std::size_t size() const { return first_ != nullptr ? count_ : ops_.size(); }
-  [[nodiscard]] Op& at(std::size_t i) const { return first_ != nullptr ? first_[i] : *ops_[i]; }
-  detail::Backend* engine_;
-  std::vector<Op*> ops_;
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] Op& at(std::size_t i) const { return first_ != nullptr ? first_[i] : *listed_[i]; }
+  detail::Backend* engine_ = nullptr;
   Op* first_ = nullptr;
   std::size_t count_ = 0;
+  std::array<Op*, kMaxListed> listed_{};
   detail::Waiter waiter_;
 };
 
 template <class... Ops>
 OpGroup all_of(Op& first, Ops&... rest) {
-  return OpGroup(nullptr, std::vector<Op*>{&first, &rest...});
+  return OpGroup(first, rest...);
 }
 OpGroup all_of(std::vector<Op>& ops);
 

@@ -50,10 +50,13 @@
 // the pipelines are flow shops whose every stage takes tau + b t_c for a packet of b elements,
 // so the last packet leaves the last stage after sum_p (tau + b_p t_c) + (stages-1)(tau + B t_c).
 // With tau_msg > 0 every packet sent as its own message also pays tau_msg (not in the tables).
+#include <array>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/collectives/verify.hpp"
@@ -208,54 +211,68 @@ Task<> broadcast_nesbt_one_port(Node& self, Params p) {
   const NodeId x = self.id() ^ p.root;
   const std::int64_t B = self.packet_elements();
   const std::int64_t P = ceil_div(p.M, B);
-  std::vector<Buffer> got(static_cast<std::size_t>(P));
+  // Data mode keeps every packet (it forwards them and verifies the whole); timing mode only
+  // sizes them, and keeping 64 empty Buffers a node was 160 MB and a cache miss a packet on 2^16.
+  const bool keep = self.data_mode();
+  std::vector<Buffer> got(keep ? static_cast<std::size_t>(P) : 0);
   Buffer all = x == 0 ? root_message(self, p.M) : Buffer{};
   if (n > 0) {
+    // This node's edge across each dimension, outgoing and incoming, in the tree that has it
+    // (the trees are edge-disjoint, so a directed edge belongs to one tree at most): the cycle
+    // loop below looks its dimension up instead of scanning every edge each cycle (22 % of a
+    // 2^16-node run), in the coroutine's frame rather than a vector of its own (a cache miss
+    // a cycle).
     struct Edge {
-      int tree, offset, dim;
+      std::int16_t tree = -1, offset = 0;
     };
-    std::vector<Edge> in, out;  // this node's incoming edge and outgoing edges in each tree
+    std::array<std::array<Edge, 2>, Topology::kMaxCubeDim> edges{};  // [d][0] out, [d][1] in
     for (int i = 0; i < n; ++i) {
       if (x != 0) {
         const EsbtHop h = esbt_in(x, i, n);
-        in.push_back({i, h.offset, lowest_one(h.parent ^ x)});
+        edges[static_cast<std::size_t>(lowest_one(h.parent ^ x))][1] = {static_cast<std::int16_t>(i),
+                                                                        static_cast<std::int16_t>(h.offset)};
       }
       for (int e = 0; e < n; ++e) {
         const NodeId c = x ^ (NodeId{1} << e);
         if (c == 0) continue;
         const EsbtHop h = esbt_in(c, i, n);
-        if (h.parent == x) out.push_back({i, h.offset, e});
+        if (h.parent != x) continue;
+        Edge& o = edges[static_cast<std::size_t>(e)][0];
+        if (o.tree >= 0) throw std::logic_error("nESBT: two trees share a directed edge");
+        o = {static_cast<std::int16_t>(i), static_cast<std::int16_t>(h.offset)};
       }
     }
     auto packet = [&](std::int64_t k) -> Buffer {
       if (x == 0) return all.slice(k * B, std::min(B, p.M - k * B));
-      return got[k];
+      return keep ? got[k] : Buffer::sized(std::min(B, p.M - k * B));
+    };
+    // The packet crossing edge e in cycle t, or -1.
+    auto packet_at = [&](const Edge& e, std::int64_t t) -> std::int64_t {
+      if (e.tree < 0) return -1;
+      const std::int64_t k = t - e.offset;
+      return k >= 0 && k < P && k % n == e.tree ? k : -1;
     };
     for (std::int64_t t = 0; t < P + n; ++t) {
       const int d = static_cast<int>(t % n);
-      std::int64_t send_k = -1, recv_k = -1;
-      for (const Edge& e : out) {
-        const std::int64_t k = t - e.offset;
-        if (e.dim == d && k >= 0 && k < P && k % n == e.tree) send_k = k;
-      }
-      for (const Edge& e : in) {
-        const std::int64_t k = t - e.offset;
-        if (e.dim == d && k >= 0 && k < P && k % n == e.tree) recv_k = k;
-      }
+      const std::int64_t send_k = packet_at(edges[static_cast<std::size_t>(d)][0], t);
+      const std::int64_t recv_k = packet_at(edges[static_cast<std::size_t>(d)][1], t);
       if (send_k >= 0 && recv_k >= 0) {
         auto snd = self.send(d, packet(send_k));
         auto rcv = self.recv(d);
         co_await all_of(snd, rcv);
-        got[recv_k] = rcv.take();
+        if (keep) got[recv_k] = rcv.take();
       } else if (send_k >= 0) {
         co_await self.send(d, packet(send_k));
       } else if (recv_k >= 0) {
-        got[recv_k] = co_await self.recv(d);
+        Buffer b = co_await self.recv(d);
+        if (keep) got[recv_k] = std::move(b);
       }
     }
   }
-  if (x != 0)
+  if (x != 0 && keep)
     for (Buffer& b : got) all.append(b);
+  else if (x != 0)
+    all = Buffer::sized(p.M);
   self.set_result(std::move(all));
 }
 
