@@ -496,7 +496,59 @@ void Engine::prefetch(const detail::Event& ev, int stage) const {
     if (stage == 2) __builtin_prefetch(op->waiter);
     return;
   }
-  if (ev.kind != kRelayTrain) net_->prefetch(ev, stage);
+  if (ev.kind == kRelayTrain)
+    prefetch_relay_train(ev, stage);
+  else
+    net_->prefetch(ev, stage);
+}
+
+void Engine::prefetch_relay_train(const detail::Event& ev, int stage) const {
+  // The same chain on_relay_train_event reads, one link a stage (a hint: changes nothing). Only
+  // what a live train holds is read: the lists are checked, as an earlier event of the same train
+  // (its last port's) may have ended it.
+  const auto t = static_cast<std::size_t>(ev.payload >> 17);
+  if (t >= relay_trains_.size()) return;
+  const RelayTrain& T = relay_trains_[t];
+  if (stage == 0) {
+    __builtin_prefetch(&T);
+    __builtin_prefetch(&T.path0);
+    return;
+  }
+  // A train that has ended (its lists emptied) may have lost its relay: its frame is not read.
+  if (T.out.empty() || T.relay == nullptr) return;
+  const auto i = static_cast<std::size_t>((ev.payload >> 1) & 0xffff);
+  const bool first = (ev.payload & 1) == 0;
+  const detail::RelaySpec* r = T.relay;
+  if (stage == 1) {
+    __builtin_prefetch(r);
+    __builtin_prefetch(reinterpret_cast<const char*>(r) + 64);
+    if (i < T.out.size()) __builtin_prefetch(T.out.data() + i);
+    return;
+  }
+  if (stage == 2) {
+    if (i < r->out_ports.size()) __builtin_prefetch(r->out_ports.data() + i);
+    if (first && i < T.out.size()) __builtin_prefetch(&messages_[T.out[i].first]);
+    if (!first && i < T.out.size()) __builtin_prefetch(T.out[i].child);
+    return;
+  }
+  if (stage == 3) {
+    if (first && i < r->out_ports.size()) {
+      const NodeId c = topology_.neighbor(r->node, r->out_ports[i]);
+      if (c >= 0) match_.prefetch(c, r->node, r->tag);
+    } else if (!first && i < T.out.size() && T.out[i].child != nullptr) {
+      __builtin_prefetch(T.out[i].child->waiter);
+      __builtin_prefetch(r->waiter);
+    }
+    return;
+  }
+  if (first && i < r->out_ports.size()) {  // stage 4: the child's receive, posted in its frame
+    const NodeId c = topology_.neighbor(r->node, r->out_ports[i]);
+    if (c < 0) return;
+    if (const detail::MatchTable::Slot* s = match_.find(c, r->node, r->tag); s != nullptr && s->op_head != nullptr) {
+      __builtin_prefetch(s->op_head);
+      __builtin_prefetch(s->op_head->relay);
+    }
+  }
 }
 
 RunStats Engine::run_once(const ProcessFactory& make_process) {
@@ -658,7 +710,7 @@ bool Engine::start_relay_train(detail::RelaySpec& r, const Buffer& stream) {
     if (topology_.neighbor(r.node, p) < 0 || !net_->relay_link_free(r.node, p)) return false;
   const auto idx = static_cast<std::uint32_t>(relay_trains_.size());
   relay_trains_.push_back(
-      RelayTrain{&r, std::vector<detail::RelaySpec*>(static_cast<std::size_t>(m)), {}, current_path_, stream});
+      RelayTrain{&r, std::vector<RelayTrain::Out>(static_cast<std::size_t>(m)), current_path_, stream});
   RelayTrain& T = relay_trains_.back();
   const std::int64_t b0 = std::min(B, r.len);
   const Time s0 = now_, e0 = s0 + machine_.tau_msg + machine_.tau + machine_.t_c * b0;
@@ -683,7 +735,7 @@ bool Engine::start_relay_train(detail::RelaySpec& r, const Buffer& stream) {
     msg.elements = b0;
     msg.packets = 1;
     msg.data = T.stream.slice(0, b0);  // (`stream` may have moved with relay_trains_)
-    T.first.push_back(mi);
+    T.out[static_cast<std::size_t>(i)].first = mi;
     const std::uint64_t at = static_cast<std::uint64_t>(idx) << 17 | static_cast<std::uint64_t>(i) << 1;
     push_keyed(detail::Event{e0.count(), s0.count(), r.seq, at, static_cast<std::uint32_t>(i), kRelayTrain});
     push_keyed(detail::Event{e_last.count(), s_last.count(), r.seq, at | 1, static_cast<std::uint32_t>((K - 1) * m + i),
@@ -729,12 +781,12 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
     if (child.first_recv != recv || child.len != r.len || child.fed_by >= 0) abort_relay_trains();
     child.fed_by = static_cast<int>(ev.payload >> 17);
     claim(child);
-    T.children[i] = &child;
+    T.out[i].child = &child;
     const std::int64_t b0 = std::min(B, r.len);
     p.startups += 1;
     p.msg_startups += 1;
     p.element_transfers += b0;
-    deliver(T.first[i], now_, p);
+    deliver(T.out[i].first, now_, p);
     return;
   }
   // The last packet is in: every packet before it passed as it would have, one at a time.
@@ -742,7 +794,7 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
   p.msg_startups += K;
   p.element_transfers += r.len;
   net_->release_relay_link(r.node, r.out_ports[i]);
-  detail::RelaySpec& child = *T.children[i];
+  detail::RelaySpec& child = *T.out[i].child;
   if (child.out_ports.empty()) {  // a leaf: its stream is in
     unclaim(child);
     child.result = T.stream;
@@ -751,8 +803,7 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
   if (i + 1 == r.out_ports.size()) {  // the relay's last packet has left on every port
     if (r.fed_by >= 0) unclaim(r);
     r.result = std::move(T.stream);
-    T.children = {};  // the train is over: only its slot in relay_trains_ stays
-    T.first = {};
+    T.out = {};  // the train is over: only its slot in relay_trains_ stays
     complete(*r.waiter, now_, p);
   }
 }

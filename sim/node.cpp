@@ -1,5 +1,7 @@
 #include "sim/node.hpp"
 
+#include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -154,72 +156,105 @@ Op Node::delay(Time t) {
   return Op(engine_, std::move(s));
 }
 
-namespace {
-/// Suspends a relay until the engine's train has carried its stream (Backend::relay_start).
-struct RelayEnd {
-  detail::Backend* engine;
-  detail::RelaySpec* relay;
-  detail::Waiter waiter;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) {
-    engine->prepare_waiter(waiter, h, 1);
-    waiter.node = relay->node;
-    relay->waiter = &waiter;
-  }
-  Buffer await_resume() {
-    engine->after_resume(waiter);
-    return std::move(relay->result);
-  }
+/// What a relay keeps from its start until its stream has passed, in one object of its frame
+/// (Node::relay_run), with one waiter for the receive of packet 0 and then for the train's end.
+struct Node::RelayRun {
+  detail::RelaySpec r;
+  detail::OpState in;     ///< the receive of packet 0 (r.first_recv points here while it waits)
+  detail::Waiter waiter;  ///< that receive's, then the relay train's end
+  Buffer data;            ///< the stream, at its source
+  Buffer chunk;           ///< packet 0, for relay_stream
+  int in_port = -1;
+
+  /// Awaits the receive of packet 0 (as Op::Single does, with the run's waiter).
+  struct First {
+    detail::Backend* engine;
+    RelayRun* s;
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h) {
+      engine->prepare_waiter(s->waiter, h, 1);
+      s->waiter.node = s->in.node;
+      if (EngineObserver* o = engine->observer()) {
+        detail::OpState* one = &s->in;
+        o->on_await(s->in.node, engine->current_strand(), std::span<detail::OpState* const>(&one, 1));
+      }
+      return !engine->begin(s->in, s->waiter);
+    }
+    void await_resume() { engine->after_resume(s->waiter); }  // the packet: s->in.buffer
+  };
+  /// Suspends the relay until the engine's train has carried its stream (Backend::relay_start).
+  struct End {
+    detail::Backend* engine;
+    RelayRun* s;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) {
+      engine->prepare_waiter(s->waiter, h, 1);
+      s->waiter.node = s->r.node;
+      s->r.waiter = &s->waiter;
+    }
+    void await_resume() { engine->after_resume(s->waiter); }  // the stream: s->r.result
+  };
 };
-}  // namespace
 
 Task<Buffer> Node::relay(int in_port, std::vector<int> out_ports, Buffer data, std::int64_t len, int tag) {
-  const std::int64_t B = packet_elements();
-  const bool source = in_port < 0;
-  detail::RelaySpec r;
-  r.node = id_;
-  r.tag = tag;
-  r.len = len;
-  r.packets = len > 0 ? (len + B - 1) / B : 0;
-  r.out_ports = std::move(out_ports);
-  if (!source) {
-    r.parent = neighbor(in_port);
-    if (r.parent < 0)
-      throw std::out_of_range("relay from port " + std::to_string(in_port) + ": node " + std::to_string(id_) +
-                              " has no link there (" + topology().describe() + ")");
-  }
-  if (r.packets == 0) co_return source ? std::move(data) : Buffer{};
-  Buffer chunk;
-  if (source) {
-    chunk = data.slice(0, std::min(B, len));
-  } else {
-    Op in = recv(in_port, tag);
-    r.first_recv = &in.st_;  // a relay train carrying the stream finds this relay through its receive
-    in.st_.relay = &r;
-    chunk = co_await in;
-    r.first_recv = nullptr;  // `in` ends here
-  }
-  if (engine_->relay_start(r, source ? &data : nullptr)) co_return co_await RelayEnd{engine_, &r, {}};
-  co_return co_await relay_stream(r, in_port, std::move(data), std::move(chunk));
+  RelayRun s;
+  s.r.node = id_;
+  s.r.tag = tag;
+  s.r.len = len;
+  s.r.out_ports = std::move(out_ports);
+  s.data = std::move(data);
+  s.in_port = in_port;
+  return relay_run(std::move(s));
 }
 
-Task<Buffer> Node::relay_stream(detail::RelaySpec& r, int in_port, Buffer data, Buffer chunk) {
+Task<Buffer> Node::relay_run(RelayRun s) {
   const std::int64_t B = packet_elements();
-  const bool source = in_port < 0;
+  const bool source = s.in_port < 0;
+  s.r.packets = s.r.len > 0 ? (s.r.len + B - 1) / B : 0;
+  if (!source) {
+    s.r.parent = neighbor(s.in_port);
+    if (s.r.parent < 0)
+      throw std::out_of_range("relay from port " + std::to_string(s.in_port) + ": node " + std::to_string(id_) +
+                              " has no link there (" + topology().describe() + ")");
+  }
+  if (s.r.packets == 0) co_return source ? std::move(s.data) : Buffer{};
+  if (source) {
+    s.chunk = s.data.slice(0, std::min(B, s.r.len));
+  } else {
+    s.in = make(detail::OpKind::recv, id_);
+    s.in.peer = s.r.parent;
+    s.in.tag = s.r.tag;
+    s.r.first_recv = &s.in;  // a relay train carrying the stream finds this relay through its receive
+    s.in.relay = &s.r;
+    co_await RelayRun::First{engine_, &s};
+    s.chunk = std::move(s.in.buffer);
+    s.r.first_recv = nullptr;
+  }
+  if (engine_->relay_start(s.r, source ? &s.data : nullptr))
+    co_await RelayRun::End{engine_, &s};
+  else
+    co_await relay_stream(s);
+  co_return std::move(s.r.result);
+}
+
+Task<> Node::relay_stream(RelayRun& s) {
+  const detail::RelaySpec& r = s.r;
+  const std::int64_t B = packet_elements();
+  const bool source = s.in_port < 0;
   const auto m = static_cast<std::uint32_t>(r.out_ports.size());
   Buffer got;
   std::vector<Op> sends;  // reused from packet to packet
   sends.reserve(m);
   for (std::int64_t k = 0; k < r.packets; ++k) {
     if (k > 0 && source) {
-      chunk = data.slice(k * B, std::min(B, r.len - k * B));
+      s.chunk = s.data.slice(k * B, std::min(B, r.len - k * B));
     } else if (k > 0) {  // (not one conditional expression: GCC 12 evaluates a co_await there wrongly)
-      chunk = co_await recv(in_port, r.tag);
+      s.chunk = co_await recv(s.in_port, r.tag);
     }
     if (m > 0) {
       sends.clear();
       for (std::uint32_t i = 0; i < m; ++i) {
-        sends.push_back(send(r.out_ports[i], chunk, r.tag));
+        sends.push_back(send(r.out_ports[i], s.chunk, r.tag));
         detail::OpState& st = sends.back().st_;
         st.keyed = true;
         st.key_seq = r.seq;
@@ -227,9 +262,9 @@ Task<Buffer> Node::relay_stream(detail::RelaySpec& r, int in_port, Buffer data, 
       }
       co_await all_of(sends);
     }
-    if (!source) got.append(chunk);
+    if (!source) got.append(s.chunk);
   }
-  co_return source ? std::move(data) : std::move(got);
+  s.r.result = source ? std::move(s.data) : std::move(got);
 }
 
 }  // namespace cubesim

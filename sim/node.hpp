@@ -75,10 +75,16 @@ class Node {
   void set_result(Buffer b);
 
  private:
-  /// relay() packet by packet, from packet 0 (`chunk`, in): the reference, and what a relay
-  /// runs when no train carries its stream. Its own frame, so that a relay a train carries keeps
-  /// only what it needs for packet 0 (its frame was 1.2 KB, a million of them in nESBT on 2^16).
-  Task<Buffer> relay_stream(detail::RelaySpec& r, int in_port, Buffer data, Buffer chunk);
+  /// What a relay keeps from its start until its stream has passed (sim/node.cpp).
+  struct RelayRun;
+  /// relay() up to packet 0, then as a train or relay_stream. One object, `s`, holds what it
+  /// keeps, with one waiter for its receive and its train's end, and no awaited value lives in
+  /// its frame: the frame was 1,088 bytes, a million of them in nESBT on 2^16 nodes.
+  Task<Buffer> relay_run(RelayRun s);
+  /// relay() packet by packet, from packet 0 (s.chunk, in), leaving the stream in s.r.result:
+  /// the reference, and what a relay runs when no train carries its stream. Its own frame, so
+  /// that a relay a train carries keeps only what it needs for packet 0.
+  Task<> relay_stream(RelayRun& s);
 
   detail::Backend* engine_;
   NodeId id_;
