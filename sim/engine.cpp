@@ -514,7 +514,7 @@ void Engine::prefetch_relay_train(const detail::Event& ev, int stage) const {
     __builtin_prefetch(&T.path0);
     return;
   }
-  // A train that has ended (its lists emptied) may have lost its relay: its frame is not read.
+  // A train that has ended (its list emptied, its relay forgotten) is not read any further.
   if (T.out.empty() || T.relay == nullptr) return;
   const auto i = static_cast<std::size_t>((ev.payload >> 1) & 0xffff);
   const bool first = (ev.payload & 1) == 0;
@@ -803,7 +803,8 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
   if (i + 1 == r.out_ports.size()) {  // the relay's last packet has left on every port
     if (r.fed_by >= 0) unclaim(r);
     r.result = std::move(T.stream);
-    T.out = {};  // the train is over: only its slot in relay_trains_ stays
+    T.out = {};         // the train is over: only its slot in relay_trains_ stays
+    T.relay = nullptr;  // (its frame ends once resumed: the window's prefetch reads it no more)
     complete(*r.waiter, now_, p);
   }
 }

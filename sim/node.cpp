@@ -229,6 +229,7 @@ Task<Buffer> Node::relay_run(RelayRun s) {
     co_await RelayRun::First{engine_, &s};
     s.chunk = std::move(s.in.buffer);
     s.r.first_recv = nullptr;
+    s.in.relay = nullptr;
   }
   if (engine_->relay_start(s.r, source ? &s.data : nullptr))
     co_await RelayRun::End{engine_, &s};
