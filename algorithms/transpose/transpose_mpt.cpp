@@ -28,6 +28,7 @@
 // they cannot be met by this (or any store-and-forward) schedule; the test measures by how much.
 // Theorem 3's bound max(n tau, (PQ/2N) t_c) is checked there for every two-dimensional transpose.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 
@@ -43,27 +44,38 @@ int hamming_h(const TwoD& t, NodeId x) {
   return std::popcount(static_cast<std::uint64_t>((x >> t.h) ^ (x & (t.side - 1))));
 }
 
+/// The differing column dimensions of node x, β_0 < β_1 < ..., into `idx`; returns H(x).
+int differing_columns(const TwoD& t, NodeId x, std::array<int, Topology::kMaxCubeDim>& idx) {
+  const NodeId d = (x >> t.h) ^ (x & (t.side - 1));
+  int H = 0;
+  for (int i = 0; i < t.h; ++i)
+    if ((d >> i) & 1) idx[static_cast<std::size_t>(H++)] = i;
+  return H;
+}
+
+/// Path p of a node with differing column dimensions idx[0, H) (§6.1.3): its 2H dimensions into
+/// `dims`, in order.
+void mpt_path(const TwoD& t, const std::array<int, Topology::kMaxCubeDim>& idx, int H, int p,
+              std::array<int, Topology::kMaxCubeDim>& dims) {
+  const int base = p % H;
+  const bool beta_first = p >= H;
+  std::size_t at = 0;
+  for (int s = 1; s <= H; ++s) {
+    const int j = (base + H - s) % H;
+    const int alpha = t.h + idx[static_cast<std::size_t>(j)], beta = idx[static_cast<std::size_t>(j)];
+    dims[at++] = beta_first ? beta : alpha;
+    dims[at++] = beta_first ? alpha : beta;
+  }
+}
+
 /// The 2H(x) paths of node x (§6.1.3), as dimension sequences.
 std::vector<std::vector<int>> mpt_paths(const TwoD& t, NodeId x) {
-  const NodeId d = (x >> t.h) ^ (x & (t.side - 1));
-  std::vector<int> idx;  // β_0 < β_1 < ... : the differing column dimensions, ascending
-  for (int i = 0; i < t.h; ++i)
-    if ((d >> i) & 1) idx.push_back(i);
-  const int H = static_cast<int>(idx.size());
+  std::array<int, Topology::kMaxCubeDim> idx{}, dims{};
+  const int H = differing_columns(t, x, idx);
   std::vector<std::vector<int>> paths;
   for (int p = 0; p < 2 * H; ++p) {
-    const int base = p % H;
-    const bool beta_first = p >= H;
-    std::vector<int> dims;
-    for (int s = 1; s <= H; ++s) {
-      const int j = (base + H - s) % H;
-      const int alpha = t.h + idx[static_cast<std::size_t>(j)], beta = idx[static_cast<std::size_t>(j)];
-      if (beta_first)
-        dims.insert(dims.end(), {beta, alpha});
-      else
-        dims.insert(dims.end(), {alpha, beta});
-    }
-    paths.push_back(std::move(dims));
+    mpt_path(t, idx, H, p, dims);
+    paths.emplace_back(dims.begin(), dims.begin() + 2 * H);
   }
   return paths;
 }
@@ -196,6 +208,7 @@ Task<> transpose_mpt(Node& self, Params prm) {
   const NodeId from = t.target(x);  // tr is an involution: x's block of A^T comes from tr(x)
   if (from != x) arrived.resize(static_cast<std::size_t>(plans[static_cast<std::size_t>(hamming_h(t, x))].packets()));
   std::vector<std::vector<int>> own;  // this node's own paths, alive as long as its source role
+  std::array<int, Topology::kMaxCubeDim> idx{}, dims{};
   for (const NodeId s : sources_in_reach(t, x)) {
     const NodeId d = (s >> t.h) ^ (s & (t.side - 1));
     if (d == 0 || ((s ^ x) & ~((d << t.h) | d)) != 0) continue;
@@ -205,13 +218,21 @@ Task<> transpose_mpt(Node& self, Params prm) {
       roles.push_back(mpt_source(self, pl, own, mine, tag0(s)));
       continue;
     }
-    const std::vector<std::vector<int>> paths = mpt_paths(t, s);  // the hops copy their dimensions
-    for (int p = 0; p < 2 * pl.H; ++p) {
+    // s's paths walked in place (building them as vectors for every source in reach was 10 % of a
+    // 2^14-processor run, and most of its 17 M small allocations); a hop copies its path's.
+    // A path whose first packet (packet p) is empty carries none (sizes only fall with j): its hops
+    // would start and end at once, touching nothing in the engine, so they are not made. On 2^16
+    // processors with one element each only path 0 carries anything, and the 4.7 M hops made
+    // before (640-byte frames, 2.9 GB) were nearly all of the run's memory.
+    const int H = differing_columns(t, s, idx);
+    for (int p = 0; p < 2 * H && pl.size(p) > 0; ++p) {
+      mpt_path(t, idx, H, p, dims);
       NodeId at = s;
-      const auto& dims = paths[static_cast<std::size_t>(p)];
-      for (std::size_t e = 1; e <= dims.size(); ++e) {
+      for (std::size_t e = 1; e <= static_cast<std::size_t>(2 * H); ++e) {
         at ^= NodeId{1} << dims[e - 1];
-        if (at == x) roles.push_back(mpt_hop(self, pl, dims, p, e, tag0(s) + p, &arrived));
+        if (at == x)
+          roles.push_back(
+              mpt_hop(self, pl, std::vector<int>(dims.begin(), dims.begin() + 2 * H), p, e, tag0(s) + p, &arrived));
       }
     }
   }
