@@ -493,7 +493,7 @@ void Engine::prefetch(const detail::Event& ev, int stage) const {
   if (ev.kind == detail::kOpEnd) {  // a computation's end: the operation, then its waiter
     const auto* op = reinterpret_cast<const detail::OpState*>(ev.payload);
     if (stage == 0)
-      for (std::size_t off = 0; off < sizeof *op; off += 64)
+      for (std::size_t off = 0; off < sizeof *op + 63; off += 64)  // every line it spans, aligned or not
         __builtin_prefetch(reinterpret_cast<const char*>(op) + off);
     if (stage == 2) __builtin_prefetch(op->waiter);
     return;

@@ -221,9 +221,10 @@ Task<> transpose_mpt(Node& self, Params prm) {
     // s's paths walked in place (building them as vectors for every source in reach was 10 % of a
     // 2^14-processor run, and most of its 17 M small allocations); a hop copies its path's.
     // A path whose first packet (packet p) is empty carries none (sizes only fall with j): its hops
-    // would start and end at once, touching nothing in the engine, so they are not made. On 2^16
-    // processors with one element each only path 0 carries anything, and the 4.7 M hops made
-    // before (640-byte frames, 2.9 GB) were nearly all of the run's memory.
+    // would start and end at once, with no operation, so they are not made (the simulation is the
+    // same; a recorded trace lists no strand for them). On 2^16 processors with one element each
+    // only path 0 carries anything, and the 4.7 M hops made before (640-byte frames, 2.9 GB) were
+    // nearly all of the run's memory.
     const int H = differing_columns(t, s, idx);
     for (int p = 0; p < 2 * H && pl.size(p) > 0; ++p) {
       mpt_path(t, idx, H, p, dims);
