@@ -9,16 +9,21 @@
 
 namespace cubesim {
 
-bool Op::Single::await_suspend(std::coroutine_handle<> h) {
-  detail::Backend* engine = op->engine_;
-  engine->prepare_waiter(waiter, h, 1);
-  waiter.node = op->st_.node;
+namespace {
+/// What `co_await` of one operation does (Op::Single, a relay's packet 0): readies waiter `w` for
+/// coroutine `h`, tells a recording observer, starts `op`; true if the coroutine must suspend.
+bool await_one(detail::Backend* engine, detail::OpState& op, detail::Waiter& w, std::coroutine_handle<> h) {
+  engine->prepare_waiter(w, h, 1);
+  w.node = op.node;
   if (EngineObserver* o = engine->observer()) {
-    detail::OpState* one = &op->st_;
-    o->on_await(op->st_.node, engine->current_strand(), std::span<detail::OpState* const>(&one, 1));
+    detail::OpState* one = &op;
+    o->on_await(op.node, engine->current_strand(), std::span<detail::OpState* const>(&one, 1));
   }
-  return !engine->begin(op->st_, waiter);
+  return !engine->begin(op, w);
 }
+}  // namespace
+
+bool Op::Single::await_suspend(std::coroutine_handle<> h) { return await_one(op->engine_, op->st_, waiter, h); }
 
 Buffer Op::Single::await_resume() {
   op->engine_->after_resume(waiter);
@@ -171,15 +176,7 @@ struct Node::RelayRun {
     detail::Backend* engine;
     RelayRun* s;
     bool await_ready() const noexcept { return false; }
-    bool await_suspend(std::coroutine_handle<> h) {
-      engine->prepare_waiter(s->waiter, h, 1);
-      s->waiter.node = s->in.node;
-      if (EngineObserver* o = engine->observer()) {
-        detail::OpState* one = &s->in;
-        o->on_await(s->in.node, engine->current_strand(), std::span<detail::OpState* const>(&one, 1));
-      }
-      return !engine->begin(s->in, s->waiter);
-    }
+    bool await_suspend(std::coroutine_handle<> h) { return await_one(engine, s->in, s->waiter, h); }
     void await_resume() { engine->after_resume(s->waiter); }  // the packet: s->in.buffer
   };
   /// Suspends the relay until the engine's train has carried its stream (Backend::relay_start).
