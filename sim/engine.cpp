@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "sim/kernel/prefetch.hpp"
 #include "sim/net/network.hpp"
 #include "sim/resources.hpp"
 
@@ -128,13 +129,7 @@ bool Engine::begin(detail::OpState& op, detail::Waiter& w) {
       }
       if (op.peer == op.node) {  // to itself: delivered at once, no link crossed
         const std::uint32_t mi = new_message();
-        detail::Message& m = messages_[mi];
-        m = detail::Message{};
-        m.src = m.dst = op.node;
-        m.tag = op.tag;
-        m.elements = op.buffer.size();
-        m.packets = 0;
-        m.data = std::move(op.buffer);
+        detail::Message& m = renew_message(mi, op.node, op.node, op.tag, std::move(op.buffer), 0);
         m.id = static_cast<std::uint64_t>(++stats_.messages);
         if (observer_ != nullptr) observer_->on_message(m.id, m.src, m.dst, m.tag, m.elements, now_);
         deliver(mi, now_, current_path_);
@@ -176,29 +171,40 @@ bool Engine::begin(detail::OpState& op, detail::Waiter& w) {
   return true;
 }
 
-void Engine::start_send(detail::OpState& op) {
-  const std::uint32_t mi = new_message();
+detail::Message& Engine::renew_message(std::uint32_t mi, NodeId src, NodeId dst, int tag, Buffer data,
+                                       std::int64_t packets) {
   detail::Message& m = messages_[mi];
   // Every field, one by one: `m = Message{}` compiles to a `rep stos` of a temporary, which was
   // 8 % of allgather.sbt all-port on 2^16 nodes.
   static_assert(sizeof(detail::Message) == 216, "a new field of Message: set it here too (and fix the size)");
-  m.src = op.node;
-  m.dst = op.peer;
-  m.tag = op.tag;
-  m.elements = op.buffer.size();
-  const std::int64_t b = options_.packet_elements;
-  m.packets = m.elements == 0 ? 1 : (m.elements + b - 1) / b;
+  m.id = 0;
+  m.src = src;
+  m.dst = dst;
+  m.tag = tag;
+  m.elements = data.size();
+  m.packets = packets;
   m.delivered = 0;
   m.injected = 0;
-  m.data = std::move(op.buffer);
-  m.send_op = &op;
+  m.data = std::move(data);
+  m.send_op = nullptr;
   m.order = 0;
-  m.keyed = op.keyed;
-  m.key_seq = op.key_seq;
-  m.key_sub = op.key_sub;
+  m.keyed = false;
+  m.key_sub = 0;
+  m.key_seq = 0;
   m.next = detail::kNone;
   m.arrived = Time{};
   m.path = PathCounts{};
+  return m;
+}
+
+void Engine::start_send(detail::OpState& op) {
+  const std::uint32_t mi = new_message();
+  const std::int64_t b = options_.packet_elements, e = op.buffer.size();
+  detail::Message& m = renew_message(mi, op.node, op.peer, op.tag, std::move(op.buffer), e == 0 ? 1 : (e + b - 1) / b);
+  m.send_op = &op;
+  m.keyed = op.keyed;
+  m.key_seq = op.key_seq;
+  m.key_sub = op.key_sub;
   m.id = static_cast<std::uint64_t>(++stats_.messages);
   stats_.packets += m.packets;
   stats_.largest_message = std::max(stats_.largest_message, m.elements);
@@ -492,9 +498,7 @@ bool Engine::next_event(detail::Event& ev) {
 void Engine::prefetch(const detail::Event& ev, int stage) const {
   if (ev.kind == detail::kOpEnd) {  // a computation's end: the operation, then its waiter
     const auto* op = reinterpret_cast<const detail::OpState*>(ev.payload);
-    if (stage == 0)
-      for (std::size_t off = 0; off < sizeof *op + 63; off += 64)  // every line it spans, aligned or not
-        __builtin_prefetch(reinterpret_cast<const char*>(op) + off);
+    if (stage == 0) detail::prefetch_lines(*op);
     if (stage == 2) __builtin_prefetch(op->waiter);
     return;
   }
@@ -522,8 +526,7 @@ void Engine::prefetch_relay_train(const detail::Event& ev, int stage) const {
   const bool first = (ev.payload & 1) == 0;
   const detail::RelaySpec* r = T.relay;
   if (stage == 1) {
-    __builtin_prefetch(r);
-    __builtin_prefetch(reinterpret_cast<const char*>(r) + 64);
+    detail::prefetch_lines(*r);
     if (i < T.out.size()) __builtin_prefetch(T.out.data() + i);
     return;
   }
@@ -729,14 +732,8 @@ bool Engine::start_relay_train(detail::RelaySpec& r, const Buffer& stream) {
     add_link_load(r.node, p, r.len);
     add_comm_busy(r.node, (machine_.tau_msg + machine_.tau) * K + machine_.t_c * r.len);
     const std::uint32_t mi = new_message();
-    detail::Message& msg = messages_[mi];
-    msg = detail::Message{};
-    msg.src = r.node;
-    msg.dst = topology_.neighbor(r.node, p);
-    msg.tag = r.tag;
-    msg.elements = b0;
-    msg.packets = 1;
-    msg.data = T.stream.slice(0, b0);  // (`stream` may have moved with relay_trains_)
+    // (`stream` may have moved with relay_trains_: sliced from the train's own copy)
+    renew_message(mi, r.node, topology_.neighbor(r.node, p), r.tag, T.stream.slice(0, b0), 1);
     T.out[static_cast<std::size_t>(i)].first = mi;
     const std::uint64_t at = static_cast<std::uint64_t>(idx) << 17 | static_cast<std::uint64_t>(i) << 1;
     push_keyed(detail::Event{e0.count(), s0.count(), r.seq, at, static_cast<std::uint32_t>(i), kRelayTrain});

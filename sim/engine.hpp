@@ -196,6 +196,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   bool relay_trains_on_ = false;      ///< this run may form relay trains
   bool relay_abort_ = false;
   std::uint32_t new_message();
+  /// Message `mi` made anew, every field set (the others as a new Message's): elements from data.
+  detail::Message& renew_message(std::uint32_t mi, NodeId src, NodeId dst, int tag, Buffer data, std::int64_t packets);
   /// Matches an arrived message to the oldest posted receive, or keeps it until one is posted.
   void match(std::uint32_t mi, Time t, const PathCounts& p);
   void start_send(detail::OpState& op);

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "sim/kernel/prefetch.hpp"
+
 namespace cubesim::net {
 
 namespace {
@@ -81,24 +83,21 @@ void StoreAndForward::prefetch(const detail::Event& ev, int stage) const {
   const auto ti = static_cast<std::uint32_t>(ev.payload & 0xffffffffu);
   if (ev.kind != kTransferEnd || ti >= transfers_.capacity()) return;
   const Transfer& t = transfers_[ti];
-  const auto lines = [](const auto& record) {  // every cache line the record spans
-    const auto* p = reinterpret_cast<const char*>(&record);
-    for (std::size_t off = 0; off < sizeof record + 63; off += 64) __builtin_prefetch(p + off);
-  };
+  using detail::prefetch_lines;
   if (stage == 0) {
-    lines(t);
+    prefetch_lines(t);
     return;
   }
   if (t.gen != ev.payload >> 32 || t.msg == detail::kNone) return;  // stale: nothing to read ahead
   const detail::Message& m = k_.message(t.msg);
   switch (stage) {
     case 1:
-      lines(m);
+      prefetch_lines(m);
       __builtin_prefetch(&links_[link_index(t.from, t.port)]);
       break;
     case 2:
       if (t.to == m.dst) k_.prefetch_match(m.dst, m.src, m.tag);
-      if (t.at_source && m.send_op != nullptr) lines(*m.send_op);  // alive: its send is under way
+      if (t.at_source && m.send_op != nullptr) prefetch_lines(*m.send_op);  // alive: its send is under way
       break;
     case 3:
       // Every line of the operations and waiters: stage 4 and the event read `waiter` in an
@@ -106,13 +105,13 @@ void StoreAndForward::prefetch(const detail::Event& ev, int stage) const {
       // third and fourth; asking for the first line only left those misses (29 % and 19 % of
       // this function's samples on one-port CRA, 2^12 nodes, sat on the two loads of `waiter`).
       if (t.to == m.dst)
-        if (const detail::OpState* r = k_.posted_receive(m.dst, m.src, m.tag)) lines(*r);
-      if (t.at_source && m.send_op != nullptr && m.send_op->waiter != nullptr) lines(*m.send_op->waiter);
+        if (const detail::OpState* r = k_.posted_receive(m.dst, m.src, m.tag)) prefetch_lines(*r);
+      if (t.at_source && m.send_op != nullptr && m.send_op->waiter != nullptr) prefetch_lines(*m.send_op->waiter);
       break;
     case 4:
       if (t.to == m.dst)
         if (const detail::OpState* r = k_.posted_receive(m.dst, m.src, m.tag); r != nullptr && r->waiter != nullptr)
-          lines(*r->waiter);
+          prefetch_lines(*r->waiter);
       break;
     default:
       break;
