@@ -335,8 +335,9 @@ std::string Engine::describe_wait(const detail::OpState& op) const {
 std::string Engine::unfinished(const char* verb) const {
   // The receives still posted, by node in the order they were posted.
   std::vector<const detail::OpState*> posted;
-  for (const detail::MatchTable::Slot& s : match_.slots())
+  match_.for_each([&](const detail::MatchTable::Slot& s) {
     for (const detail::OpState* op = s.op_head; op != nullptr; op = op->next) posted.push_back(op);
+  });
   std::sort(posted.begin(), posted.end(), [](const detail::OpState* a, const detail::OpState* b) {
     return a->node != b->node ? a->node < b->node : a->posted < b->posted;
   });
@@ -430,7 +431,9 @@ void Engine::reset() {
   ready_head_ = 0;
   current_path_ = PathCounts{};
   messages_ = detail::Pool<detail::Message>{};
-  match_ = detail::MatchTable(std::min<std::size_t>(n, 1024));  // grows with the live keys
+  // The hash part grows with the live keys; a hypercube's neighbours have slots of their own.
+  match_ = detail::MatchTable(std::min<std::size_t>(n, 1024),
+                              topology_.kind() == Topology::Kind::hypercube ? topology_.dim() : 0, topology_.size());
   posted_ = 0;
   results_.assign(n, Buffer{});
   link_load_.assign(n * ports_, 0);
@@ -646,8 +649,9 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
   stats_.time = last_time_;
   stats_.critical_path = last_path_;
   check_invariant(last_path_.time(machine_) == last_time_, "the critical path accounts for the whole simulated time");
-  for (const detail::MatchTable::Slot& s : match_.slots())
+  match_.for_each([&](const detail::MatchTable::Slot& s) {
     for (std::uint32_t mi = s.msg_head; mi != detail::kNone; mi = messages_[mi].next) ++stats_.unreceived_messages;
+  });
   std::int64_t links = 0, load = 0;
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t p = 0; p < ports_ && topology_.num_ports() > 0; ++p) {

@@ -11,6 +11,7 @@
 /// The same table (KeyTable) keeps the per-(source, receiver, tag) counts of networks that may
 /// reorder messages (Engine "order"): a std::unordered_map there allocated a node a message and
 /// was 16 % of a 2^16-processor DPT transpose on the CM router.
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -82,6 +83,7 @@ class KeyTable {
     --size_;
   }
   [[nodiscard]] const std::vector<Slot>& slots() const { return slots_; }
+  [[nodiscard]] std::size_t size() const { return size_; }
 
  private:
   static std::size_t capacity_for(std::size_t n) {
@@ -119,6 +121,93 @@ class KeyTable {
   std::size_t size_ = 0;
 };
 
-using MatchTable = KeyTable<MatchLists>;
+/// The match table of a run: on a hypercube, a slot of its own for each (receiver, port) -- the
+/// key (receiver, neighbour, tag) of the first tag that uses it -- in a plain array, and the hash
+/// table (KeyTable) for every other key: messages between nodes that are not neighbours, a second
+/// tag between two neighbours at once, every key on other topologies. Nearly every message of the
+/// hypercube algorithms is between neighbours with one tag at a time, so its match costs an index,
+/// not a hash and a probe, and freeing the key is a store, not a backward shift (KeyTable::erase
+/// was 9.6 % of `allgather.sbt` all-port on 2^14 nodes; docs/performance.md).
+///
+/// A key lives in one place at a time: it goes into its (receiver, port) slot only when that slot
+/// is free and the hash table does not hold the key, so each FIFO stays whole.
+class MatchTable {
+ public:
+  using Slot = KeyTable<MatchLists>::Slot;
+  /// The most (receiver, port) slots made (40 bytes each): beyond, every key goes to the hash table.
+  static constexpr std::size_t kMaxDirect = std::size_t{1} << 21;
+
+  explicit MatchTable(std::size_t expected = 16, int cube_dim = 0, std::int64_t nodes = 0) : hash_(expected) {
+    const auto slots = static_cast<std::size_t>(nodes) * static_cast<std::size_t>(cube_dim);
+    if (cube_dim > 0 && slots <= kMaxDirect) {
+      dim_ = cube_dim;
+      nodes_ = nodes;
+      direct_.assign(slots, Slot{});
+    }
+  }
+
+  /// The slot of a key, made empty if it has none. Valid until the next find_or_add or erase.
+  Slot& find_or_add(NodeId node, NodeId src, int tag) {
+    if (const std::size_t d = direct_index(node, src); d != kNoDirect) {
+      Slot& s = direct_[d];
+      if (s.node >= 0) {
+        if (s.tag == tag) return s;
+      } else if (hash_.size() == 0 || hash_.find(node, src, tag) == nullptr) {
+        s.node = node;
+        s.src = src;
+        s.tag = tag;
+        return s;
+      }
+    }
+    return hash_.find_or_add(node, src, tag);
+  }
+  /// The slot of a key, or null.
+  [[nodiscard]] const Slot* find(NodeId node, NodeId src, int tag) const {
+    if (const std::size_t d = direct_index(node, src); d != kNoDirect) {
+      const Slot& s = direct_[d];
+      if (s.node >= 0 && s.tag == tag) return &s;
+    }
+    return hash_.size() == 0 ? nullptr : hash_.find(node, src, tag);
+  }
+  /// Asks the cache for the slot where the key's search starts (a hint: Engine "The event window").
+  void prefetch(NodeId node, NodeId src, int tag) const {
+    if (const std::size_t d = direct_index(node, src); d != kNoDirect)
+      __builtin_prefetch(&direct_[d]);
+    else
+      hash_.prefetch(node, src, tag);
+  }
+  /// Frees `s` (both lists empty).
+  void erase(Slot& s) {
+    if (!direct_.empty() && &s >= direct_.data() && &s < direct_.data() + direct_.size())
+      s = Slot{};
+    else
+      hash_.erase(s);
+  }
+  /// Calls f(slot) for every live key's slot, in no particular order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const Slot& s : direct_)
+      if (s.node >= 0) f(s);
+    for (const Slot& s : hash_.slots())
+      if (s.node >= 0) f(s);
+  }
+
+ private:
+  static constexpr std::size_t kNoDirect = ~std::size_t{0};
+  /// The (receiver, port) slot of a key between neighbours of the cube, or kNoDirect.
+  [[nodiscard]] std::size_t direct_index(NodeId node, NodeId src) const {
+    if (dim_ == 0 || node < 0 || node >= nodes_) return kNoDirect;
+    const auto x = static_cast<std::uint64_t>(static_cast<std::uint32_t>(node ^ src));
+    if (x == 0 || (x & (x - 1)) != 0) return kNoDirect;
+    const int port = std::countr_zero(x);
+    if (port >= dim_) return kNoDirect;
+    return static_cast<std::size_t>(node) * static_cast<std::size_t>(dim_) + static_cast<std::size_t>(port);
+  }
+
+  KeyTable<MatchLists> hash_;
+  std::vector<Slot> direct_;  ///< [node * dim + port]
+  int dim_ = 0;
+  std::int64_t nodes_ = 0;
+};
 
 }  // namespace cubesim::detail
