@@ -13,6 +13,8 @@ namespace {
 
 /// The kernel's event kind of a relay train's packet end (network models number theirs from 1).
 constexpr std::uint8_t kRelayTrain = 0xff;
+/// The kernel's event kind of a resume owed by messages in closed form (payload: the Waiter).
+constexpr std::uint8_t kResume = 0xfe;
 
 }  // namespace
 
@@ -64,6 +66,36 @@ void Engine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int co
   w.time = now_;
   w.path = current_path_;
   w.strand = current_strand_;
+  w.best = detail::Key{};
+  w.last = detail::Key{};
+  w.also = nullptr;
+}
+
+void Engine::prefetch_begin(const detail::OpState& op, int stage) const {
+  if (op.kind == detail::OpKind::recv) {
+    if (stage == 0) match_.prefetch(op.node, op.peer, op.tag);
+    return;
+  }
+  if (op.kind != detail::OpKind::send || !closed_forms_on_) return;
+  if (stage == 0) {
+    match_.prefetch(op.peer, op.node, op.tag);
+    return;
+  }
+  const detail::MatchTable::Slot* s = match_.find(op.peer, op.node, op.tag);
+  if (s == nullptr || s->op_head == nullptr) return;
+  if (stage == 1)
+    detail::prefetch_lines(*s->op_head);
+  else if (s->op_head->waiter != nullptr)
+    detail::prefetch_lines(*s->op_head->waiter);
+}
+
+bool Engine::end_start(detail::Waiter& w) {
+  if (--w.remaining != 0) return true;
+  if (w.last.time >= 0 && detail::before(detail::key_of(current_), w.last)) {  // completes ahead
+    wake(w);
+    return true;
+  }
+  return false;
 }
 
 std::int64_t Engine::start_request(detail::OpState& op, detail::Waiter& w) {
@@ -95,13 +127,17 @@ void Engine::resume(detail::Waiter& w) {
 }
 
 void Engine::complete(detail::Waiter& w, Time t, const PathCounts& p) {
-  // The chain that ends last is the one that made the waiter wait; ties keep the earlier one.
-  if (t > w.time) {
+  // The chain that ends last is the one that made the waiter wait; ties keep the earlier one:
+  // earlier in the order of events, which a completion in closed form, made ahead, may precede.
+  detail::Key k = detail::key_of(current_);
+  k.time = t.count();
+  if (t > w.time || (t == w.time && w.best.time >= 0 && detail::before(k, w.best))) {
     w.time = t;
     w.path = p;
+    w.best = k;
   }
   // A request nobody awaits yet just keeps its time and chain (Request::await_ready).
-  if (--w.remaining == 0 && w.handle) ready_.push_back(&w);
+  if (--w.remaining == 0 && w.handle) wake(w);
 }
 
 void Engine::check_node(NodeId node, const char* what) const {
@@ -176,7 +212,7 @@ detail::Message& Engine::renew_message(std::uint32_t mi, NodeId src, NodeId dst,
   detail::Message& m = messages_[mi];
   // Every field, one by one: `m = Message{}` compiles to a `rep stos` of a temporary, which was
   // 8 % of allgather.sbt all-port on 2^16 nodes.
-  static_assert(sizeof(detail::Message) == 216, "a new field of Message: set it here too (and fix the size)");
+  static_assert(sizeof(detail::Message) == 224, "a new field of Message: set it here too (and fix the size)");
   m.id = 0;
   m.src = src;
   m.dst = dst;
@@ -189,8 +225,10 @@ detail::Message& Engine::renew_message(std::uint32_t mi, NodeId src, NodeId dst,
   m.send_op = nullptr;
   m.order = 0;
   m.keyed = false;
+  m.ahead = false;
   m.key_sub = 0;
   m.key_seq = 0;
+  m.ahead_pushed = 0;
   m.next = detail::kNone;
   m.arrived = Time{};
   m.path = PathCounts{};
@@ -308,6 +346,20 @@ bool Engine::start_recv(detail::OpState& op) {
     op.buffer = std::move(m.data);
     m.data = Buffer{};
     messages_.release(mi);
+    if (m.ahead) {  // in closed form: it may not have arrived yet (engine.cpp "Messages in closed form")
+      const detail::Key k{m.arrived.count(), m.ahead_pushed, m.key_seq, m.key_sub, 1};
+      if (detail::before(detail::key_of(current_), k)) {
+        if (op.waiter->handle) {
+          if (complete_ahead(*op.waiter, k, m.path)) wake(*op.waiter);
+        } else {  // a request: its end is an event, at the message's end (and before its sender's resume)
+          op.end = m.arrived;
+          op.path = m.path;
+          push_keyed(
+              detail::Event{k.time, k.pushed, k.seq, reinterpret_cast<std::uint64_t>(&op), k.sub, detail::kOpEnd, 1});
+        }
+        return false;
+      }
+    }
     if (machine_.o_recv != Time{}) {  // node software: the receive's CPU time, from now
       op.path = current_path_;
       finish_recv(op, now_);
@@ -404,19 +456,32 @@ void Engine::check_budgets() {
 
 RunStats Engine::run(const ProcessFactory& make_process) {
   const auto wall0 = std::chrono::steady_clock::now();
-  try {
-    return run_once(make_process);
-  } catch (const detail::RelayTrainAbort&) {
+  std::int64_t relay_aborts = 0, closed_aborts = 0;
+  for (;;) {
+    try {
+      RunStats st = run_once(make_process);
+      if (relay_aborts + closed_aborts > 0) {
+        st.relay_train_aborts = stats_.relay_train_aborts = relay_aborts;
+        st.closed_form_aborts = stats_.closed_form_aborts = closed_aborts;
+        st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+        stats_.wall_s = st.wall_s;
+      }
+      return st;
+    } catch (const detail::RelayTrainAbort&) {
+    }
+    // Something met a relay train or a message in closed form: the same run again without them
+    // (the per-packet engine is the reference, so the report is the one this attempt would have
+    // given). Each kind is turned off once, so a run is made at most three times.
+    if (relay_abort_) {
+      relay_trains_allowed_ = false;
+      ++relay_aborts;
+    }
+    if (closed_abort_) {
+      closed_forms_allowed_ = false;
+      ++closed_aborts;
+    }
+    reset();
   }
-  // Something met a relay train: the same run again, relay trains off (the per-packet relays are
-  // the reference, so the report is the one this attempt would have given).
-  reset();
-  relay_trains_allowed_ = false;
-  RunStats st = run_once(make_process);
-  st.relay_train_aborts = stats_.relay_train_aborts = 1;
-  st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  stats_.wall_s = st.wall_s;
-  return st;
 }
 
 void Engine::reset() {
@@ -456,6 +521,7 @@ void Engine::reset() {
   claims_.assign(n, nullptr);
   live_claims_ = 0;
   relay_abort_ = false;
+  closed_abort_ = false;
   net_ = network_model_of(machine_).make(*this);
 }
 
@@ -503,6 +569,12 @@ void Engine::prefetch(const detail::Event& ev, int stage) const {
     const auto* op = reinterpret_cast<const detail::OpState*>(ev.payload);
     if (stage == 0) detail::prefetch_lines(*op);
     if (stage == 2) __builtin_prefetch(op->waiter);
+    return;
+  }
+  if (ev.kind == kResume) {  // the waiter, then the frame its process resumes in
+    const auto* w = reinterpret_cast<const detail::Waiter*>(ev.payload);
+    if (stage == 0) detail::prefetch_lines(*w);
+    if (stage == 2) __builtin_prefetch(w->handle.address());
     return;
   }
   if (ev.kind == kRelayTrain)
@@ -563,6 +635,8 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
   check_invariant(!running_ && processes_.empty(), "an Engine runs once");
   relay_trains_on_ = relay_trains_allowed_ && options_.packet_trains && observer_ == nullptr &&
                      machine_.ports.kind == PortKind::all && machine_.o_send == Time{} && machine_.o_recv == Time{};
+  closed_forms_on_ = closed_forms_allowed_ && options_.packet_trains && observer_ == nullptr && in_order_ &&
+                     machine_.o_send == Time{} && machine_.o_recv == Time{};
   running_ = true;
   const auto wall0 = std::chrono::steady_clock::now();
   const auto n = static_cast<std::size_t>(topology_.size());
@@ -604,7 +678,7 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
     current_strand_ = 0;
     processes_[i].handle().resume();
     ++stats_.resumes;
-    if (relay_abort_) [[unlikely]]
+    if (relay_abort_ || closed_abort_) [[unlikely]]
       throw detail::RelayTrainAbort{};
     after(static_cast<NodeId>(i));
   }
@@ -613,7 +687,7 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
       detail::Waiter* w = ready_[ready_head_++];
       const NodeId node = w->node;
       resume(*w);
-      if (relay_abort_) [[unlikely]]
+      if (relay_abort_ || closed_abort_) [[unlikely]]
         throw detail::RelayTrainAbort{};  // thrown inside a coroutine, perhaps kept by its Task
       after(node);
       if (stats_.events + stats_.resumes + awaits_ >= next_check_) [[unlikely]]
@@ -626,6 +700,16 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
     if (ev.kind == kRelayTrain) {
       take(ev);
       on_relay_train_event(ev);
+      continue;
+    }
+    if (ev.kind == kResume) {
+      take(ev);
+      ++stats_.resume_events;
+      auto* w = reinterpret_cast<detail::Waiter*>(ev.payload);
+      detail::Waiter* also = w->also;
+      w->also = nullptr;
+      ready_.push_back(w);
+      if (also != nullptr) ready_.push_back(also);
       continue;
     }
     if (ev.kind != detail::kOpEnd) {
@@ -810,6 +894,114 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
     T.relay = nullptr;  // (its frame ends once resumed: the window's prefetch reads it no more)
     complete(*r.waiter, now_, p);
   }
+}
+
+}  // namespace cubesim
+
+namespace cubesim {
+
+// ---- Messages in closed form (docs/performance.md "Messages in closed form") ------------------
+//
+// On an all-port store-and-forward machine without node software, a message to a neighbour that
+// finds its link free holds nothing another message could want but that link, and the link is its
+// sender's own: nothing can touch the message until it has wholly arrived at its end event's key
+// (time, start, sequence, packet), which is known the moment it leaves. Such a message takes no
+// event. It goes at once into its receiver's list (or to the receive posted there), marked with
+// that key; its send, and the receive that takes it, complete at that key, ahead of the clock. A
+// process whose last completion lies ahead is resumed by one event at that key, with phase 1 for
+// a receive and 2 for a send: exactly where, and in the order in which, the per-packet engine's
+// end event would have put it on the ready list. The chain a waiter keeps at a tie of times is
+// the completion with the first key, as the per-packet engine, completing in key order, keeps.
+// What the closed form assumed is watched: a transmission that wants the link before the key
+// passes aborts the run, which is made again without closed forms (as for relay trains).
+
+void Engine::wake(detail::Waiter& w) {
+  if (w.last.time >= 0 && detail::before(detail::key_of(current_), w.last)) {
+    push_keyed(detail::Event{w.last.time, w.last.pushed, w.last.seq, reinterpret_cast<std::uint64_t>(&w), w.last.sub,
+                             kResume, w.last.phase});
+    return;
+  }
+  ready_.push_back(&w);
+}
+
+bool Engine::complete_ahead(detail::Waiter& w, const detail::Key& k, const PathCounts& p) {
+  if (k.time > w.time.count() || (k.time == w.time.count() && w.best.time >= 0 && detail::before(k, w.best))) {
+    w.time = Time::ps(k.time);
+    w.path = p;
+    w.best = k;
+  }
+  if (w.last.time < 0 || detail::before(w.last, k)) w.last = k;
+  return --w.remaining == 0;
+}
+
+bool Engine::can_deliver_ahead(std::uint32_t mi) const {
+  const detail::Message& m = messages_[mi];
+  if (!closed_forms_on_ || m.keyed || m.send_op == nullptr || m.send_op->waiter == nullptr ||
+      !m.send_op->waiter->handle || live_claims_ > 0)
+    return false;
+  const detail::MatchTable::Slot* s = match_.find(m.dst, m.src, m.tag);
+  if (s == nullptr || s->op_head == nullptr) return true;
+  const detail::OpState* r = s->op_head;
+  return r->waiter != nullptr && r->waiter->handle && r->relay == nullptr;
+}
+
+namespace {
+detail::Key kr_of(detail::Key k) {  // the key of a receive's completion by a message ending at k
+  k.phase = 1;
+  return k;
+}
+}  // namespace
+
+void Engine::deliver_ahead(std::uint32_t mi, const detail::Key& k, const PathCounts& p) {
+  detail::Message& m = messages_[mi];
+  detail::OpState* send_op = m.send_op;
+  ++stats_.closed_form_messages;
+  detail::MatchTable::Slot& s = match_.find_or_add(m.dst, m.src, m.tag);
+  detail::Waiter* woken = nullptr;        // the receiver, if this completes it
+  if (detail::OpState* op = s.op_head) {  // the oldest receive posted for it takes it now
+    s.op_head = op->next;
+    if (s.op_head == nullptr) {
+      s.op_tail = nullptr;
+      match_.erase(s);
+    }
+    op->next = nullptr;
+    op->buffer = std::move(m.data);
+    m.data = Buffer{};
+    messages_.release(mi);
+    if (complete_ahead(*op->waiter, kr_of(k), p)) woken = op->waiter;
+  } else {  // listed, arriving at k
+    m.ahead = true;
+    m.arrived = Time::ps(k.time);
+    m.ahead_pushed = k.pushed;
+    m.key_seq = k.seq;
+    m.key_sub = k.sub;
+    m.path = p;
+    m.next = detail::kNone;
+    if (s.msg_tail == detail::kNone)
+      s.msg_head = mi;
+    else
+      messages_[s.msg_tail].next = mi;
+    s.msg_tail = mi;
+  }
+  detail::Key ks = k;
+  ks.phase = 2;
+  detail::Waiter& sender = *send_op->waiter;
+  const bool sent = complete_ahead(sender, ks, p);
+  // Both resumed at this message's end (each by it, as their last completion): one event, the
+  // receiver first, as the per-packet end event puts them on the ready list.
+  const auto is = [](const detail::Key& a, const detail::Key& b) { return !before(a, b) && !before(b, a); };
+  if (woken != nullptr && sent && is(woken->last, kr_of(k)) && is(sender.last, ks)) {
+    woken->also = &sender;
+    wake(*woken);
+    return;
+  }
+  if (woken != nullptr) wake(*woken);
+  if (sent) wake(sender);
+}
+
+void Engine::abort_closed_forms() {
+  closed_abort_ = true;
+  throw detail::RelayTrainAbort{};
 }
 
 }  // namespace cubesim

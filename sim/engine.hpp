@@ -45,6 +45,12 @@ struct RunStats {
   std::int64_t relay_trains = 0;   ///< relays whose stream went on as a relay train (engine counter)
   /// Runs made again without relay trains because something met one (engine counter: 0 or 1).
   std::int64_t relay_train_aborts = 0;
+  std::int64_t closed_form_messages = 0;  ///< messages carried in closed form (engine counter)
+  /// Of the events, those that only resume processes whose last completion was a message in
+  /// closed form (engine counter; at most one a resume).
+  std::int64_t resume_events = 0;
+  /// Runs made again without messages in closed form because something met one (engine counter).
+  std::int64_t closed_form_aborts = 0;
   std::int64_t peak_queue = 0;     ///< most events in the queue at once (engine counter)
   std::int64_t resumes = 0;        ///< process resumptions
   std::int64_t max_link_load = 0;  ///< elements over the busiest directed link
@@ -111,13 +117,13 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   [[nodiscard]] Time now() const override { return now_; }
   [[nodiscard]] int current_strand() const override { return current_strand_; }
   bool begin(detail::OpState& op, detail::Waiter& w) override;
-  /// A receive's match slot (its search starts there).
-  void prefetch_begin(const detail::OpState& op) const override {
-    if (op.kind == detail::OpKind::recv) match_.prefetch(op.node, op.peer, op.tag);
-  }
+  /// A receive's match slot (its search starts there); a send's receiver's slot, the receive
+  /// posted there and its waiter (a message in closed form completes it at once).
+  void prefetch_begin(const detail::OpState& op, int stage) const override;
   std::int64_t start_request(detail::OpState& op, detail::Waiter& w) override;
   void note_wait(NodeId node, std::int64_t id) override;
   void prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int count) override;
+  bool end_start(detail::Waiter& w) override;
   void after_resume(const detail::Waiter& w) override { current_path_ = w.path; }
   void check_node(NodeId node, const char* what) const override;
   void set_result(NodeId node, Buffer b) override { results_[static_cast<std::size_t>(node)] = std::move(b); }
@@ -157,6 +163,20 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   /// Something met a relay train: throws detail::RelayTrainAbort, and run() makes the run again
   /// without relay trains (docs/performance.md "Relay trains").
   [[noreturn]] void abort_relay_trains();
+  // ---- Messages in closed form (engine.cpp "Messages in closed form") ----
+  /// This run may carry messages in closed form (the model decides which: all-port
+  /// store-and-forward to a neighbour over a free link).
+  [[nodiscard]] bool closed_forms_on() const { return closed_forms_on_; }
+  /// Message `mi` may go in closed form: its send and the receive posted for it (if any) are
+  /// awaited by a process, not requests, and no relay or relay train is concerned.
+  [[nodiscard]] bool can_deliver_ahead(std::uint32_t mi) const;
+  /// Message `mi` leaves now and wholly arrives at key `k` (its end event's key, which is not
+  /// pushed) with chain `p`: matched at once to the oldest receive posted for it or listed as
+  /// arriving at `k`; its send completes at `k`.
+  void deliver_ahead(std::uint32_t mi, const detail::Key& k, const PathCounts& p);
+  /// Something met a message in closed form (a transmission wants its link before it ends):
+  /// run() makes the run again without them.
+  [[noreturn]] void abort_closed_forms();
   /// The run's statistics, which models add their counts to.
   [[nodiscard]] RunStats& stats() { return stats_; }
   /// Elements carried over node n's port p (link loads in the report).
@@ -195,6 +215,15 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   bool relay_trains_allowed_ = true;  ///< false once an attempt was aborted
   bool relay_trains_on_ = false;      ///< this run may form relay trains
   bool relay_abort_ = false;
+  bool closed_forms_allowed_ = true;  ///< false once an attempt was aborted
+  bool closed_forms_on_ = false;      ///< this run may carry messages in closed form
+  bool closed_abort_ = false;
+  /// Waiter `w`'s operations have all completed: resumed now, or at the key of its last
+  /// completion if that lies ahead (a resume event).
+  void wake(detail::Waiter& w);
+  /// One of w's operations completes at key `k` (perhaps ahead of the clock) with chain `p`; true
+  /// if it was the last (the caller wakes it).
+  bool complete_ahead(detail::Waiter& w, const detail::Key& k, const PathCounts& p);
   std::uint32_t new_message();
   /// Message `mi` made anew, every field set (the others as a new Message's): elements from data.
   detail::Message& renew_message(std::uint32_t mi, NodeId src, NodeId dst, int tag, Buffer data, std::int64_t packets);

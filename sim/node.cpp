@@ -42,10 +42,11 @@ bool OpGroup::await_suspend(std::coroutine_handle<> h) {
     o->on_await(waiter_.node, engine_->current_strand(), sts);
   }
   if (n > 1)
-    for (std::size_t i = 0; i < n; ++i) engine_->prefetch_begin(at(i).st_);
+    for (int stage = 0; stage < detail::Backend::kPrefetchStages; ++stage)
+      for (std::size_t i = 0; i < n; ++i) engine_->prefetch_begin(at(i).st_, stage);
   for (std::size_t i = 0; i < n; ++i)
     if (engine_->begin(at(i).st_, waiter_)) --waiter_.remaining;
-  return --waiter_.remaining != 0;  // +1 guard held while starting: all done at once -> no suspend
+  return engine_->end_start(waiter_);  // +1 guard held while starting: all done at once -> no suspend
 }
 
 void OpGroup::await_resume() {

@@ -61,12 +61,18 @@ class Backend {
   /// Starts an operation on behalf of the running coroutine; true if it completed at once.
   virtual bool begin(OpState& op, Waiter& w) = 0;
   /// A hint before a group of operations begins (OpGroup): asks the cache for what begin(op)
-  /// will read first, so that the group's misses overlap. Changes nothing.
-  virtual void prefetch_begin(const OpState& /*op*/) const {}
+  /// will read, so that the group's misses overlap: stage 0 what it reads first, each later stage
+  /// what the one before brought in points to (all ops at one stage, then the next). Changes nothing.
+  static constexpr int kPrefetchStages = 3;
+  virtual void prefetch_begin(const OpState& /*op*/, int /*stage*/) const {}
   /// Starts a non-blocking request (Node::start); returns its id within the node.
   virtual std::int64_t start_request(OpState& op, Waiter& w) = 0;
   virtual void note_wait(NodeId node, std::int64_t id) = 0;
   virtual void prepare_waiter(Waiter& w, std::coroutine_handle<> h, int count) = 0;
+  /// A group's operations have all begun (OpGroup): drops the guard count it held while they
+  /// began; true if the coroutine must suspend (one has not completed, or completes ahead of the
+  /// clock: sim/engine.cpp "Messages in closed form").
+  virtual bool end_start(Waiter& w) = 0;
   virtual void after_resume(const Waiter& w) = 0;
   virtual void check_node(NodeId node, const char* what) const = 0;
   virtual void set_result(NodeId node, Buffer b) = 0;

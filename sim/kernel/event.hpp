@@ -17,7 +17,21 @@ struct Event {
   std::uint64_t payload;  ///< the kernel's: an OpState*; a model's: its own
   std::uint32_t sub;      ///< packet index within its message (0 for every other event)
   std::uint8_t kind;      ///< kOpEnd, or a network model's own kind (>= 1)
+  /// Last in the order: the resumes a message in closed form owes its receiver (1) and its
+  /// sender (2) come right after its end's key, in the order its end event would have made them
+  /// (engine.cpp "Messages in closed form"); 0 for every other event.
+  std::uint8_t phase = 0;
 };
+
+/// An event's place in the order, without what it carries.
+struct Key {
+  std::int64_t time = -1;  ///< -1: none
+  std::int64_t pushed = 0;
+  std::uint64_t seq = 0;
+  std::uint32_t sub = 0;
+  std::uint8_t phase = 0;
+};
+inline Key key_of(const Event& e) { return Key{e.time, e.pushed, e.seq, e.sub, e.phase}; }
 
 /// The kernel's own event kind: a compute, copy or delay ends.
 inline constexpr std::uint8_t kOpEnd = 0;
@@ -26,7 +40,15 @@ inline bool before(const Event& a, const Event& b) {
   if (a.time != b.time) return a.time < b.time;
   if (a.pushed != b.pushed) return a.pushed < b.pushed;
   if (a.seq != b.seq) return a.seq < b.seq;
-  return a.sub < b.sub;
+  if (a.sub != b.sub) return a.sub < b.sub;
+  return a.phase < b.phase;
+}
+inline bool before(const Key& a, const Key& b) {
+  if (a.time != b.time) return a.time < b.time;
+  if (a.pushed != b.pushed) return a.pushed < b.pushed;
+  if (a.seq != b.seq) return a.seq < b.seq;
+  if (a.sub != b.sub) return a.sub < b.sub;
+  return a.phase < b.phase;
 }
 
 }  // namespace cubesim::detail

@@ -27,8 +27,13 @@ struct Message {
   /// numbered, a message to itself).
   std::uint64_t order = 0;
   bool keyed = false;  ///< from a relay: its end event's key is (key_seq, key_sub) (OpState::keyed)
+  /// Carried in closed form (sim/engine.cpp "Messages in closed form"): it is in its receiver's
+  /// list from the moment it left, and arrives at the key (arrived, ahead_pushed, key_seq,
+  /// key_sub) its end event would have had; a receive posted before that key waits for it.
+  bool ahead = false;
   std::uint32_t key_sub = 0;
   std::uint64_t key_seq = 0;
+  std::int64_t ahead_pushed = 0;
   std::uint32_t next = kNone;  ///< arrived-list link (kernel)
   Time arrived;
   PathCounts path;

@@ -8,6 +8,7 @@
 
 #include "sim/buffer.hpp"
 #include "sim/critical_path.hpp"
+#include "sim/kernel/event.hpp"
 #include "sim/time.hpp"
 #include "sim/topology.hpp"
 
@@ -24,6 +25,14 @@ struct Waiter {
   int strand = 0;  ///< the process strand to resume (traces only)
   Time time;
   PathCounts path;
+  /// The engine's (sim/engine.cpp "Messages in closed form"): the key of the completion that set
+  /// `time` and `path` (a later one at the same time replaces it only if its key comes first, as
+  /// the per-packet engine, which completes in key order, keeps the first), and the key of the
+  /// last completion, which may lie ahead of the clock: the process is resumed there.
+  Key best, last;
+  /// The engine's: a sender resumed by the same event, right after this waiter (a message in
+  /// closed form whose end resumes both its receiver and its sender).
+  Waiter* also = nullptr;
 };
 
 /// One operation in flight. Lives in the awaiting coroutine's frame until it completes.

@@ -54,6 +54,10 @@ void StoreAndForward::renew(Transfer& t) {
 
 void StoreAndForward::send(std::uint32_t mi) {
   const detail::Message& m = k_.message(mi);
+  if (in_slots_.empty() && k_.closed_forms_on()) {
+    const int port = topo_.next_hop(m.src, m.dst);
+    if (topo_.neighbor(m.src, port) == m.dst && closed_form(mi, port)) return;
+  }
   const std::uint32_t ti = transfers_.acquire();
   Transfer& t = transfers_[ti];
   renew(t);
@@ -144,6 +148,8 @@ void StoreAndForward::advance(std::uint32_t ti) {
         r = &link(t.from, t.port);
         // A link a relay train holds: the train assumed nobody else would want it.
         if (!relay_links_.empty() && relay_links_[link_index(t.from, t.port)] != 0) k_.abort_relay_trains();
+        // The same for a message in closed form, until its end.
+        if (held_ahead(link_index(t.from, t.port))) k_.abort_closed_forms();
         break;
       case 2:
         r = in_slot(t.to);
@@ -290,7 +296,7 @@ void StoreAndForward::on_transfer_end(std::uint32_t ti) {
 bool StoreAndForward::relay_link_free(NodeId n, int port) const {
   if (!in_slots_.empty()) return false;  // all-port only: a train then holds nothing but links
   const Slot& l = links_[link_index(n, port)];
-  return l.free() && l.head == detail::kNone;
+  return l.free() && l.head == detail::kNone && !held_ahead(link_index(n, port));
 }
 
 void StoreAndForward::hold_relay_link(NodeId n, int port) {
@@ -302,6 +308,35 @@ void StoreAndForward::hold_relay_link(NodeId n, int port) {
 void StoreAndForward::release_relay_link(NodeId n, int port) {
   --link(n, port).busy;  // nobody waits: a wish for it would have aborted the trains
   relay_links_[link_index(n, port)] = 0;
+}
+
+bool StoreAndForward::closed_form(std::uint32_t mi, int port) {
+  const std::size_t li = link_index(k_.message(mi).src, port);
+  const Slot& l = links_[li];
+  if (!l.free() || l.head != detail::kNone || held_ahead(li)) return false;
+  if (!relay_links_.empty() && relay_links_[li] != 0) return false;
+  if (!k_.can_deliver_ahead(mi)) return false;
+  const detail::Message& m = k_.message(mi);
+  const std::int64_t k = m.packets;
+  // What the per-packet engine (one packet) or a packet train (more) would do and push.
+  const Time busy = k == 1 ? m_.tau + m_.tau_msg + m_.t_c * m.elements : train_time(m);
+  if (busy <= Time{}) return false;  // it would end at the instant it starts: not ahead of anything
+  const Time end = k_.now() + busy;
+  const Time pushed = k == 1 ? k_.now() : end - (m_.tau + m_.t_c * k_.packet_size(m, k - 1));
+  const detail::Key key{end.count(), pushed.count(), k_.take_seq(), static_cast<std::uint32_t>(k - 1), 0};
+  PathCounts p = k_.current_path();
+  p.startups += k;
+  p.msg_startups += 1;
+  p.element_transfers += m.elements;
+  st_.packet_hops += k;
+  st_.element_hops += m.elements;
+  k_.add_link_load(m.src, port, m.elements);
+  k_.add_comm_busy(m.src, busy);
+  if (k > 1) ++st_.packet_trains;
+  if (ahead_.empty()) ahead_.assign(links_.size(), detail::Key{});
+  ahead_[li] = key;
+  k_.deliver_ahead(mi, key, p);
+  return true;
 }
 
 // ---- Packet trains (docs/performance.md "Packet trains") --------------------------------------

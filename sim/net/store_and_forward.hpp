@@ -73,6 +73,14 @@ class StoreAndForward final : public Network {
   void start_train(std::uint32_t ti);
   void break_train(std::uint32_t ti);
   void note_in_grant(NodeId to, Time asked, NodeId by);
+  /// A message in closed form (sim/engine.cpp "Messages in closed form"): all-port, to a
+  /// neighbour, over a free link: no transfer record and no event; the link is its until `ahead_`.
+  bool closed_form(std::uint32_t mi, int port);
+  /// Link (n, port) is held by a message in closed form whose end is still ahead.
+  [[nodiscard]] bool held_ahead(std::size_t link) const {
+    return !ahead_.empty() && ahead_[link].time >= 0 &&
+           detail::before(detail::key_of(k_.current_event()), ahead_[link]);
+  }
 
   Slot* out_slot(NodeId n) { return out_slots_.empty() ? nullptr : &out_slots_[static_cast<std::size_t>(n)]; }
   Slot* in_slot(NodeId n) { return in_slots_.empty() ? nullptr : &in_slots_[static_cast<std::size_t>(n)]; }
@@ -88,6 +96,7 @@ class StoreAndForward final : public Network {
   std::vector<Slot> out_slots_, in_slots_, links_;
   detail::Pool<Transfer> transfers_;
   std::vector<std::uint8_t> relay_links_;  ///< per link: held by a relay train (all-port only)
+  std::vector<detail::Key> ahead_;         ///< per link: the end of its last message in closed form
   std::vector<std::uint32_t> train_in_;    ///< per node: the train holding its incoming slot (one-port)
   /// Per node's incoming slot: the last claim granted and the last queued (when it was asked for,
   /// and by which node), to count same-instant ties (RunStats::slot_ties).

@@ -418,6 +418,8 @@ void SimGridEngine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h,
   w.remaining = count;
 }
 
+bool SimGridEngine::end_start(detail::Waiter& w) { return --w.remaining != 0; }
+
 std::int64_t SimGridEngine::start_request(detail::OpState& op, detail::Waiter& w) {
   prepare_waiter(w, std::coroutine_handle<>{}, 1);
   w.node = op.node;

@@ -78,6 +78,7 @@ class SimGridEngine final : public detail::Backend {
   std::int64_t start_request(detail::OpState& op, detail::Waiter& w) override;
   void note_wait(NodeId, std::int64_t) override {}
   void prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int count) override;
+  bool end_start(detail::Waiter& w) override;
   void after_resume(const detail::Waiter&) override {}
   void check_node(NodeId node, const char* what) const override;
   void set_result(NodeId node, Buffer b) override { results_[static_cast<std::size_t>(node)] = std::move(b); }

@@ -1,0 +1,196 @@
+// Messages in closed form (docs/performance.md "Messages in closed form"): on an all-port
+// store-and-forward machine a message to a neighbour over a free link takes no event; its send and
+// its receive complete at the key its end event would have had, and the processes resume there.
+// Every result is the per-packet engine's; whatever meets such a message before its end (another
+// transmission on its link) makes the engine run again without closed forms.
+#include <gtest/gtest.h>
+
+#include "helpers.hpp"
+
+using namespace cubesim;
+using cubesim::test::simple_machine;
+
+namespace closed_forms_test {
+
+const PortModel kAllPorts{PortKind::all, 0};
+
+struct Outcome {
+  RunStats st;
+  std::vector<Buffer> got;
+};
+
+Outcome run_it(const Machine& m, int n, std::int64_t B, bool trains,
+               const std::function<Task<>(Node&, std::vector<Buffer>*)>& f) {
+  EngineOptions o{B, true};
+  o.packet_trains = trains;
+  Engine e(m, Topology::hypercube(n), o);
+  Outcome out;
+  out.got.resize(static_cast<std::size_t>(1) << n);
+  out.st = e.run([&](Node& node) { return f(node, &out.got); });
+  return out;
+}
+
+/// Every result of the run but the engine's own counters.
+void expect_same(const RunStats& a, const RunStats& b) {
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_EQ(a.critical_path, b.critical_path);
+  EXPECT_EQ(a.messages, b.messages);
+  EXPECT_EQ(a.packets, b.packets);
+  EXPECT_EQ(a.packet_hops, b.packet_hops);
+  EXPECT_EQ(a.element_hops, b.element_hops);
+  EXPECT_EQ(a.max_link_load, b.max_link_load);
+  EXPECT_EQ(a.mean_link_load, b.mean_link_load);
+  EXPECT_EQ(a.busiest_link_node, b.busiest_link_node);
+  EXPECT_EQ(a.busiest_link_port, b.busiest_link_port);
+  EXPECT_EQ(a.max_node_comm_busy, b.max_node_comm_busy);
+  EXPECT_EQ(a.mean_node_comm_busy_s, b.mean_node_comm_busy_s);
+  EXPECT_EQ(a.unreceived_messages, b.unreceived_messages);
+  EXPECT_EQ(a.queued_transmissions, b.queued_transmissions);
+  EXPECT_EQ(a.largest_message, b.largest_message);
+}
+
+Buffer values(std::int64_t len, NodeId from, int step) {
+  return Buffer::make(len, true, [=](std::int64_t i) { return static_cast<Element>(from * 1000 + step * 100 + i); });
+}
+
+/// n steps; in step s every node exchanges with its neighbours across every dimension, a message
+/// of len + (x + d + s) % 3 elements each way (sizes differ, so ends differ and tie), after a
+/// computation of x % 3 flops (so nodes start their steps at different times). Each node keeps the
+/// sum of what it received.
+Task<> exchanges(Node& self, std::int64_t len, std::vector<Buffer>* got) {
+  const NodeId x = self.id();
+  const int n = self.topology().dim();
+  Element sum = 0;
+  for (int s = 0; s < n; ++s) {
+    co_await self.compute(x % 3);
+    std::vector<Op> ops;
+    for (int d = 0; d < n; ++d) {
+      ops.push_back(self.send(d, values(len + (x + d + s) % 3, x, s)));
+      ops.push_back(self.recv(d));
+    }
+    co_await all_of(ops);
+    for (int d = 0; d < n; ++d) {
+      const Buffer b = ops[static_cast<std::size_t>(2 * d + 1)].take();
+      EXPECT_EQ(b.size(), len + ((x ^ (NodeId{1} << d)) + d + s) % 3);
+      for (const Element e : b.values()) sum += e;
+    }
+  }
+  (*got)[static_cast<std::size_t>(x)] = Buffer::make(1, true, [=](std::int64_t) { return sum; });
+}
+
+TEST(ClosedForms, ExchangesOnEveryPortGiveThePerPacketResultsWithFewerEvents) {
+  for (const std::int64_t len : {1, 4, 13}) {
+    for (const std::int64_t B : {1, 4, 64}) {
+      for (const bool ties : {true, false}) {
+        Machine m = simple_machine(kAllPorts);
+        m.t_a = Time::ps(ties ? 0 : 7);
+        if (!ties) m.tau_msg = Time::ps(30);
+        auto f = [len](Node& node, std::vector<Buffer>* got) { return exchanges(node, len, got); };
+        const Outcome pp = run_it(m, 4, B, false, f), cf = run_it(m, 4, B, true, f);
+        SCOPED_TRACE("len " + std::to_string(len) + " B " + std::to_string(B) + (ties ? " ties" : ""));
+        expect_same(cf.st, pp.st);
+        EXPECT_EQ(pp.st.closed_form_messages, 0);
+        EXPECT_EQ(cf.st.closed_form_messages, 16 * 4 * 4);  // every message: 16 nodes, 4 steps, 4 ports
+        EXPECT_EQ(cf.st.closed_form_aborts, 0);
+        EXPECT_LT(cf.st.events, pp.st.events);
+        EXPECT_LE(cf.st.resume_events, cf.st.resumes);
+        for (std::size_t x = 0; x < 16; ++x) EXPECT_EQ(cf.got[x].values()[0], pp.got[x].values()[0]);
+      }
+    }
+  }
+}
+
+TEST(ClosedForms, ASecondMessageOnTheLinkBeforeTheFirstEndsMakesTheRunAgain) {
+  // Two strands of node 0 send to node 1: the first at 0 (two packets, in closed form: it holds
+  // the link until its end), the second `gap` later. Before that end, and at it (the second's
+  // delay ends first in the event order), the second meets the first: the run is made again.
+  const Machine m = simple_machine(kAllPorts);
+  const std::int64_t end1 = (m.tau * 2 + m.tau_msg + m.t_c * 8).count();
+  for (const std::int64_t gap : {std::int64_t{0}, std::int64_t{1}, end1 - 1, end1, end1 + 1, 10 * end1}) {
+    auto f = [gap](Node& self, std::vector<Buffer>* got) -> Task<> {
+      if (self.id() == 0) {
+        std::vector<Task<>> strands;
+        strands.push_back([](Node& self) -> Task<> { co_await self.send(0, values(8, 0, 0)); }(self));
+        strands.push_back([](Node& self, std::int64_t gap) -> Task<> {
+          co_await self.delay(Time::ps(gap));
+          co_await self.send(0, values(3, 0, 1));
+        }(self, gap));
+        co_await all_of(std::move(strands));
+      }
+      if (self.id() == 1) {
+        (*got)[1] = co_await self.recv(0);
+        const Buffer b = co_await self.recv(0);
+        EXPECT_EQ(b.size(), 3);
+      }
+    };
+    const Outcome pp = run_it(m, 1, 4, false, f), cf = run_it(m, 1, 4, true, f);
+    SCOPED_TRACE("gap " + std::to_string(gap));
+    expect_same(cf.st, pp.st);
+    EXPECT_EQ(cf.st.closed_form_aborts, gap <= end1 ? 1 : 0);
+    EXPECT_EQ(cf.st.closed_form_messages, gap <= end1 ? 0 : 2);  // the report of the run made again, if any
+    ASSERT_EQ(cf.got[1].size(), 8);
+    EXPECT_EQ(cf.got[1].values()[7], 7);
+  }
+}
+
+TEST(ClosedForms, ARequestReceivesAMessageInClosedFormAtItsEnd) {
+  // Node 0's message of 20 packets ends at 20 * (tau + 4 t_c); node 1 starts a receive request
+  // before that end, at it, or after it, and awaits it later still (or at once).
+  const Machine m = simple_machine(kAllPorts);
+  const std::int64_t end = 20 * (m.tau + m.t_c * 4).count();
+  for (const std::int64_t at : {std::int64_t{0}, std::int64_t{5}, end - 1, end, end + 1}) {
+    for (const std::int64_t wait : {std::int64_t{0}, std::int64_t{7}, end}) {
+      auto f = [at, wait](Node& self, std::vector<Buffer>* got) -> Task<> {
+        if (self.id() == 0) co_await self.send(0, values(80, 0, 0));
+        if (self.id() == 1) {
+          co_await self.delay(Time::ps(at));
+          Request r = self.start(self.recv(0));
+          if (wait > 0) co_await self.delay(Time::ps(wait));
+          (*got)[1] = co_await r;
+          co_await self.send(0, values(1, 1, 0));  // its chain: the receive's, or the process's
+        }
+        if (self.id() == 0) co_await self.recv(0);
+      };
+      const Outcome pp = run_it(m, 1, 4, false, f), cf = run_it(m, 1, 4, true, f);
+      SCOPED_TRACE("request at " + std::to_string(at) + " awaited " + std::to_string(wait) + " ps later");
+      expect_same(cf.st, pp.st);
+      EXPECT_GE(cf.st.closed_form_messages, 1);
+      ASSERT_EQ(cf.got[1].size(), 80);
+      EXPECT_EQ(cf.got[1].values()[79], 79);
+    }
+  }
+}
+
+TEST(ClosedForms, AtATieOfTimesTheWaiterKeepsTheChainOfTheFirstEvent) {
+  // Node 1 sends node 0 200 elements at 0: tau + 200 t_c = 3,000 ps. Node 0 waits 2,000 ps, then
+  // sends node 1 an empty message (tau: it also ends at 3,000 ps) and receives. Its two
+  // completions tie; the per-packet engine keeps the one whose end event comes first (the receive:
+  // its message started first), so node 0's chain -- the run's critical path, as node 0 then
+  // computes and ends last -- is 1 start-up and 200 elements, not the wait. In closed form node 0's
+  // send completes first (when it starts), its receive later (when posted): the key decides.
+  Machine m = simple_machine(kAllPorts);
+  m.tau = Time::ps(1000);
+  m.t_c = Time::ps(10);
+  m.tau_msg = Time{};
+  m.t_a = Time::ps(1);
+  auto f = [](Node& self, std::vector<Buffer>*) -> Task<> {
+    if (self.id() == 0) {
+      co_await self.delay(Time::ps(2000));
+      auto s = self.send(0, Buffer::sized(0));
+      auto r = self.recv(0);
+      co_await all_of(s, r);
+      co_await self.compute(1);
+    } else {
+      auto s = self.send(0, values(200, 1, 0));
+      auto r = self.recv(0);
+      co_await all_of(s, r);
+    }
+  };
+  const Outcome pp = run_it(m, 1, 256, false, f), cf = run_it(m, 1, 256, true, f);
+  expect_same(cf.st, pp.st);
+  EXPECT_EQ(cf.st.closed_form_messages, 2);
+  EXPECT_EQ(pp.st.critical_path.element_transfers, 200);
+  EXPECT_EQ(pp.st.critical_path.delays, Time{});
+}
+
+}  // namespace closed_forms_test
