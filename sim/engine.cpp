@@ -66,8 +66,7 @@ void Engine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int co
   w.time = now_;
   w.path = current_path_;
   w.strand = current_strand_;
-  w.best = detail::Key{};
-  w.last = detail::Key{};
+  w.best.time = w.last.time = -1;  // none
   w.also = nullptr;
 }
 
@@ -129,12 +128,20 @@ void Engine::resume(detail::Waiter& w) {
 void Engine::complete(detail::Waiter& w, Time t, const PathCounts& p) {
   // The chain that ends last is the one that made the waiter wait; ties keep the earlier one:
   // earlier in the order of events, which a completion in closed form, made ahead, may precede.
-  detail::Key k = detail::key_of(current_);
-  k.time = t.count();
-  if (t > w.time || (t == w.time && w.best.time >= 0 && detail::before(k, w.best))) {
+  if (t > w.time) {
     w.time = t;
     w.path = p;
-    w.best = k;
+    if (closed_forms_on_) {
+      w.best = detail::key_of(current_);
+      w.best.time = t.count();
+    }
+  } else if (t == w.time && w.best.time >= 0) {  // only where closed forms set keys
+    detail::Key k = detail::key_of(current_);
+    k.time = t.count();
+    if (detail::before(k, w.best)) {
+      w.path = p;
+      w.best = k;
+    }
   }
   // A request nobody awaits yet just keeps its time and chain (Request::await_ready).
   if (--w.remaining == 0 && w.handle) wake(w);
@@ -636,7 +643,7 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
   relay_trains_on_ = relay_trains_allowed_ && options_.packet_trains && observer_ == nullptr &&
                      machine_.ports.kind == PortKind::all && machine_.o_send == Time{} && machine_.o_recv == Time{};
   closed_forms_on_ = closed_forms_allowed_ && options_.packet_trains && observer_ == nullptr && in_order_ &&
-                     machine_.o_send == Time{} && machine_.o_recv == Time{};
+                     machine_.o_send == Time{} && machine_.o_recv == Time{} && net_->closed_forms();
   running_ = true;
   const auto wall0 = std::chrono::steady_clock::now();
   const auto n = static_cast<std::size_t>(topology_.size());

@@ -41,6 +41,8 @@ class Network {
   virtual void prefetch(const detail::Event& /*ev*/, int /*stage*/) const {}
   /// Relay trains (docs/performance.md "Relay trains"): whether node n's link on `port` is free
   /// with nobody waiting, so that a train may hold it; models without relay trains say no.
+  /// The model carries messages in closed form (sim/engine.cpp "Messages in closed form").
+  [[nodiscard]] virtual bool closed_forms() const { return false; }
   [[nodiscard]] virtual bool relay_link_free(NodeId /*n*/, int /*port*/) const { return false; }
   /// A relay train holds the link from now until release_relay_link; any other transmission that
   /// wants it meanwhile aborts the relay trains (Engine::abort_relay_trains).

@@ -54,7 +54,7 @@ void StoreAndForward::renew(Transfer& t) {
 
 void StoreAndForward::send(std::uint32_t mi) {
   const detail::Message& m = k_.message(mi);
-  if (in_slots_.empty() && k_.closed_forms_on()) {
+  if (k_.closed_forms_on()) {
     const int port = topo_.next_hop(m.src, m.dst);
     if (topo_.neighbor(m.src, port) == m.dst && closed_form(mi, port)) return;
   }

@@ -33,6 +33,8 @@ class StoreAndForward final : public Network {
   void send(std::uint32_t mi) override;
   void on_event(const detail::Event& ev) override;
   void prefetch(const detail::Event& ev, int stage) const override;
+  /// All-port only: a message then holds nothing but its link.
+  [[nodiscard]] bool closed_forms() const override { return in_slots_.empty(); }
   [[nodiscard]] bool relay_link_free(NodeId n, int port) const override;
   void hold_relay_link(NodeId n, int port) override;
   void release_relay_link(NodeId n, int port) override;
