@@ -72,12 +72,18 @@ void Engine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int co
 
 void Engine::prefetch_begin(const detail::OpState& op, int stage) const {
   if (op.kind == detail::OpKind::recv) {
-    if (stage == 0) match_.prefetch(op.node, op.peer, op.tag);
+    if (stage == 0) {
+      match_.prefetch(op.node, op.peer, op.tag);
+    } else if (stage == 1 && closed_forms_on_) {  // a message in closed form waits there for it
+      const detail::MatchTable::Slot* s = match_.find(op.node, op.peer, op.tag);
+      if (s != nullptr && s->msg_head != detail::kNone) detail::prefetch_lines(messages_[s->msg_head]);
+    }
     return;
   }
   if (op.kind != detail::OpKind::send || !closed_forms_on_) return;
   if (stage == 0) {
     match_.prefetch(op.peer, op.node, op.tag);
+    net_->prefetch_send(op.node, op.peer);
     return;
   }
   const detail::MatchTable::Slot* s = match_.find(op.peer, op.node, op.tag);

@@ -35,6 +35,13 @@ class StoreAndForward final : public Network {
   void prefetch(const detail::Event& ev, int stage) const override;
   /// All-port only: a message then holds nothing but its link.
   [[nodiscard]] bool closed_forms() const override { return in_slots_.empty(); }
+  void prefetch_send(NodeId src, NodeId dst) const override {
+    const int port = topo_.next_hop(src, dst);
+    if (port < 0) return;
+    const std::size_t li = link_index(src, port);
+    __builtin_prefetch(&links_[li]);
+    if (!ahead_.empty()) __builtin_prefetch(&ahead_[li]);
+  }
   [[nodiscard]] bool relay_link_free(NodeId n, int port) const override;
   void hold_relay_link(NodeId n, int port) override;
   void release_relay_link(NodeId n, int port) override;
