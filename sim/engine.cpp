@@ -587,6 +587,9 @@ void Engine::prefetch(const detail::Event& ev, int stage) const {
   if (ev.kind == kResume) {  // the waiter, then the frame its process resumes in
     const auto* w = reinterpret_cast<const detail::Waiter*>(ev.payload);
     if (stage == 0) detail::prefetch_lines(*w);
+    if (stage == 1 && w->ops != nullptr)  // a group's operations, which the process reads first
+      for (std::uint32_t off = 0; off < w->ops_bytes; off += 64)
+        __builtin_prefetch(static_cast<const char*>(w->ops) + off);
     if (stage == 2) __builtin_prefetch(w->handle.address());
     return;
   }

@@ -35,6 +35,10 @@ bool OpGroup::await_suspend(std::coroutine_handle<> h) {
   engine_ = at(0).engine_;
   engine_->prepare_waiter(waiter_, h, static_cast<int>(n) + 1);
   waiter_.node = at(0).st_.node;
+  if (first_ != nullptr) {
+    waiter_.ops = first_;
+    waiter_.ops_bytes = static_cast<std::uint32_t>(std::min<std::size_t>(n * sizeof(Op), 1u << 16));
+  }
   if (EngineObserver* o = engine_->observer()) {
     std::vector<detail::OpState*> sts;
     sts.reserve(n);

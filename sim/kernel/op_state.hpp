@@ -33,6 +33,10 @@ struct Waiter {
   /// The engine's: a sender resumed by the same event, right after this waiter (a message in
   /// closed form whose end resumes both its receiver and its sender).
   Waiter* also = nullptr;
+  /// A group's operations, in one array (all_of(vector<Op>&)): what the process reads when it
+  /// resumes, for the engine to ask the cache for ahead of the resume (null: none).
+  const void* ops = nullptr;
+  std::uint32_t ops_bytes = 0;
 };
 
 /// One operation in flight. Lives in the awaiting coroutine's frame until it completes.
