@@ -122,7 +122,7 @@ class KeyTable {
 };
 
 /// The match table of a run: on a hypercube, a slot of its own for each (receiver, port) -- the
-/// key (receiver, neighbour, tag) of the first tag that uses it -- in a plain array, and the hash
+/// key (receiver, neighbour, tag) of the first tag that uses it -- in a plain array of 32-byte records, and the hash
 /// table (KeyTable) for every other key: messages between nodes that are not neighbours, a second
 /// tag between two neighbours at once, every key on other topologies. Nearly every message of the
 /// hypercube algorithms is between neighbours with one tag at a time, so its match costs an index,
@@ -133,8 +133,9 @@ class KeyTable {
 /// is free and the hash table does not hold the key, so each FIFO stays whole.
 class MatchTable {
  public:
-  using Slot = KeyTable<MatchLists>::Slot;
-  /// The most (receiver, port) slots made (40 bytes each): beyond, every key goes to the hash table.
+  /// What a caller sees of a key's slot: its two lists (a hash slot's or a direct one's).
+  using Slot = MatchLists;
+  /// The most (receiver, port) slots made (32 bytes each): beyond, every key goes to the hash table.
   static constexpr std::size_t kMaxDirect = std::size_t{1} << 21;
 
   explicit MatchTable(std::size_t expected = 16, int cube_dim = 0, std::int64_t nodes = 0) : hash_(expected) {
@@ -142,19 +143,18 @@ class MatchTable {
     if (cube_dim > 0 && slots <= kMaxDirect) {
       dim_ = cube_dim;
       nodes_ = nodes;
-      direct_.assign(slots, Slot{});
+      direct_.assign(slots, Direct{});
     }
   }
 
   /// The slot of a key, made empty if it has none. Valid until the next find_or_add or erase.
   Slot& find_or_add(NodeId node, NodeId src, int tag) {
     if (const std::size_t d = direct_index(node, src); d != kNoDirect) {
-      Slot& s = direct_[d];
-      if (s.node >= 0) {
+      Direct& s = direct_[d];
+      if (s.used) {
         if (s.tag == tag) return s;
       } else if (hash_.size() == 0 || hash_.find(node, src, tag) == nullptr) {
-        s.node = node;
-        s.src = src;
+        s.used = true;
         s.tag = tag;
         return s;
       }
@@ -164,8 +164,8 @@ class MatchTable {
   /// The slot of a key, or null.
   [[nodiscard]] const Slot* find(NodeId node, NodeId src, int tag) const {
     if (const std::size_t d = direct_index(node, src); d != kNoDirect) {
-      const Slot& s = direct_[d];
-      if (s.node >= 0 && s.tag == tag) return &s;
+      const Direct& s = direct_[d];
+      if (s.used && s.tag == tag) return &s;
     }
     return hash_.size() == 0 ? nullptr : hash_.find(node, src, tag);
   }
@@ -178,25 +178,33 @@ class MatchTable {
   }
   /// Frees `s` (both lists empty).
   void erase(Slot& s) {
-    if (!direct_.empty() && &s >= direct_.data() && &s < direct_.data() + direct_.size())
-      s = Slot{};
+    if (!direct_.empty() && static_cast<const void*>(&s) >= static_cast<const void*>(direct_.data()) &&
+        static_cast<const void*>(&s) < static_cast<const void*>(direct_.data() + direct_.size()))
+      static_cast<Direct&>(s) = Direct{};
     else
-      hash_.erase(s);
+      hash_.erase(static_cast<KeyTable<MatchLists>::Slot&>(s));
   }
   /// Calls f(slot) for every live key's slot, in no particular order.
   template <class F>
   void for_each(F&& f) const {
-    for (const Slot& s : direct_)
-      if (s.node >= 0) f(s);
-    for (const Slot& s : hash_.slots())
-      if (s.node >= 0) f(s);
+    for (const Direct& s : direct_)
+      if (s.used) f(static_cast<const Slot&>(s));
+    for (const auto& s : hash_.slots())
+      if (s.node >= 0) f(static_cast<const Slot&>(s));
   }
 
  private:
+  /// A (receiver, port) slot: the key's receiver and source are its index; 32 bytes, so that none
+  /// straddles two cache lines (a 48-byte hash slot does every other time).
+  struct alignas(32) Direct : MatchLists {
+    int tag = 0;
+    bool used = false;
+  };
+  static_assert(sizeof(Direct) == 32);
   static constexpr std::size_t kNoDirect = ~std::size_t{0};
   /// The (receiver, port) slot of a key between neighbours of the cube, or kNoDirect.
   [[nodiscard]] std::size_t direct_index(NodeId node, NodeId src) const {
-    if (dim_ == 0 || node < 0 || node >= nodes_) return kNoDirect;
+    if (dim_ == 0 || node < 0 || node >= nodes_ || src < 0 || src >= nodes_) return kNoDirect;
     const auto x = static_cast<std::uint64_t>(static_cast<std::uint32_t>(node ^ src));
     if (x == 0 || (x & (x - 1)) != 0) return kNoDirect;
     const int port = std::countr_zero(x);
@@ -205,7 +213,7 @@ class MatchTable {
   }
 
   KeyTable<MatchLists> hash_;
-  std::vector<Slot> direct_;  ///< [node * dim + port]
+  std::vector<Direct> direct_;  ///< [node * dim + port]
   int dim_ = 0;
   std::int64_t nodes_ = 0;
 };

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "helpers.hpp"
+#include "sim/match_table.hpp"
 
 using namespace cubesim;
 using cubesim::test::simple_machine;
@@ -191,6 +192,40 @@ TEST(ClosedForms, AtATieOfTimesTheWaiterKeepsTheChainOfTheFirstEvent) {
   EXPECT_EQ(cf.st.closed_form_messages, 2);
   EXPECT_EQ(pp.st.critical_path.element_transfers, 200);
   EXPECT_EQ(pp.st.critical_path.delays, Time{});
+}
+
+TEST(MatchTable, AKeyBetweenNeighboursLivesInOnePlaceSoItsListsStayWhole) {
+  // A 2-cube: node 0's (receiver, port) slots hold the first tag that uses them; a second tag at
+  // once goes to the hash table, and stays there after the first frees its slot.
+  detail::MatchTable t(16, 2, 4);
+  detail::MatchTable::Slot& a = t.find_or_add(0, 1, 5);
+  a.msg_head = 11;
+  detail::MatchTable::Slot& b = t.find_or_add(0, 1, 6);  // the same port, another tag
+  EXPECT_NE(&a, &b);
+  b.msg_head = 22;
+  EXPECT_EQ(&t.find_or_add(0, 1, 5), &a);
+  a.msg_head = detail::MatchLists::kNone;
+  t.erase(a);
+  EXPECT_EQ(t.find(0, 1, 5), nullptr);
+  const detail::MatchTable::Slot* again = t.find(0, 1, 6);  // still in the hash table...
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->msg_head, 22);
+  EXPECT_EQ(t.find_or_add(0, 1, 6).msg_head, 22);  // ... and not made anew in the free slot
+  // Keys that are not between neighbours (and receivers outside the table) go to the hash table.
+  t.find_or_add(0, 3, 5).msg_head = 33;
+  t.find_or_add(0, -1, 5).msg_head = 44;
+  EXPECT_EQ(t.find(0, 3, 5)->msg_head, 33);
+  EXPECT_EQ(t.find(0, -1, 5)->msg_head, 44);
+  int live = 0;
+  t.for_each([&](const detail::MatchTable::Slot&) { ++live; });
+  EXPECT_EQ(live, 3);
+  // A key moves back into its direct slot only once the hash table no longer holds it.
+  detail::MatchTable::Slot& h = t.find_or_add(0, 1, 6);
+  h.msg_head = detail::MatchLists::kNone;
+  t.erase(h);
+  detail::MatchTable::Slot& d = t.find_or_add(0, 1, 6);
+  EXPECT_EQ(d.msg_head, detail::MatchLists::kNone);
+  EXPECT_EQ(t.find(0, 1, 6), &d);
 }
 
 }  // namespace closed_forms_test
