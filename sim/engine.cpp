@@ -66,8 +66,7 @@ void Engine::prepare_waiter(detail::Waiter& w, std::coroutine_handle<> h, int co
   w.time = now_;
   w.path = current_path_;
   w.strand = current_strand_;
-  w.best.time = w.last.time = -1;  // none
-  w.also = nullptr;
+  w.best_pushed = w.last_time = -1;  // none
 }
 
 void Engine::prefetch_begin(const detail::OpState& op, int stage) const {
@@ -96,7 +95,7 @@ void Engine::prefetch_begin(const detail::OpState& op, int stage) const {
 
 bool Engine::end_start(detail::Waiter& w) {
   if (--w.remaining != 0) return true;
-  if (w.last.time >= 0 && detail::before(detail::key_of(current_), w.last)) {  // completes ahead
+  if (w.last_time >= 0 && detail::before(detail::key_of(current_), w.last())) {  // completes ahead
     wake(w);
     return true;
   }
@@ -138,16 +137,13 @@ void Engine::complete(detail::Waiter& w, Time t, const PathCounts& p) {
     w.time = t;
     w.path = p;
     if (closed_forms_on_) {
-      w.best = detail::key_of(current_);
-      w.best.time = t.count();
+      w.best_pushed = current_.pushed;
+      w.best_seq = current_.seq;
     }
-  } else if (t == w.time && w.best.time >= 0) {  // only where closed forms set keys
-    detail::Key k = detail::key_of(current_);
-    k.time = t.count();
-    if (detail::before(k, w.best)) {
-      w.path = p;
-      w.best = k;
-    }
+  } else if (t == w.time && w.before_best(detail::key_of(current_))) {  // only where closed forms keep keys
+    w.path = p;
+    w.best_pushed = current_.pushed;
+    w.best_seq = current_.seq;
   }
   // A request nobody awaits yet just keeps its time and chain (Request::await_ready).
   if (--w.remaining == 0 && w.handle) wake(w);
@@ -432,6 +428,8 @@ std::string Engine::unfinished(const char* verb) const {
 }
 
 void Engine::deadlock() {
+  // The per-packet engine's clock would have reached the end of every message in closed form.
+  if (ahead_end_ > now_) now_ = ahead_end_;
   throw DeadlockError("deadlock at t=" + format_time(now_) + ": " + unfinished("never finish"));
 }
 
@@ -535,6 +533,8 @@ void Engine::reset() {
   live_claims_ = 0;
   relay_abort_ = false;
   closed_abort_ = false;
+  ahead_end_ = Time{};
+  published_events_ = 0;  // the progress line keeps an aborted attempt's events
   net_ = network_model_of(machine_).make(*this);
 }
 
@@ -711,6 +711,8 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
     }
     ready_.clear();
     ready_head_ = 0;
+    if (closed_abort_) [[unlikely]]
+      throw detail::RelayTrainAbort{};  // flagged while an event was handled
     detail::Event ev;
     if (!next_event(ev)) break;
     if (ev.kind == kRelayTrain) {
@@ -718,14 +720,8 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
       on_relay_train_event(ev);
       continue;
     }
-    if (ev.kind == kResume) {
-      take(ev);
-      ++stats_.resume_events;
-      auto* w = reinterpret_cast<detail::Waiter*>(ev.payload);
-      detail::Waiter* also = w->also;
-      w->also = nullptr;
-      ready_.push_back(w);
-      if (also != nullptr) ready_.push_back(also);
+    if (ev.kind == kResume || ev.phase != 0) {
+      take_owed(ev);
       continue;
     }
     if (ev.kind != detail::kOpEnd) {
@@ -932,21 +928,56 @@ namespace cubesim {
 // passes aborts the run, which is made again without closed forms (as for relay trains).
 
 void Engine::wake(detail::Waiter& w) {
-  if (w.last.time >= 0 && detail::before(detail::key_of(current_), w.last)) {
-    push_keyed(detail::Event{w.last.time, w.last.pushed, w.last.seq, reinterpret_cast<std::uint64_t>(&w), w.last.sub,
-                             kResume, w.last.phase});
+  if (w.last_time >= 0 && detail::before(detail::key_of(current_), w.last())) {
+    push_keyed(detail::Event{w.last_time, w.last_pushed, w.last_seq, reinterpret_cast<std::uint64_t>(&w), w.last_sub,
+                             kResume, w.last_phase});
     return;
   }
   ready_.push_back(&w);
 }
 
+void Engine::take_owed(const detail::Event& first) {
+  // The resumes one message's end owes (its receiver's, phase 1, then its sender's, phase 2) are
+  // taken together, before the ready list is drained, as the per-packet end event readies both
+  // before either runs: a process the first resume readies at once (a message to itself) runs
+  // after the second.
+  detail::Event ev = first;
+  for (;;) {
+    take(ev);
+    if (ev.kind == kResume) {
+      ++stats_.resume_events;
+      ready_.push_back(reinterpret_cast<detail::Waiter*>(ev.payload));
+    } else {  // a request's receive of a message in closed form (start_recv)
+      auto* op = reinterpret_cast<detail::OpState*>(ev.payload);
+      complete(*op->waiter, op->end, op->path);
+    }
+    detail::Event next;
+    if (!peek_event(next) || next.time != ev.time || next.pushed != ev.pushed || next.seq != ev.seq ||
+        next.sub != ev.sub)
+      return;
+    next_event(ev);
+  }
+}
+
+bool Engine::peek_event(detail::Event& ev) const {
+  const detail::Event* front = win_size_ > 0 ? &win_[win_head_] : nullptr;
+  if (!queue_.empty() && (front == nullptr || detail::before(queue_.top(), *front))) {
+    ev = queue_.top();
+    return true;
+  }
+  if (front == nullptr) return false;
+  ev = *front;
+  return true;
+}
+
 bool Engine::complete_ahead(detail::Waiter& w, const detail::Key& k, const PathCounts& p) {
-  if (k.time > w.time.count() || (k.time == w.time.count() && w.best.time >= 0 && detail::before(k, w.best))) {
+  if (k.time > w.time.count() || (k.time == w.time.count() && w.before_best(k))) {
     w.time = Time::ps(k.time);
     w.path = p;
-    w.best = k;
+    w.best_pushed = k.pushed;
+    w.best_seq = k.seq;
   }
-  if (w.last.time < 0 || detail::before(w.last, k)) w.last = k;
+  if (w.last_time < 0 || detail::before(w.last(), k)) w.set_last(k);
   return --w.remaining == 0;
 }
 
@@ -961,19 +992,12 @@ bool Engine::can_deliver_ahead(std::uint32_t mi) const {
   return r->waiter != nullptr && r->waiter->handle && r->relay == nullptr;
 }
 
-namespace {
-detail::Key kr_of(detail::Key k) {  // the key of a receive's completion by a message ending at k
-  k.phase = 1;
-  return k;
-}
-}  // namespace
-
 void Engine::deliver_ahead(std::uint32_t mi, const detail::Key& k, const PathCounts& p) {
   detail::Message& m = messages_[mi];
   detail::OpState* send_op = m.send_op;
   ++stats_.closed_form_messages;
+  if (Time::ps(k.time) > ahead_end_) ahead_end_ = Time::ps(k.time);
   detail::MatchTable::Slot& s = match_.find_or_add(m.dst, m.src, m.tag);
-  detail::Waiter* woken = nullptr;        // the receiver, if this completes it
   if (detail::OpState* op = s.op_head) {  // the oldest receive posted for it takes it now
     s.op_head = op->next;
     if (s.op_head == nullptr) {
@@ -984,7 +1008,9 @@ void Engine::deliver_ahead(std::uint32_t mi, const detail::Key& k, const PathCou
     op->buffer = std::move(m.data);
     m.data = Buffer{};
     messages_.release(mi);
-    if (complete_ahead(*op->waiter, kr_of(k), p)) woken = op->waiter;
+    detail::Key kr = k;
+    kr.phase = 1;
+    if (complete_ahead(*op->waiter, kr, p)) wake(*op->waiter);
   } else {  // listed, arriving at k
     m.ahead = true;
     m.arrived = Time::ps(k.time);
@@ -1001,23 +1027,14 @@ void Engine::deliver_ahead(std::uint32_t mi, const detail::Key& k, const PathCou
   }
   detail::Key ks = k;
   ks.phase = 2;
-  detail::Waiter& sender = *send_op->waiter;
-  const bool sent = complete_ahead(sender, ks, p);
-  // Both resumed at this message's end (each by it, as their last completion): one event, the
-  // receiver first, as the per-packet end event puts them on the ready list.
-  const auto is = [](const detail::Key& a, const detail::Key& b) { return !before(a, b) && !before(b, a); };
-  if (woken != nullptr && sent && is(woken->last, kr_of(k)) && is(sender.last, ks)) {
-    woken->also = &sender;
-    wake(*woken);
-    return;
-  }
-  if (woken != nullptr) wake(*woken);
-  if (sent) wake(sender);
+  if (complete_ahead(*send_op->waiter, ks, p)) wake(*send_op->waiter);
 }
 
 void Engine::abort_closed_forms() {
+  // Flagged, not thrown: the process or event at hand goes on (its timing no longer matters) and
+  // the run loop throws once it is back, so that no coroutine unwinds with receives still posted.
   closed_abort_ = true;
-  throw detail::RelayTrainAbort{};
+  closed_forms_on_ = false;
 }
 
 }  // namespace cubesim

@@ -175,8 +175,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   /// arriving at `k`; its send completes at `k`.
   void deliver_ahead(std::uint32_t mi, const detail::Key& k, const PathCounts& p);
   /// Something met a message in closed form (a transmission wants its link before it ends):
-  /// run() makes the run again without them.
-  [[noreturn]] void abort_closed_forms();
+  /// flagged; once back in its loop the run throws, and run() makes it again without them.
+  void abort_closed_forms();
   /// The run's statistics, which models add their counts to.
   [[nodiscard]] RunStats& stats() { return stats_; }
   /// Elements carried over node n's port p (link loads in the report).
@@ -218,6 +218,11 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   bool closed_forms_allowed_ = true;  ///< false once an attempt was aborted
   bool closed_forms_on_ = false;      ///< this run may carry messages in closed form
   bool closed_abort_ = false;
+  Time ahead_end_;  ///< the latest end of a message in closed form (the clock at a deadlock)
+  /// Takes the resumes (and a request's receive) owed at one message's end, all of them.
+  void take_owed(const detail::Event& first);
+  /// The next event next_event() would give, left in place; false when there is none.
+  bool peek_event(detail::Event& ev) const;
   /// Waiter `w`'s operations have all completed: resumed now, or at the key of its last
   /// completion if that lies ahead (a resume event).
   void wake(detail::Waiter& w);

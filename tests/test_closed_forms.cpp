@@ -194,6 +194,105 @@ TEST(ClosedForms, AtATieOfTimesTheWaiterKeepsTheChainOfTheFirstEvent) {
   EXPECT_EQ(pp.st.critical_path.delays, Time{});
 }
 
+/// tau = 1,000 ps, t_c = 10 ps, t_a = 1 ps: a message of 10 elements takes 1,100 ps, as long as
+/// 1,100 flops, so a message's chain and a computation's tie.
+Machine tie_machine() {
+  Machine m = simple_machine(kAllPorts);
+  m.tau = Time::ps(1000);
+  m.t_c = Time::ps(10);
+  m.t_a = Time::ps(1);
+  m.tau_msg = Time{};
+  return m;
+}
+
+RunStats run_plain(bool trains, int n, const std::function<Task<>(Node&)>& f) {
+  EngineOptions o{1 << 20, true};
+  o.packet_trains = trains;
+  Engine e(tie_machine(), Topology::hypercube(n), o);
+  return e.run(f);
+}
+
+TEST(ClosedForms, TiesOfAComputationAndAMessageKeepTheChainOfTheFirstEvent) {
+  // Node 1 sends 10 elements (1,100 ps) to node 0, which computes 1,100 flops beside its receive
+  // (the computation's end comes first in the event order: its chain is kept); then the other
+  // way round, node 1 computing beside its send while node 0 only receives.
+  auto receiver_computes = [](Node& self) -> Task<> {
+    if (self.id() == 0) {
+      auto c = self.compute(1100);
+      auto r = self.recv(0);
+      co_await all_of(c, r);
+    } else {
+      co_await self.send(0, Buffer::sized(10));
+    }
+  };
+  auto sender_computes = [](Node& self) -> Task<> {
+    if (self.id() == 0) {
+      co_await self.recv(0);
+    } else {
+      auto c = self.compute(1100);
+      auto s = self.send(0, Buffer::sized(10));
+      co_await all_of(c, s);
+    }
+  };
+  for (const auto& f :
+       {std::function<Task<>(Node&)>(receiver_computes), std::function<Task<>(Node&)>(sender_computes)}) {
+    const RunStats pp = run_plain(false, 1, f), cf = run_plain(true, 1, f);
+    expect_same(cf, pp);
+    EXPECT_EQ(cf.closed_form_messages, 1);
+  }
+}
+
+TEST(ClosedForms, ResumesOwedAtOneEndAreTakenTogetherBeforeEitherRuns) {
+  // Node 1 computes 1,100 flops beside a send to node 0 (both end at 1,100 ps). Node 0's strand B
+  // posts its receive after the message left (two resumes owed at its end: B's, then node 1's)
+  // and on resuming sends to itself, which completes strand A at once. Per packet the end event
+  // readies B and node 1 before either runs, so node 1 runs before A; A then ends last and the
+  // run's critical path is node 0's.
+  auto f = [](Node& self) -> Task<> {
+    if (self.id() == 0) {
+      std::vector<Task<>> t;
+      t.push_back([](Node& self) -> Task<> { co_await self.recv_from(self.id(), 9); }(self));
+      t.push_back([](Node& self) -> Task<> {
+        co_await self.delay(Time::ps(1));
+        co_await self.recv(0);
+        co_await self.send_to(self.id(), Buffer::sized(1), 9);
+      }(self));
+      co_await all_of(std::move(t));
+    } else {
+      auto c = self.compute(1100);
+      auto s = self.send(0, Buffer::sized(10));
+      co_await all_of(c, s);
+    }
+  };
+  const RunStats pp = run_plain(false, 1, f), cf = run_plain(true, 1, f);
+  expect_same(cf, pp);
+  EXPECT_EQ(cf.closed_form_messages, 1);
+  EXPECT_EQ(cf.resume_events, 2);
+}
+
+TEST(ClosedForms, ADeadlockIsReportedAtThePerPacketEnginesTime) {
+  // Both nodes send (in closed form) and wait for a receive with a tag nobody sends: the
+  // per-packet engine's clock reaches the messages' end (1.1 ns) before it finds the deadlock.
+  auto f = [](Node& self) -> Task<> {
+    auto s = self.send(0, Buffer::sized(10));
+    auto r = self.recv(0, 5);
+    co_await all_of(s, r);
+  };
+  std::string pp, cf;
+  try {
+    run_plain(false, 1, f);
+  } catch (const DeadlockError& e) {
+    pp = e.what();
+  }
+  try {
+    run_plain(true, 1, f);
+  } catch (const DeadlockError& e) {
+    cf = e.what();
+  }
+  EXPECT_NE(pp.find("deadlock at t=1.1 ns"), std::string::npos) << pp;
+  EXPECT_EQ(cf, pp);
+}
+
 TEST(MatchTable, AKeyBetweenNeighboursLivesInOnePlaceSoItsListsStayWhole) {
   // A 2-cube: node 0's (receiver, port) slots hold the first tag that uses them; a second tag at
   // once goes to the hash table, and stays there after the first frees its slot.

@@ -20,23 +20,41 @@ enum class OpKind : std::uint8_t { send, recv, compute, copy, delay };
 /// Who to resume when a group of operations has completed, and the chain that finished last.
 struct Waiter {
   std::coroutine_handle<> handle;  ///< null for a request nobody awaits yet
-  int remaining = 0;
   NodeId node = 0;
+  int remaining = 0;
   int strand = 0;  ///< the process strand to resume (traces only)
   Time time;
   PathCounts path;
-  /// The engine's (sim/engine.cpp "Messages in closed form"): the key of the completion that set
-  /// `time` and `path` (a later one at the same time replaces it only if its key comes first, as
-  /// the per-packet engine, which completes in key order, keeps the first), and the key of the
-  /// last completion, which may lie ahead of the clock: the process is resumed there.
-  Key best, last;
-  /// The engine's: a sender resumed by the same event, right after this waiter (a message in
-  /// closed form whose end resumes both its receiver and its sender).
-  Waiter* also = nullptr;
+  // The engine's (sim/engine.cpp "Messages in closed form"), kept only where closed forms run:
+  /// The key of the completion that set `time` and `path`, less its time (it is `time`) and the
+  /// packet and phase (two completions of one waiter never share a message): a later one at the
+  /// same time replaces it only if its key comes first, as the per-packet engine, which completes
+  /// in key order, keeps the first. best_pushed -1: none.
+  std::int64_t best_pushed = -1;
+  std::uint64_t best_seq = 0;
+  /// The key of the last completion, which may lie ahead of the clock: the process is resumed
+  /// there (last_time -1: none).
+  std::int64_t last_time = -1, last_pushed = 0;
+  std::uint64_t last_seq = 0;
+  std::uint32_t last_sub = 0;
   /// A group's operations, in one array (all_of(vector<Op>&)): what the process reads when it
   /// resumes, for the engine to ask the cache for ahead of the resume (null: none).
-  const void* ops = nullptr;
   std::uint32_t ops_bytes = 0;
+  const void* ops = nullptr;
+  std::uint8_t last_phase = 0;
+
+  [[nodiscard]] Key last() const { return Key{last_time, last_pushed, last_seq, last_sub, last_phase}; }
+  void set_last(const Key& k) {
+    last_time = k.time;
+    last_pushed = k.pushed;
+    last_seq = k.seq;
+    last_sub = k.sub;
+    last_phase = k.phase;
+  }
+  /// `k`, at a tie of times with the kept chain, comes before it in the order of events.
+  [[nodiscard]] bool before_best(const Key& k) const {
+    return best_pushed >= 0 && (k.pushed != best_pushed ? k.pushed < best_pushed : k.seq < best_seq);
+  }
 };
 
 /// One operation in flight. Lives in the awaiting coroutine's frame until it completes.
