@@ -298,13 +298,7 @@ void Engine::deliver(std::uint32_t mi, Time t, const PathCounts& p) {
 void Engine::match(std::uint32_t mi, Time t, const PathCounts& p) {
   detail::Message& m = messages_[mi];
   detail::MatchTable::Slot& s = match_.find_or_add(m.dst, m.src, m.tag);
-  if (detail::OpState* op = s.op_head) {  // the oldest receive posted for it
-    s.op_head = op->next;
-    if (s.op_head == nullptr) {
-      s.op_tail = nullptr;
-      match_.erase(s);
-    }
-    op->next = nullptr;
+  if (detail::OpState* op = take_posted(s)) {  // the oldest receive posted for it
     if (observer_ != nullptr) {
       observer_->on_recv_matched(*op, m.elements);
       observer_->on_delivered(m.id, m.dst, t);
@@ -323,7 +317,23 @@ void Engine::match(std::uint32_t mi, Time t, const PathCounts& p) {
   if (observer_ != nullptr) observer_->on_delivered(m.id, m.dst, t);
   m.arrived = t;
   m.path = p;
-  m.next = detail::kNone;
+  list_message(s, mi);
+}
+
+detail::OpState* Engine::take_posted(detail::MatchTable::Slot& s) {
+  detail::OpState* op = s.op_head;
+  if (op == nullptr) return nullptr;
+  s.op_head = op->next;
+  if (s.op_head == nullptr) {
+    s.op_tail = nullptr;
+    match_.erase(s);
+  }
+  op->next = nullptr;
+  return op;
+}
+
+void Engine::list_message(detail::MatchTable::Slot& s, std::uint32_t mi) {
+  messages_[mi].next = detail::kNone;
   if (s.msg_tail == detail::kNone)
     s.msg_head = mi;
   else
@@ -998,13 +1008,7 @@ void Engine::deliver_ahead(std::uint32_t mi, const detail::Key& k, const PathCou
   ++stats_.closed_form_messages;
   if (Time::ps(k.time) > ahead_end_) ahead_end_ = Time::ps(k.time);
   detail::MatchTable::Slot& s = match_.find_or_add(m.dst, m.src, m.tag);
-  if (detail::OpState* op = s.op_head) {  // the oldest receive posted for it takes it now
-    s.op_head = op->next;
-    if (s.op_head == nullptr) {
-      s.op_tail = nullptr;
-      match_.erase(s);
-    }
-    op->next = nullptr;
+  if (detail::OpState* op = take_posted(s)) {  // the oldest receive posted for it takes it now
     op->buffer = std::move(m.data);
     m.data = Buffer{};
     messages_.release(mi);
@@ -1018,12 +1022,7 @@ void Engine::deliver_ahead(std::uint32_t mi, const detail::Key& k, const PathCou
     m.key_seq = k.seq;
     m.key_sub = k.sub;
     m.path = p;
-    m.next = detail::kNone;
-    if (s.msg_tail == detail::kNone)
-      s.msg_head = mi;
-    else
-      messages_[s.msg_tail].next = mi;
-    s.msg_tail = mi;
+    list_message(s, mi);
   }
   detail::Key ks = k;
   ks.phase = 2;

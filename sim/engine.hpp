@@ -234,6 +234,11 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   detail::Message& renew_message(std::uint32_t mi, NodeId src, NodeId dst, int tag, Buffer data, std::int64_t packets);
   /// Matches an arrived message to the oldest posted receive, or keeps it until one is posted.
   void match(std::uint32_t mi, Time t, const PathCounts& p);
+  /// The oldest receive posted in `s`, taken off its list (the slot freed once both lists are
+  /// empty); null if none.
+  detail::OpState* take_posted(detail::MatchTable::Slot& s);
+  /// Appends message `mi` to the messages waiting in `s`.
+  void list_message(detail::MatchTable::Slot& s, std::uint32_t mi);
   void start_send(detail::OpState& op);
   bool start_recv(detail::OpState& op);
   /// Node software: a receive whose message is in ends o_recv after `from` (op.path: the chain so far).

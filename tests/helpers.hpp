@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <ostream>
@@ -57,6 +58,46 @@ inline std::string case_label(const AlgorithmCase& c) {
 inline std::string case_name(const ::testing::TestParamInfo<AlgorithmCase>& i) { return case_label(i.param); }
 
 inline const PortModel kOne{PortKind::one, 1}, kAll{PortKind::all, 0}, kThree{PortKind::k, 3};
+
+/// A run of one process a node of the n-cube with packets of B elements, trains (and closed
+/// forms) on or off; each process may leave what it received in `got`.
+struct EngineOutcome {
+  RunStats st;
+  std::vector<Buffer> got;
+};
+inline EngineOutcome run_cube(const Machine& m, int n, std::int64_t B, bool trains,
+                              const std::function<Task<>(Node&, std::vector<Buffer>*)>& f) {
+  EngineOptions o{B, true};
+  o.packet_trains = trains;
+  Engine e(m, Topology::hypercube(n), o);
+  EngineOutcome out;
+  out.got.resize(static_cast<std::size_t>(1) << n);
+  out.st = e.run([&](Node& node) { return f(node, &out.got); });
+  return out;
+}
+
+/// Every result of two runs the same, the engine's own counters aside (events, resumes, trains).
+inline void expect_same_results(const RunStats& a, const RunStats& b) {
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_EQ(a.critical_path, b.critical_path);
+  EXPECT_EQ(a.messages, b.messages);
+  EXPECT_EQ(a.packets, b.packets);
+  EXPECT_EQ(a.packet_hops, b.packet_hops);
+  EXPECT_EQ(a.element_hops, b.element_hops);
+  EXPECT_EQ(a.max_link_load, b.max_link_load);
+  EXPECT_EQ(a.mean_link_load, b.mean_link_load);
+  EXPECT_EQ(a.busiest_link_node, b.busiest_link_node);
+  EXPECT_EQ(a.busiest_link_port, b.busiest_link_port);
+  EXPECT_EQ(a.max_node_comm_busy, b.max_node_comm_busy);
+  EXPECT_EQ(a.mean_node_comm_busy_s, b.mean_node_comm_busy_s);
+  EXPECT_EQ(a.max_node_compute_busy, b.max_node_compute_busy);
+  EXPECT_EQ(a.mean_node_compute_busy_s, b.mean_node_compute_busy_s);
+  EXPECT_EQ(a.unreceived_messages, b.unreceived_messages);
+  EXPECT_EQ(a.queued_transmissions, b.queued_transmissions);
+  EXPECT_EQ(a.routed_messages, b.routed_messages);
+  EXPECT_EQ(a.slot_ties, b.slot_ties);
+  EXPECT_EQ(a.largest_message, b.largest_message);
+}
 
 /// True for the matrix multiplications (TR-530 §5: P, Q and R; tests/test_matmul.cpp).
 inline bool multiplies(const AlgorithmInfo& info) {

@@ -15,40 +15,8 @@ namespace closed_forms_test {
 
 const PortModel kAllPorts{PortKind::all, 0};
 
-struct Outcome {
-  RunStats st;
-  std::vector<Buffer> got;
-};
-
-Outcome run_it(const Machine& m, int n, std::int64_t B, bool trains,
-               const std::function<Task<>(Node&, std::vector<Buffer>*)>& f) {
-  EngineOptions o{B, true};
-  o.packet_trains = trains;
-  Engine e(m, Topology::hypercube(n), o);
-  Outcome out;
-  out.got.resize(static_cast<std::size_t>(1) << n);
-  out.st = e.run([&](Node& node) { return f(node, &out.got); });
-  return out;
-}
-
-/// Every result of the run but the engine's own counters.
-void expect_same(const RunStats& a, const RunStats& b) {
-  EXPECT_EQ(a.time, b.time);
-  EXPECT_EQ(a.critical_path, b.critical_path);
-  EXPECT_EQ(a.messages, b.messages);
-  EXPECT_EQ(a.packets, b.packets);
-  EXPECT_EQ(a.packet_hops, b.packet_hops);
-  EXPECT_EQ(a.element_hops, b.element_hops);
-  EXPECT_EQ(a.max_link_load, b.max_link_load);
-  EXPECT_EQ(a.mean_link_load, b.mean_link_load);
-  EXPECT_EQ(a.busiest_link_node, b.busiest_link_node);
-  EXPECT_EQ(a.busiest_link_port, b.busiest_link_port);
-  EXPECT_EQ(a.max_node_comm_busy, b.max_node_comm_busy);
-  EXPECT_EQ(a.mean_node_comm_busy_s, b.mean_node_comm_busy_s);
-  EXPECT_EQ(a.unreceived_messages, b.unreceived_messages);
-  EXPECT_EQ(a.queued_transmissions, b.queued_transmissions);
-  EXPECT_EQ(a.largest_message, b.largest_message);
-}
+using Outcome = cubesim::test::EngineOutcome;
+using cubesim::test::expect_same_results;
 
 Buffer values(std::int64_t len, NodeId from, int step) {
   return Buffer::make(len, true, [=](std::int64_t i) { return static_cast<Element>(from * 1000 + step * 100 + i); });
@@ -87,9 +55,9 @@ TEST(ClosedForms, ExchangesOnEveryPortGiveThePerPacketResultsWithFewerEvents) {
         m.t_a = Time::ps(ties ? 0 : 7);
         if (!ties) m.tau_msg = Time::ps(30);
         auto f = [len](Node& node, std::vector<Buffer>* got) { return exchanges(node, len, got); };
-        const Outcome pp = run_it(m, 4, B, false, f), cf = run_it(m, 4, B, true, f);
+        const Outcome pp = cubesim::test::run_cube(m, 4, B, false, f), cf = cubesim::test::run_cube(m, 4, B, true, f);
         SCOPED_TRACE("len " + std::to_string(len) + " B " + std::to_string(B) + (ties ? " ties" : ""));
-        expect_same(cf.st, pp.st);
+        expect_same_results(cf.st, pp.st);
         EXPECT_EQ(pp.st.closed_form_messages, 0);
         EXPECT_EQ(cf.st.closed_form_messages, 16 * 4 * 4);  // every message: 16 nodes, 4 steps, 4 ports
         EXPECT_EQ(cf.st.closed_form_aborts, 0);
@@ -124,9 +92,9 @@ TEST(ClosedForms, ASecondMessageOnTheLinkBeforeTheFirstEndsMakesTheRunAgain) {
         EXPECT_EQ(b.size(), 3);
       }
     };
-    const Outcome pp = run_it(m, 1, 4, false, f), cf = run_it(m, 1, 4, true, f);
+    const Outcome pp = cubesim::test::run_cube(m, 1, 4, false, f), cf = cubesim::test::run_cube(m, 1, 4, true, f);
     SCOPED_TRACE("gap " + std::to_string(gap));
-    expect_same(cf.st, pp.st);
+    expect_same_results(cf.st, pp.st);
     EXPECT_EQ(cf.st.closed_form_aborts, gap <= end1 ? 1 : 0);
     EXPECT_EQ(cf.st.closed_form_messages, gap <= end1 ? 0 : 2);  // the report of the run made again, if any
     ASSERT_EQ(cf.got[1].size(), 8);
@@ -152,9 +120,9 @@ TEST(ClosedForms, ARequestReceivesAMessageInClosedFormAtItsEnd) {
         }
         if (self.id() == 0) co_await self.recv(0);
       };
-      const Outcome pp = run_it(m, 1, 4, false, f), cf = run_it(m, 1, 4, true, f);
+      const Outcome pp = cubesim::test::run_cube(m, 1, 4, false, f), cf = cubesim::test::run_cube(m, 1, 4, true, f);
       SCOPED_TRACE("request at " + std::to_string(at) + " awaited " + std::to_string(wait) + " ps later");
-      expect_same(cf.st, pp.st);
+      expect_same_results(cf.st, pp.st);
       EXPECT_GE(cf.st.closed_form_messages, 1);
       ASSERT_EQ(cf.got[1].size(), 80);
       EXPECT_EQ(cf.got[1].values()[79], 79);
@@ -187,8 +155,8 @@ TEST(ClosedForms, AtATieOfTimesTheWaiterKeepsTheChainOfTheFirstEvent) {
       co_await all_of(s, r);
     }
   };
-  const Outcome pp = run_it(m, 1, 256, false, f), cf = run_it(m, 1, 256, true, f);
-  expect_same(cf.st, pp.st);
+  const Outcome pp = cubesim::test::run_cube(m, 1, 256, false, f), cf = cubesim::test::run_cube(m, 1, 256, true, f);
+  expect_same_results(cf.st, pp.st);
   EXPECT_EQ(cf.st.closed_form_messages, 2);
   EXPECT_EQ(pp.st.critical_path.element_transfers, 200);
   EXPECT_EQ(pp.st.critical_path.delays, Time{});
@@ -237,7 +205,7 @@ TEST(ClosedForms, TiesOfAComputationAndAMessageKeepTheChainOfTheFirstEvent) {
   for (const auto& f :
        {std::function<Task<>(Node&)>(receiver_computes), std::function<Task<>(Node&)>(sender_computes)}) {
     const RunStats pp = run_plain(false, 1, f), cf = run_plain(true, 1, f);
-    expect_same(cf, pp);
+    expect_same_results(cf, pp);
     EXPECT_EQ(cf.closed_form_messages, 1);
   }
 }
@@ -265,7 +233,7 @@ TEST(ClosedForms, ResumesOwedAtOneEndAreTakenTogetherBeforeEitherRuns) {
     }
   };
   const RunStats pp = run_plain(false, 1, f), cf = run_plain(true, 1, f);
-  expect_same(cf, pp);
+  expect_same_results(cf, pp);
   EXPECT_EQ(cf.closed_form_messages, 1);
   EXPECT_EQ(cf.resume_events, 2);
 }

@@ -44,40 +44,8 @@ Task<> sbt_relay_and_a_message(Node& self, std::int64_t len, std::vector<Buffer>
   co_await all_of(std::move(strands));
 }
 
-struct Outcome {
-  RunStats st;
-  std::vector<Buffer> got;
-};
-
-Outcome run(const Machine& m, int n, std::int64_t B, bool trains,
-            const std::function<Task<>(Node&, std::vector<Buffer>*)>& f) {
-  EngineOptions o{B, true};
-  o.packet_trains = trains;
-  Engine e(m, Topology::hypercube(n), o);
-  Outcome out;
-  out.got.resize(static_cast<std::size_t>(1) << n);
-  out.st = e.run([&](Node& node) { return f(node, &out.got); });
-  return out;
-}
-
-/// Every result of the run but the engine's own counters.
-void expect_same(const RunStats& a, const RunStats& b) {
-  EXPECT_EQ(a.time, b.time);
-  EXPECT_EQ(a.critical_path, b.critical_path);
-  EXPECT_EQ(a.messages, b.messages);
-  EXPECT_EQ(a.packets, b.packets);
-  EXPECT_EQ(a.packet_hops, b.packet_hops);
-  EXPECT_EQ(a.element_hops, b.element_hops);
-  EXPECT_EQ(a.max_link_load, b.max_link_load);
-  EXPECT_EQ(a.mean_link_load, b.mean_link_load);
-  EXPECT_EQ(a.busiest_link_node, b.busiest_link_node);
-  EXPECT_EQ(a.busiest_link_port, b.busiest_link_port);
-  EXPECT_EQ(a.max_node_comm_busy, b.max_node_comm_busy);
-  EXPECT_EQ(a.mean_node_comm_busy_s, b.mean_node_comm_busy_s);
-  EXPECT_EQ(a.unreceived_messages, b.unreceived_messages);
-  EXPECT_EQ(a.queued_transmissions, b.queued_transmissions);
-  EXPECT_EQ(a.largest_message, b.largest_message);
-}
+using Outcome = cubesim::test::EngineOutcome;
+using cubesim::test::expect_same_results;
 
 }  // namespace
 
@@ -87,9 +55,9 @@ TEST(RelayTrains, ARelayedTreeIsOneTrainARelayAndGivesThePerPacketResults) {
       Machine m = simple_machine(kAllPorts);
       m.tau_msg = Time::ps(30);
       auto f = [len](Node& node, std::vector<Buffer>* got) { return sbt_relay(node, len, got); };
-      const Outcome pp = run(m, 5, B, false, f), tr = run(m, 5, B, true, f);
+      const Outcome pp = cubesim::test::run_cube(m, 5, B, false, f), tr = cubesim::test::run_cube(m, 5, B, true, f);
       SCOPED_TRACE("len " + std::to_string(len) + " B " + std::to_string(B));
-      expect_same(tr.st, pp.st);
+      expect_same_results(tr.st, pp.st);
       EXPECT_EQ(pp.st.relay_trains, 0);
       const std::int64_t K = (len + B - 1) / B;
       EXPECT_EQ(tr.st.relay_trains, K >= 3 ? 16 : 0);  // the root and the 15 inner relays of the 5-cube's SBT
@@ -115,9 +83,9 @@ TEST(RelayTrains, ATransmissionOnATrainsLinkMakesTheRunAgainPerPacket) {
     auto f = [at](Node& node, std::vector<Buffer>* got) {
       return sbt_relay_and_a_message(node, 100, got, Time::ps(at));
     };
-    const Outcome pp = run(m, 3, 4, false, f), tr = run(m, 3, 4, true, f);
+    const Outcome pp = cubesim::test::run_cube(m, 3, 4, false, f), tr = cubesim::test::run_cube(m, 3, 4, true, f);
     SCOPED_TRACE("message at " + std::to_string(at) + " ps");
-    expect_same(tr.st, pp.st);
+    expect_same_results(tr.st, pp.st);
     EXPECT_EQ(tr.st.relay_train_aborts, at <= 26000 ? 1 : 0);
     for (std::size_t x = 0; x < 8; ++x) EXPECT_EQ(tr.got[x].size(), 100);
   }
@@ -142,7 +110,7 @@ TEST(RelayTrains, AReceiveOfATrainsMessagesMakesTheRunAgainPerPacket) {
       }(node));
     co_await all_of(std::move(strands));
   };
-  const Outcome pp = run(m, 3, 4, false, f), tr = run(m, 3, 4, true, f);
-  expect_same(tr.st, pp.st);
+  const Outcome pp = cubesim::test::run_cube(m, 3, 4, false, f), tr = cubesim::test::run_cube(m, 3, 4, true, f);
+  expect_same_results(tr.st, pp.st);
   EXPECT_EQ(tr.st.relay_train_aborts, 1);
 }

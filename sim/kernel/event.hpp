@@ -36,19 +36,16 @@ inline Key key_of(const Event& e) { return Key{e.time, e.pushed, e.seq, e.sub, e
 /// The kernel's own event kind: a compute, copy or delay ends.
 inline constexpr std::uint8_t kOpEnd = 0;
 
-inline bool before(const Event& a, const Event& b) {
+/// The order of events and of their keys (both have the five fields).
+template <class A, class B>
+bool key_before(const A& a, const B& b) {
   if (a.time != b.time) return a.time < b.time;
   if (a.pushed != b.pushed) return a.pushed < b.pushed;
   if (a.seq != b.seq) return a.seq < b.seq;
   if (a.sub != b.sub) return a.sub < b.sub;
   return a.phase < b.phase;
 }
-inline bool before(const Key& a, const Key& b) {
-  if (a.time != b.time) return a.time < b.time;
-  if (a.pushed != b.pushed) return a.pushed < b.pushed;
-  if (a.seq != b.seq) return a.seq < b.seq;
-  if (a.sub != b.sub) return a.sub < b.sub;
-  return a.phase < b.phase;
-}
+inline bool before(const Event& a, const Event& b) { return key_before(a, b); }
+inline bool before(const Key& a, const Key& b) { return key_before(a, b); }
 
 }  // namespace cubesim::detail
