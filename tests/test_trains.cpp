@@ -78,7 +78,7 @@ TEST_P(RegressConfig, GivesTheSameReportWithAndWithoutTrains) {
   const Experiment ex = load_experiment(f.string(), reg);
   ASSERT_FALSE(ex.runs.empty());
   const std::size_t stride = test::quick_tier() ? 16 : 1;
-  std::int64_t runs = 0, trains = 0, breaks = 0, events_packets = 0, events_trains = 0, closed = 0;
+  std::int64_t runs = 0, trains = 0, breaks = 0, events_packets = 0, events_trains = 0, closed = 0, closed_aborts = 0;
   RunLimits per_packet, with_trains;
   per_packet.packet_trains = false;
   for (std::size_t i = 0; i < ex.runs.size(); i += stride) {
@@ -96,6 +96,7 @@ TEST_P(RegressConfig, GivesTheSameReportWithAndWithoutTrains) {
       EXPECT_LE(b.stats.events - b.stats.resume_events, a.stats.events) << f.filename() << " " << label;
       EXPECT_LE(b.stats.resume_events, b.stats.resumes) << f.filename() << " " << label;
       closed += b.stats.closed_form_messages;
+      closed_aborts += b.stats.closed_form_aborts;
       trains += b.stats.packet_trains;
       breaks += b.stats.train_breaks;
       events_packets += a.stats.events;
@@ -104,8 +105,8 @@ TEST_P(RegressConfig, GivesTheSameReportWithAndWithoutTrains) {
     }
   }
   std::cout << "[ trains   ] " << GetParam() << ": " << runs << " runs both ways: " << trains << " trains, " << breaks
-            << " broken, " << closed << " messages in closed form; events " << events_packets << " per packet, "
-            << events_trains << " with trains\n";
+            << " broken, " << closed << " messages in closed form (" << closed_aborts << " runs made again); events "
+            << events_packets << " per packet, " << events_trains << " with trains\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(PacketTrains, RegressConfig, ::testing::ValuesIn(regress_configs()),
