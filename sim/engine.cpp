@@ -95,11 +95,9 @@ void Engine::prefetch_begin(const detail::OpState& op, int stage) const {
 
 bool Engine::end_start(detail::Waiter& w) {
   if (--w.remaining != 0) return true;
-  if (w.last_time >= 0 && detail::before(detail::key_of(current_), w.last())) {  // completes ahead
-    wake(w);
-    return true;
-  }
-  return false;
+  if (!lies_ahead(w)) return false;
+  wake(w);  // its last completion lies ahead: resumed there
+  return true;
 }
 
 std::int64_t Engine::start_request(detail::OpState& op, detail::Waiter& w) {
@@ -364,15 +362,18 @@ bool Engine::start_recv(detail::OpState& op) {
     if (observer_ != nullptr) observer_->on_recv_matched(op, m.elements);
     op.buffer = std::move(m.data);
     m.data = Buffer{};
+    // In closed form it may not have arrived yet (engine.cpp "Messages in closed form"): its key.
+    const detail::Key k{m.ahead ? m.arrived.count() : -1, m.ahead_pushed, m.key_seq, m.key_sub, 1};
+    PathCounts path;
+    if (m.ahead) path = m.path;
     messages_.release(mi);
-    if (m.ahead) {  // in closed form: it may not have arrived yet (engine.cpp "Messages in closed form")
-      const detail::Key k{m.arrived.count(), m.ahead_pushed, m.key_seq, m.key_sub, 1};
+    if (k.time >= 0) {
       if (detail::before(detail::key_of(current_), k)) {
         if (op.waiter->handle) {
-          if (complete_ahead(*op.waiter, k, m.path)) wake(*op.waiter);
+          if (complete_ahead(*op.waiter, k, path)) wake(*op.waiter);
         } else {  // a request: its end is an event, at the message's end (and before its sender's resume)
-          op.end = m.arrived;
-          op.path = m.path;
+          op.end = Time::ps(k.time);
+          op.path = path;
           push_keyed(
               detail::Event{k.time, k.pushed, k.seq, reinterpret_cast<std::uint64_t>(&op), k.sub, detail::kOpEnd, 1});
         }
@@ -918,10 +919,6 @@ void Engine::on_relay_train_event(const detail::Event& ev) {
   }
 }
 
-}  // namespace cubesim
-
-namespace cubesim {
-
 // ---- Messages in closed form (docs/performance.md "Messages in closed form") ------------------
 //
 // On an all-port store-and-forward machine without node software, a message to a neighbour that
@@ -937,8 +934,12 @@ namespace cubesim {
 // What the closed form assumed is watched: a transmission that wants the link before the key
 // passes aborts the run, which is made again without closed forms (as for relay trains).
 
+bool Engine::lies_ahead(const detail::Waiter& w) const {
+  return w.last_time >= 0 && detail::before(detail::key_of(current_), w.last());
+}
+
 void Engine::wake(detail::Waiter& w) {
-  if (w.last_time >= 0 && detail::before(detail::key_of(current_), w.last())) {
+  if (lies_ahead(w)) {
     push_keyed(detail::Event{w.last_time, w.last_pushed, w.last_seq, reinterpret_cast<std::uint64_t>(&w), w.last_sub,
                              kResume, w.last_phase});
     return;

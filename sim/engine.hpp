@@ -226,6 +226,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   /// Waiter `w`'s operations have all completed: resumed now, or at the key of its last
   /// completion if that lies ahead (a resume event).
   void wake(detail::Waiter& w);
+  /// w's last completion lies ahead of the event at hand.
+  [[nodiscard]] bool lies_ahead(const detail::Waiter& w) const;
   /// One of w's operations completes at key `k` (perhaps ahead of the clock) with chain `p`; true
   /// if it was the last (the caller wakes it).
   bool complete_ahead(detail::Waiter& w, const detail::Key& k, const PathCounts& p);

@@ -39,13 +39,13 @@ class Network {
   /// what the stage before asked the cache for and ask for the next record along its chain. It
   /// must not change anything, and it may see an event that will turn out stale.
   virtual void prefetch(const detail::Event& /*ev*/, int /*stage*/) const {}
-  /// Relay trains (docs/performance.md "Relay trains"): whether node n's link on `port` is free
-  /// with nobody waiting, so that a train may hold it; models without relay trains say no.
   /// The model carries messages in closed form (sim/engine.cpp "Messages in closed form").
   [[nodiscard]] virtual bool closed_forms() const { return false; }
   /// A hint before a group's send from src to dst begins (Backend::prefetch_begin): asks the cache
   /// for the link state the send will read. Changes nothing.
   virtual void prefetch_send(NodeId /*src*/, NodeId /*dst*/) const {}
+  /// Relay trains (docs/performance.md "Relay trains"): whether node n's link on `port` is free
+  /// with nobody waiting, so that a train may hold it; models without relay trains say no.
   [[nodiscard]] virtual bool relay_link_free(NodeId /*n*/, int /*port*/) const { return false; }
   /// A relay train holds the link from now until release_relay_link; any other transmission that
   /// wants it meanwhile aborts the relay trains (Engine::abort_relay_trains).

@@ -318,21 +318,15 @@ bool StoreAndForward::closed_form(std::uint32_t mi, int port) {
   if (!k_.can_deliver_ahead(mi)) return false;
   const detail::Message& m = k_.message(mi);
   const std::int64_t k = m.packets;
-  // What the per-packet engine (one packet) or a packet train (more) would do and push.
-  const Time busy = k == 1 ? m_.tau + m_.tau_msg + m_.t_c * m.elements : train_time(m);
+  // What the per-packet engine (one packet) or a packet train (more) would do and push: one packet
+  // takes tau_msg + tau + b t_c, as a train of one would.
+  const Time busy = train_time(m);
   if (busy <= Time{}) return false;  // it would end at the instant it starts: not ahead of anything
   const Time end = k_.now() + busy;
   const Time pushed = k == 1 ? k_.now() : end - (m_.tau + m_.t_c * k_.packet_size(m, k - 1));
   const detail::Key key{end.count(), pushed.count(), k_.take_seq(), static_cast<std::uint32_t>(k - 1), 0};
   PathCounts p = k_.current_path();
-  p.startups += k;
-  p.msg_startups += 1;
-  p.element_transfers += m.elements;
-  st_.packet_hops += k;
-  st_.element_hops += m.elements;
-  k_.add_link_load(m.src, port, m.elements);
-  k_.add_comm_busy(m.src, busy);
-  if (k > 1) ++st_.packet_trains;
+  count_whole(m, m.src, port, busy, p);
   if (ahead_.empty()) ahead_.assign(links_.size(), detail::Key{});
   ahead_[li] = key;
   k_.deliver_ahead(mi, key, p);
@@ -351,6 +345,18 @@ bool StoreAndForward::closed_form(std::uint32_t mi, int port) {
 // The one thing that can interleave is another packet queueing for the receiver's slot: then the
 // train is broken at the packet in flight (the first whose end event has not yet been passed,
 // compared with the event being processed) and goes on packet by packet from there.
+
+void StoreAndForward::count_whole(const detail::Message& m, NodeId from, int port, Time busy, PathCounts& path) {
+  const std::int64_t k = m.packets;
+  path.startups += k;
+  path.msg_startups += 1;
+  path.element_transfers += m.elements;
+  st_.packet_hops += k;
+  st_.element_hops += m.elements;
+  k_.add_link_load(from, port, m.elements);
+  k_.add_comm_busy(from, busy);
+  if (k > 1) ++st_.packet_trains;
+}
 
 Time StoreAndForward::train_time(const detail::Message& m) const {
   return m_.tau * m.packets + m_.tau_msg + m_.t_c * m.elements;
@@ -372,19 +378,12 @@ void StoreAndForward::start_train(std::uint32_t ti) {
   const std::int64_t last = k_.packet_size(m, k - 1);
   const Time busy = train_time(m);
   t.train = true;
-  t.path.startups += k;
-  t.path.msg_startups += 1;
-  t.path.element_transfers += m.elements;
+  count_whole(m, t.from, t.port, busy, t.path);
   t.time = k_.now() + busy;
   t.sent = k - 1;
   t.first = false;
   t.elements = last;
   m.delivered = k - 1;
-  st_.packet_hops += k;
-  st_.element_hops += m.elements;
-  k_.add_link_load(t.from, t.port, m.elements);
-  k_.add_comm_busy(t.from, busy);
-  ++st_.packet_trains;
   if (!train_in_.empty()) train_in_[static_cast<std::size_t>(t.to)] = ti;
   t.seq0 = k_.take_seq();  // the first packet's end event would have taken it
   const Time pushed = t.time - (m_.tau + m_.t_c * last);

@@ -79,6 +79,9 @@ class StoreAndForward final : public Network {
   bool train_eligible(const Transfer& t) const;
   /// A whole train's transmission: k start-ups, one message start-up, every element.
   Time train_time(const detail::Message& m) const;
+  /// A whole message's transmission taking `busy` (a train, or a message in closed form) counted
+  /// at once: its chain, the packet- and element-hops, the link's load, the sender's busy time.
+  void count_whole(const detail::Message& m, NodeId from, int port, Time busy, PathCounts& path);
   void start_train(std::uint32_t ti);
   void break_train(std::uint32_t ti);
   void note_in_grant(NodeId to, Time asked, NodeId by);
