@@ -163,11 +163,10 @@ bool Engine::begin(detail::OpState& op, detail::Waiter& w) {
         // Node software (o_send): the call's CPU time first; the run loop starts the send at
         // its end (a kOpEnd of a send is only ever this).
         op.overhead_paid = true;
-        op.path = current_path_;
-        op.path.overheads += machine_.o_send;
-        op.end = now_ + machine_.o_send;
+        PathCounts p = current_path_;
+        p.overheads += machine_.o_send;
         compute_busy_[static_cast<std::size_t>(op.node)] += machine_.o_send;
-        push(op.end, detail::kOpEnd, reinterpret_cast<std::uint64_t>(&op));
+        push_op_end(op, now_ + machine_.o_send, p);
         return false;
       }
       if (op.peer == op.node) {  // to itself: delivered at once, no link crossed
@@ -186,28 +185,27 @@ bool Engine::begin(detail::OpState& op, detail::Waiter& w) {
     case detail::OpKind::copy:
     case detail::OpKind::delay: {
       Time dur;
-      op.path = current_path_;
+      PathCounts p = current_path_;
       if (op.kind == detail::OpKind::compute) {
         dur = machine_.t_a * op.amount + machine_.t_call;  // t_call: the kernel's call overhead
-        op.path.flops += op.amount;
-        op.path.overheads += machine_.t_call;
+        p.flops += op.amount;
+        p.overheads += machine_.t_call;
       } else if (op.kind == detail::OpKind::copy) {
         dur = machine_.t_copy * op.amount;
-        op.path.copies += op.amount;
+        p.copies += op.amount;
       } else {
-        dur = op.duration;
-        op.path.delays += op.duration;
+        dur = op.duration();
+        p.delays += dur;
       }
       if (op.amount == 0 && dur == Time{}) return true;
       if (op.kind != detail::OpKind::delay) compute_busy_[static_cast<std::size_t>(op.node)] += dur;
-      op.end = now_ + dur;
       if (observer_ != nullptr)
         observer_->on_activity(op.node,
                                op.kind == detail::OpKind::compute ? ActivityKind::compute
                                : op.kind == detail::OpKind::copy  ? ActivityKind::copy
                                                                   : ActivityKind::delay,
-                               op.kind == detail::OpKind::delay ? dur.count() : op.amount, now_, op.end);
-      push(op.end, detail::kOpEnd, reinterpret_cast<std::uint64_t>(&op));
+                               op.amount, now_, now_ + dur);
+      push_op_end(op, now_ + dur, p);
       return false;
     }
   }
@@ -305,8 +303,7 @@ void Engine::match(std::uint32_t mi, Time t, const PathCounts& p) {
     m.data = Buffer{};
     messages_.release(mi);
     if (machine_.o_recv != Time{}) {  // node software: the receive's CPU time after arrival
-      op->path = p;
-      finish_recv(*op, t);
+      finish_recv(*op, t, p);
       return;
     }
     complete(*op->waiter, t, p);
@@ -339,11 +336,28 @@ void Engine::list_message(detail::MatchTable::Slot& s, std::uint32_t mi) {
   s.msg_tail = mi;
 }
 
-void Engine::finish_recv(detail::OpState& op, Time from) {
-  op.path.overheads += machine_.o_recv;
-  op.end = from + machine_.o_recv;
+void Engine::finish_recv(detail::OpState& op, Time from, PathCounts p) {
+  p.overheads += machine_.o_recv;
   compute_busy_[static_cast<std::size_t>(op.node)] += machine_.o_recv;
-  push(op.end, detail::kOpEnd, reinterpret_cast<std::uint64_t>(&op));
+  push_op_end(op, from + machine_.o_recv, p);
+}
+
+void Engine::keep_op_path(detail::OpState& op, const PathCounts& p) {
+  op.timed = op_paths_.acquire();
+  op_paths_[op.timed] = p;
+}
+
+void Engine::push_op_end(detail::OpState& op, Time end, const PathCounts& p) {
+  keep_op_path(op, p);
+  push(end, detail::kOpEnd, reinterpret_cast<std::uint64_t>(&op));
+}
+
+PathCounts Engine::take_op_path(detail::OpState& op) {
+  check_invariant(op.timed != detail::kNone, "a timed op's end event finds its chain");
+  const PathCounts p = op_paths_[op.timed];
+  op_paths_.release(op.timed);
+  op.timed = detail::kNone;
+  return p;
 }
 
 bool Engine::start_recv(detail::OpState& op) {
@@ -372,8 +386,7 @@ bool Engine::start_recv(detail::OpState& op) {
         if (op.waiter->handle) {
           if (complete_ahead(*op.waiter, k, path)) wake(*op.waiter);
         } else {  // a request: its end is an event, at the message's end (and before its sender's resume)
-          op.end = Time::ps(k.time);
-          op.path = path;
+          keep_op_path(op, path);
           push_keyed(
               detail::Event{k.time, k.pushed, k.seq, reinterpret_cast<std::uint64_t>(&op), k.sub, detail::kOpEnd, 1});
         }
@@ -381,8 +394,7 @@ bool Engine::start_recv(detail::OpState& op) {
       }
     }
     if (machine_.o_recv != Time{}) {  // node software: the receive's CPU time, from now
-      op.path = current_path_;
-      finish_recv(op, now_);
+      finish_recv(op, now_, current_path_);
       return false;
     }
     return true;  // arrived earlier: the process's own chain is the later one
@@ -518,6 +530,7 @@ void Engine::reset() {
   ready_head_ = 0;
   current_path_ = PathCounts{};
   messages_ = detail::Pool<detail::Message>{};
+  op_paths_ = detail::Pool<PathCounts>{};
   // The hash part grows with the live keys; a hypercube's neighbours have slots of their own.
   match_ = detail::MatchTable(std::min<std::size_t>(n, 1024),
                               topology_.kind() == Topology::Kind::hypercube ? topology_.dim() : 0, topology_.size());
@@ -743,11 +756,11 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
     auto* op = reinterpret_cast<detail::OpState*>(ev.payload);
     if (op->kind == detail::OpKind::send) {  // its o_send has passed: the message leaves now
       current_node_ = op->node;
-      current_path_ = op->path;
+      current_path_ = take_op_path(*op);
       if (begin(*op, *op->waiter)) complete(*op->waiter, now_, current_path_);
       continue;
     }
-    complete(*op->waiter, op->end, op->path);
+    complete(*op->waiter, now_, take_op_path(*op));
   }
   if (options_.progress != nullptr)
     options_.progress->fetch_add(stats_.events - published_events_, std::memory_order_relaxed);
@@ -960,7 +973,7 @@ void Engine::take_owed(const detail::Event& first) {
       ready_.push_back(reinterpret_cast<detail::Waiter*>(ev.payload));
     } else {  // a request's receive of a message in closed form (start_recv)
       auto* op = reinterpret_cast<detail::OpState*>(ev.payload);
-      complete(*op->waiter, op->end, op->path);
+      complete(*op->waiter, Time::ps(ev.time), take_op_path(*op));
     }
     detail::Event next;
     if (!peek_event(next) || next.time != ev.time || next.pushed != ev.pushed || next.seq != ev.seq ||

@@ -243,8 +243,13 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   void list_message(detail::MatchTable::Slot& s, std::uint32_t mi);
   void start_send(detail::OpState& op);
   bool start_recv(detail::OpState& op);
-  /// Node software: a receive whose message is in ends o_recv after `from` (op.path: the chain so far).
-  void finish_recv(detail::OpState& op, Time from);
+  /// Node software: a receive whose message is in ends o_recv after `from` (p: the chain so far).
+  void finish_recv(detail::OpState& op, Time from, PathCounts p);
+  /// A timed op's end event (kOpEnd) at `end`: the chain at its end is kept in op_paths_ until the
+  /// event is taken (take_op_path), so that an OpState need not carry one.
+  void push_op_end(detail::OpState& op, Time end, const PathCounts& p);
+  void keep_op_path(detail::OpState& op, const PathCounts& p);
+  PathCounts take_op_path(detail::OpState& op);
   [[noreturn]] void deadlock();
   /// "3 of 8 processes <verb>: node 0 waits for recv from node 1 (port 0) tag 0; ..."
   std::string unfinished(const char* verb) const;
@@ -284,6 +289,7 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   PathCounts current_path_;
 
   detail::Pool<detail::Message> messages_;
+  detail::Pool<PathCounts> op_paths_;  ///< timed ops' chains while their end events wait
   // Arrived-but-unreceived messages and pending receives, FIFO per (receiver, source, tag).
   detail::MatchTable match_;
   std::uint64_t posted_ = 0;  ///< receives posted so far (OpState::posted)

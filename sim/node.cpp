@@ -162,7 +162,7 @@ Op Node::copy(std::int64_t elements) {
 Op Node::delay(Time t) {
   if (t < Time{}) throw std::invalid_argument("delay by a negative time");
   detail::OpState s = make(detail::OpKind::delay, id_);
-  s.duration = t;
+  s.amount = t.count();
   return Op(engine_, std::move(s));
 }
 

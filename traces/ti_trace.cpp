@@ -81,8 +81,7 @@ TraceOp Recorder::convert(detail::OpState& op, NodeId node, int strand, std::siz
       t.peer = op.peer;
       t.amount = -1;  // filled in when the receive matches a message
       t.tag = op.tag;
-      op.trace_slot = static_cast<std::int64_t>(slots_.size());
-      slots_.push_back(Slot{node, strand, step, index});
+      slots_[&op] = Slot{node, strand, step, index};
       break;
     case detail::OpKind::compute:
       t.code = OpCode::compute;
@@ -94,7 +93,7 @@ TraceOp Recorder::convert(detail::OpState& op, NodeId node, int strand, std::siz
       break;
     case detail::OpKind::delay:
       t.code = OpCode::delay;
-      t.amount = op.duration.count();
+      t.amount = op.duration().count();
       break;
   }
   return t;
@@ -111,8 +110,10 @@ void Recorder::on_await(NodeId node, int strand, std::span<detail::OpState* cons
 }
 
 void Recorder::on_recv_matched(detail::OpState& op, std::int64_t elements) {
-  if (op.trace_slot < 0) return;
-  const Slot& sl = slots_[static_cast<std::size_t>(op.trace_slot)];
+  const auto it = slots_.find(&op);
+  if (it == slots_.end()) return;
+  const Slot sl = it->second;
+  slots_.erase(it);
   nodes_[static_cast<std::size_t>(sl.node)].strands[static_cast<std::size_t>(sl.strand)][sl.step].ops[sl.index].amount =
       elements;
 }

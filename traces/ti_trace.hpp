@@ -24,6 +24,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine.hpp"
@@ -142,7 +143,10 @@ class Recorder : public EngineObserver {
     std::size_t step, index;
   };
   std::vector<NodeTrace> nodes_;
-  std::vector<Slot> slots_;
+  /// Where each receive not yet matched sits in the trace (its size is filled in at the match),
+  /// by the receive's state: an op in flight keeps its address (the engine's OpState carries no
+  /// room for an observer's handle: it is kept small for the step forms).
+  std::unordered_map<const detail::OpState*, Slot> slots_;
 };
 
 /// Forwards every hook to several observers (a native trace and a timeline at once).

@@ -58,30 +58,37 @@ struct Waiter {
 };
 
 /// One operation in flight. Lives in the awaiting coroutine's frame until it completes.
+///
+/// Kept small (120 bytes, an Op 128): a step form holds one per message a node sends or receives in a step,
+/// 2n on an n-cube, for every node at once (on 2^16 nodes the Ops were 470 MB at 224 bytes and
+/// their cache misses a third of the run). What only a timed op needs while its end event waits
+/// (the chain at its end) lives in the engine, named by `timed`; its end is that event's time.
 struct RelaySpec;
 
 struct OpState {
   OpKind kind = OpKind::delay;
-  NodeId node = 0;
-  NodeId peer = -1;  ///< send: destination; recv: source
-  int tag = 0;
-  std::int64_t amount = 0;  ///< flops or elements
-  Time duration;            ///< delay
-  Buffer buffer;            ///< send: payload (moved out at start); recv: the result
-  Waiter* waiter = nullptr;
-  OpState* next = nullptr;       ///< engine's pending-receive list
-  std::uint64_t posted = 0;      ///< engine: when a receive was posted, in order (diagnostics)
-  Time end;                      ///< timed ops: completion time
-  PathCounts path;               ///< timed ops: chain at completion
-  std::int64_t trace_slot = -1;  ///< a recording observer's handle on this op
-  bool overhead_paid = false;    ///< send: its o_send has passed (the message may leave)
+  bool overhead_paid = false;  ///< send: its o_send has passed (the message may leave)
   /// send from a relay (Node::relay): its packet's end event takes the key (seq, sub) the relay
   /// gave it instead of a fresh sequence number, so that a relay train can know it in closed form.
   bool keyed = false;
-  std::uint32_t key_sub = 0;
+  int tag = 0;
+  NodeId node = 0;
+  NodeId peer = -1;  ///< send: destination; recv: source
+  Buffer buffer;     ///< send: payload (moved out at start); recv: the result (16-aligned: here)
+  /// compute: flops; copy, send, recv: elements; delay: its length in picoseconds (duration()).
+  std::int64_t amount = 0;
+  Waiter* waiter = nullptr;
+  OpState* next = nullptr;   ///< engine's pending-receive list
+  std::uint64_t posted = 0;  ///< engine: when a receive was posted, in order (diagnostics)
   std::uint64_t key_seq = 0;
   RelaySpec* relay = nullptr;  ///< recv: the relay whose packet 0 it receives (Node::relay)
+  std::uint32_t key_sub = 0;
+  /// engine: while the op's end event waits, the index of the chain at its end (0xffffffff: none).
+  std::uint32_t timed = 0xffffffffu;
+
+  [[nodiscard]] Time duration() const { return Time::ps(amount); }
 };
+static_assert(sizeof(OpState) <= 120, "OpState is copied into every step form's ops: keep it small");
 
 /// A relay (Node::relay) as the engine sees it: it lives in the relay's coroutine frame. A relay
 /// forwards a stream of `packets` packets from `parent` (-1: it is the stream's source) to the

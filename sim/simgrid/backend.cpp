@@ -269,7 +269,7 @@ struct SimGridEngine::Impl {
         sg4::this_actor::sleep_for((m.t_copy * op.amount).seconds());
         break;
       case detail::OpKind::delay:
-        sg4::this_actor::sleep_for(op.duration.seconds());
+        sg4::this_actor::sleep_for(op.duration().seconds());
         break;
       case detail::OpKind::recv:
         break;
@@ -450,7 +450,7 @@ bool SimGridEngine::begin(detail::OpState& op, detail::Waiter& w) {
       if (op.amount == 0 || machine_.t_copy.count() == 0) return true;
       break;
     case detail::OpKind::delay:
-      if (op.duration == Time{}) return true;
+      if (op.duration() == Time{}) return true;
       break;
   }
   ++ns.inflight;
