@@ -40,7 +40,8 @@ class StoreAndForward final : public Network {
     if (port < 0) return;
     const std::size_t li = link_index(src, port);
     __builtin_prefetch(&links_[li]);
-    if (!ahead_.empty()) __builtin_prefetch(&ahead_[li]);
+    if (!ahead_.empty()) __builtin_prefetch(&ahead_[li], 1);
+    k_.prefetch_link_load(src, port);
   }
   [[nodiscard]] bool relay_link_free(NodeId n, int port) const override;
   void hold_relay_link(NodeId n, int port) override;
