@@ -235,8 +235,7 @@ detail::Message& Engine::renew_message(std::uint32_t mi, NodeId src, NodeId dst,
   m.key_seq = 0;
   m.ahead_pushed = 0;
   m.next = detail::kNone;
-  m.arrived = Time{};
-  m.path = PathCounts{};
+  m.arrived = Time{};  // (path: only a message in closed form has one, set when it is listed)
   return m;
 }
 
@@ -310,8 +309,7 @@ void Engine::match(std::uint32_t mi, Time t, const PathCounts& p) {
     return;
   }
   if (observer_ != nullptr) observer_->on_delivered(m.id, m.dst, t);
-  m.arrived = t;
-  m.path = p;
+  m.arrived = t;  // (its chain is not kept: a receive that takes it later has the later chain)
   list_message(s, mi);
 }
 

@@ -36,7 +36,7 @@ struct Message {
   std::int64_t ahead_pushed = 0;
   std::uint32_t next = kNone;  ///< arrived-list link (kernel)
   Time arrived;
-  PathCounts path;
+  PathCounts path;  ///< in closed form: the chain at its end (set only then, read only then)
 };
 
 }  // namespace cubesim::detail
