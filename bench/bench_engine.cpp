@@ -11,6 +11,8 @@
 //                  workload's peak queue length, measured in the same benchmark run
 //   heap_ratio     events_per_s / heap_per_s: how close the engine runs to its queue's limit
 //   packet_hops_per_s  the per-packet work a run stands for (trains carry many hops per event)
+//   hop_ratio      packet_hops_per_s / heap_per_s: the per-packet work beside the heap (issue 35's
+//                  measure; equal to heap_ratio where every packet-hop is an event)
 //   wall_s, peak_MiB, bytes_per_node (resident growth of the child / nodes), live (peak queue)
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
@@ -41,14 +43,15 @@ struct Event {
   std::int64_t time, pushed;
   std::uint64_t seq, payload;
   std::uint32_t sub;
-  std::uint8_t kind;
+  std::uint8_t kind, phase;
 };
 struct Later {
   bool operator()(const Event& a, const Event& b) const {
     if (a.time != b.time) return a.time > b.time;
     if (a.pushed != b.pushed) return a.pushed > b.pushed;
     if (a.seq != b.seq) return a.seq > b.seq;
-    return a.sub > b.sub;
+    if (a.sub != b.sub) return a.sub > b.sub;
+    return a.phase > b.phase;
   }
 };
 
@@ -62,7 +65,7 @@ double bare_heap_rate(std::int64_t live, double seconds = 0.3) {
   heap.reserve(static_cast<std::size_t>(live) + 1);
   std::uint64_t seq = 0;
   for (std::int64_t i = 0; i < live; ++i) {
-    heap.push_back(Event{step(rng), 0, seq++, 0, 0, 0});
+    heap.push_back(Event{step(rng), 0, seq++, 0, 0, 0, 0});
     std::push_heap(heap.begin(), heap.end(), Later{});
   }
   std::int64_t pairs = 0;
@@ -184,7 +187,9 @@ void workload(benchmark::State& state, const RunPoint& rp) {
   state.counters["live"] = static_cast<double>(m.peak_queue);
   state.counters["heap_per_s"] = heap;
   state.counters["heap_ratio"] = heap > 0 ? rate / heap : 0.0;
-  state.counters["packet_hops_per_s"] = m.wall_s > 0 ? static_cast<double>(m.packet_hops) / m.wall_s : 0.0;
+  const double hops = m.wall_s > 0 ? static_cast<double>(m.packet_hops) / m.wall_s : 0.0;
+  state.counters["packet_hops_per_s"] = hops;
+  state.counters["hop_ratio"] = heap > 0 ? hops / heap : 0.0;
   state.counters["trains"] = static_cast<double>(m.trains);
   state.counters["wall_s"] = m.wall_s;
   state.counters["peak_MiB"] = static_cast<double>(m.peak_bytes) / (1024.0 * 1024.0);
@@ -212,6 +217,21 @@ void BM_Workload_CmRouterTranspose_2e16(benchmark::State& s) {
   workload(s, rp);
 }
 void BM_Workload_BroadcastSbtOnePort_2e20(benchmark::State& s) { workload(s, point("broadcast.sbt", kOne, 20, 256)); }
+
+// Issue 35's two size sweeps, 2^8 to 2^16 nodes (the argument is n), about 4 M packet-hops each:
+// a workload that takes an event a packet-hop whatever the engine does (the one-port Gray-code
+// pipeline: each packet is a message of its own, received and sent on by a loop in the algorithm;
+// target: hop_ratio >= 0.5), and a pipelined broadcast that relay trains carry (all-port
+// broadcast.sbt, Node::relay; target: hop_ratio >= 2).
+std::int64_t sweep_M(int n) { return 256 * std::max<std::int64_t>(64, (std::int64_t{1} << 22) >> n); }
+void BM_Workload_PerPacketGrayPipeline(benchmark::State& s) {
+  const int n = static_cast<int>(s.range(0));
+  workload(s, point("broadcast.gc", kOne, n, sweep_M(n)));
+}
+void BM_Workload_PipelinedBroadcastByTrains(benchmark::State& s) {
+  const int n = static_cast<int>(s.range(0));
+  workload(s, point("broadcast.sbt", kAll, n, sweep_M(n)));
+}
 
 // ---- The cycle engine beside SimGrid ---------------------------------------------------------
 
@@ -266,6 +286,8 @@ BENCHMARK(BM_Workload_BroadcastSbtAllPort_2e16)->Unit(benchmark::kMillisecond)->
 BENCHMARK(BM_Workload_RoutedAlltoall_2e10)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Workload_CmRouterTranspose_2e16)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Workload_BroadcastSbtOnePort_2e20)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_PerPacketGrayPipeline)->DenseRange(8, 16, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_PipelinedBroadcastByTrains)->DenseRange(8, 16, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_EnginesBroadcastSbtAllPort)->Arg(6)->Arg(10)->Arg(14)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_EnginesAllgatherSbtOnePort)->Arg(6)->Arg(10)->Arg(14)->Unit(benchmark::kMillisecond)->Iterations(1);
 
