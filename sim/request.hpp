@@ -23,6 +23,8 @@ class [[nodiscard]] Request {
  private:
   friend class Node;
   struct State {
+    /// Field by field (make_unique would otherwise zero all of it first; see detail::Waiter).
+    State() noexcept {}  // NOLINT(modernize-use-equals-default)
     detail::Backend* engine = nullptr;
     detail::OpState op;
     detail::Waiter waiter;

@@ -18,9 +18,9 @@ namespace detail {
 enum class OpKind : std::uint8_t { send, recv, compute, copy, delay };
 
 /// Who to resume when a group of operations has completed, and the chain that finished last.
-/// Made in an awaiter for every co_await (Op::Single): its constructor sets only what is read before
-/// Backend::prepare_waiter sets the rest (value-initialising all 160 bytes was a `rep stos` the next
-/// reads could not forward from, 5 % of a per-packet pipeline).
+/// Made in an awaiter for every co_await (Op::Single): a user-provided constructor, so that the
+/// fields are set one by one from their initialisers (value-initialising the whole 160 bytes, padding
+/// included, was a `rep stos` the next reads could not forward from, 5 % of a per-packet pipeline).
 struct Waiter {
   Waiter() noexcept {}             // NOLINT(modernize-use-equals-default): `= default` would zero every field
   std::coroutine_handle<> handle;  ///< null for a request nobody awaits yet
@@ -79,7 +79,8 @@ struct OpState {
   NodeId node = 0;
   NodeId peer = -1;  ///< send: destination; recv: source
   Buffer buffer;     ///< send: payload (moved out at start); recv: the result (16-aligned: here)
-  /// compute: flops; copy, send, recv: elements; delay: its length in picoseconds (duration()).
+  /// compute: flops; copy: elements; delay: its length in picoseconds (duration()); send, recv:
+  /// unused (their size is the buffer's).
   std::int64_t amount = 0;
   Waiter* waiter = nullptr;
   OpState* next = nullptr;   ///< engine's pending-receive list
