@@ -128,21 +128,22 @@ void Engine::resume(detail::Waiter& w) {
   ++stats_.resumes;
 }
 
-void Engine::complete(detail::Waiter& w, Time t, const PathCounts& p) {
+void Engine::keep_chain(detail::Waiter& w, Time t, const PathCounts& p, const detail::Key& k) {
   // The chain that ends last is the one that made the waiter wait; ties keep the earlier one:
-  // earlier in the order of events, which a completion in closed form, made ahead, may precede.
-  if (t > w.time) {
+  // earlier in the order of events, which a completion in closed form, made ahead, may precede
+  // (only where closed forms keep keys: before_best is false while none is kept).
+  if (t > w.time || (t == w.time && w.before_best(k))) {
     w.time = t;
     w.path = p;
     if (closed_forms_on_) {
-      w.best_pushed = current_.pushed;
-      w.best_seq = current_.seq;
+      w.best_pushed = k.pushed;
+      w.best_seq = k.seq;
     }
-  } else if (t == w.time && w.before_best(detail::key_of(current_))) {  // only where closed forms keep keys
-    w.path = p;
-    w.best_pushed = current_.pushed;
-    w.best_seq = current_.seq;
   }
+}
+
+void Engine::complete(detail::Waiter& w, Time t, const PathCounts& p) {
+  keep_chain(w, t, p, detail::key_of(current_));
   // A request nobody awaits yet just keeps its time and chain (Request::await_ready).
   if (--w.remaining == 0 && w.handle) wake(w);
 }
@@ -993,12 +994,7 @@ bool Engine::peek_event(detail::Event& ev) const {
 }
 
 bool Engine::complete_ahead(detail::Waiter& w, const detail::Key& k, const PathCounts& p) {
-  if (k.time > w.time.count() || (k.time == w.time.count() && w.before_best(k))) {
-    w.time = Time::ps(k.time);
-    w.path = p;
-    w.best_pushed = k.pushed;
-    w.best_seq = k.seq;
-  }
+  keep_chain(w, Time::ps(k.time), p, k);
   if (w.last_time < 0 || detail::before(w.last(), k)) w.set_last(k);
   return --w.remaining == 0;
 }

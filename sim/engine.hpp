@@ -230,6 +230,8 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   void wake(detail::Waiter& w);
   /// w's last completion lies ahead of the event at hand.
   [[nodiscard]] bool lies_ahead(const detail::Waiter& w) const;
+  /// Waiter w keeps chain p, ending at t with key k, if it ends last (complete, complete_ahead).
+  void keep_chain(detail::Waiter& w, Time t, const PathCounts& p, const detail::Key& k);
   /// One of w's operations completes at key `k` (perhaps ahead of the clock) with chain `p`; true
   /// if it was the last (the caller wakes it).
   bool complete_ahead(detail::Waiter& w, const detail::Key& k, const PathCounts& p);

@@ -9,6 +9,7 @@
 #include "sim/buffer.hpp"
 #include "sim/critical_path.hpp"
 #include "sim/kernel/event.hpp"
+#include "sim/kernel/pool.hpp"
 #include "sim/time.hpp"
 #include "sim/topology.hpp"
 
@@ -88,8 +89,8 @@ struct OpState {
   std::uint64_t key_seq = 0;
   RelaySpec* relay = nullptr;  ///< recv: the relay whose packet 0 it receives (Node::relay)
   std::uint32_t key_sub = 0;
-  /// engine: while the op's end event waits, the index of the chain at its end (0xffffffff: none).
-  std::uint32_t timed = 0xffffffffu;
+  /// engine: while the op's end event waits, the index of the chain at its end (kNone: none).
+  std::uint32_t timed = kNone;
 
   [[nodiscard]] Time duration() const { return Time::ps(amount); }
 };
