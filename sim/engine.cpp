@@ -604,7 +604,7 @@ void Engine::prefetch(const detail::Event& ev, int stage) const {
   if (ev.kind == detail::kOpEnd) {  // a computation's end: the operation, then its waiter
     const auto* op = reinterpret_cast<const detail::OpState*>(ev.payload);
     if (stage == 0) detail::prefetch_lines(*op);
-    if (stage == 2) __builtin_prefetch(op->waiter);
+    if (stage == 2) detail::prefetch(op->waiter);
     return;
   }
   if (ev.kind == kResume) {  // the waiter, then the frame its process resumes in
@@ -612,8 +612,8 @@ void Engine::prefetch(const detail::Event& ev, int stage) const {
     if (stage == 0) detail::prefetch_lines(*w);
     if (stage == 1 && w->ops != nullptr)  // a group's operations, which the process reads first
       for (std::uint32_t off = 0; off < w->ops_bytes; off += 64)
-        __builtin_prefetch(static_cast<const char*>(w->ops) + off);
-    if (stage == 2) __builtin_prefetch(w->handle.address());
+        detail::prefetch(static_cast<const char*>(w->ops) + off);
+    if (stage == 2) detail::prefetch(w->handle.address());
     return;
   }
   if (ev.kind == kRelayTrain)
@@ -630,8 +630,8 @@ void Engine::prefetch_relay_train(const detail::Event& ev, int stage) const {
   if (t >= relay_trains_.size()) return;
   const RelayTrain& T = relay_trains_[t];
   if (stage == 0) {
-    __builtin_prefetch(&T);
-    __builtin_prefetch(&T.path0);
+    detail::prefetch(&T);
+    detail::prefetch(&T.path0);
     return;
   }
   // A train that has ended (its list emptied, its relay forgotten) is not read any further.
@@ -641,13 +641,13 @@ void Engine::prefetch_relay_train(const detail::Event& ev, int stage) const {
   const detail::RelaySpec* r = T.relay;
   if (stage == 1) {
     detail::prefetch_lines(*r);
-    if (i < T.out.size()) __builtin_prefetch(T.out.data() + i);
+    if (i < T.out.size()) detail::prefetch(T.out.data() + i);
     return;
   }
   if (stage == 2) {
-    if (i < r->out_ports.size()) __builtin_prefetch(r->out_ports.data() + i);
-    if (first && i < T.out.size()) __builtin_prefetch(&messages_[T.out[i].first]);
-    if (!first && i < T.out.size()) __builtin_prefetch(T.out[i].child);
+    if (i < r->out_ports.size()) detail::prefetch(r->out_ports.data() + i);
+    if (first && i < T.out.size()) detail::prefetch(&messages_[T.out[i].first]);
+    if (!first && i < T.out.size()) detail::prefetch(T.out[i].child);
     return;
   }
   if (stage == 3) {
@@ -655,8 +655,8 @@ void Engine::prefetch_relay_train(const detail::Event& ev, int stage) const {
       const NodeId c = topology_.neighbor(r->node, r->out_ports[i]);
       if (c >= 0) match_.prefetch(c, r->node, r->tag);
     } else if (!first && i < T.out.size() && T.out[i].child != nullptr) {
-      __builtin_prefetch(T.out[i].child->waiter);
-      __builtin_prefetch(r->waiter);
+      detail::prefetch(T.out[i].child->waiter);
+      detail::prefetch(r->waiter);
     }
     return;
   }
@@ -664,8 +664,8 @@ void Engine::prefetch_relay_train(const detail::Event& ev, int stage) const {
     const NodeId c = topology_.neighbor(r->node, r->out_ports[i]);
     if (c < 0) return;
     if (const detail::MatchTable::Slot* s = match_.find(c, r->node, r->tag); s != nullptr && s->op_head != nullptr) {
-      __builtin_prefetch(s->op_head);
-      __builtin_prefetch(s->op_head->relay);
+      detail::prefetch(s->op_head);
+      detail::prefetch(s->op_head->relay);
     }
   }
 }

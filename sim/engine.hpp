@@ -26,6 +26,7 @@
 #include "sim/kernel/event_queue.hpp"
 #include "sim/kernel/message.hpp"
 #include "sim/kernel/pool.hpp"
+#include "sim/kernel/prefetch.hpp"
 #include "sim/match_table.hpp"
 #include "sim/node.hpp"
 #include "sim/observer.hpp"
@@ -182,7 +183,7 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   /// Elements carried over node n's port p (link loads in the report).
   void add_link_load(NodeId n, int port, std::int64_t elements) { link_load_[link_index(n, port)] += elements; }
   /// A hint ahead of add_link_load (Network::prefetch_send).
-  void prefetch_link_load(NodeId n, int port) const { __builtin_prefetch(&link_load_[link_index(n, port)], 1); }
+  void prefetch_link_load(NodeId n, int port) const { detail::prefetch(&link_load_[link_index(n, port)], true); }
   /// Time node n spent transmitting (node busy times in the report).
   void add_comm_busy(NodeId n, Time t) { comm_busy_[static_cast<std::size_t>(n)] += t; }
   /// Ports per node in the link tables (at least 1).

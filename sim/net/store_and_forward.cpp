@@ -97,7 +97,7 @@ void StoreAndForward::prefetch(const detail::Event& ev, int stage) const {
   switch (stage) {
     case 1:
       prefetch_lines(m);
-      __builtin_prefetch(&links_[link_index(t.from, t.port)]);
+      detail::prefetch(&links_[link_index(t.from, t.port)]);
       break;
     case 2:
       if (t.to == m.dst) k_.prefetch_match(m.dst, m.src, m.tag);

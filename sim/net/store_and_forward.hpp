@@ -39,8 +39,8 @@ class StoreAndForward final : public Network {
     const int port = topo_.next_hop(src, dst);
     if (port < 0) return;
     const std::size_t li = link_index(src, port);
-    __builtin_prefetch(&links_[li]);
-    if (!ahead_.empty()) __builtin_prefetch(&ahead_[li], 1);
+    detail::prefetch(&links_[li]);
+    if (!ahead_.empty()) detail::prefetch(&ahead_[li], true);
     k_.prefetch_link_load(src, port);
   }
   [[nodiscard]] bool relay_link_free(NodeId n, int port) const override;
