@@ -681,9 +681,11 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
   const auto n = static_cast<std::size_t>(topology_.size());
   processes_.reserve(n);
   std::size_t finished = 0;
+  processes_ended_ = 0;
   auto after = [&](NodeId node) {
+    if (processes_ended_ == finished) return;  // none has ended since: its frame is not read
     Task<>& p = processes_[static_cast<std::size_t>(node)];
-    if (!p.done()) return;
+    check_invariant(p.done() && processes_ended_ == finished + 1, "only the process resumed can have ended");
     if (std::exception_ptr e = p.error()) {
       try {
         std::rethrow_exception(e);
@@ -709,6 +711,7 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
   if (observer_ != nullptr) next_strand_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     processes_.push_back(make_process(nodes_[i]));
+    processes_.back().handle().promise().ended = &processes_ended_;
     if (observer_ != nullptr) processes_.back().handle().promise().hooks = this;
   }
   for (std::size_t i = 0; i < n; ++i) {

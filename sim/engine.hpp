@@ -301,6 +301,7 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
 
   std::vector<Node> nodes_;
   std::vector<Task<>> processes_;
+  std::uint64_t processes_ended_ = 0;  ///< counted by the processes as they end (PromiseBase::ended)
   std::vector<Buffer> results_;
   std::vector<std::int64_t> link_load_;
   std::vector<Time> comm_busy_, compute_busy_;

@@ -5,6 +5,7 @@
 /// An exception thrown inside a Task propagates to whoever awaits it, and out of the top-level
 /// process to the engine, which ends the run with that error (STYLE.md habit 9).
 #include <coroutine>
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <type_traits>
@@ -47,6 +48,10 @@ struct PromiseBase {
   JoinState* join = nullptr;
   std::exception_ptr error;
   StrandHooks* hooks = nullptr;  ///< a recording engine's, or null
+  /// A top-level process's: the engine's count of processes ended, one more when this one ends,
+  /// so that the engine learns it without reading the process's frame after every resume (that
+  /// read missed the cache on every resume of a large run: 4.5 % of a step form on 2^16 nodes).
+  std::uint64_t* ended = nullptr;
 
   std::suspend_always initial_suspend() noexcept { return {}; }
   struct FinalAwaiter {
@@ -54,6 +59,7 @@ struct PromiseBase {
     template <class P>
     std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
       PromiseBase& p = h.promise();
+      if (p.ended != nullptr) ++*p.ended;
       if (p.join != nullptr) {
         if (p.error && !p.join->error) p.join->error = p.error;
         if (--p.join->remaining == 0) {
