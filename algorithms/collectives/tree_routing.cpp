@@ -155,6 +155,7 @@ Task<> exchange_steps(Node& self, const Plan& P, const SubCube& sub, std::int64_
       st.ops.push_back(self.recv(sub.dims[d]));
     }
     co_await all_of(st.ops);
+    if (!data && !reduce) continue;  // timing mode: nothing to unpack or charge
     std::int64_t received = 0;
     for (auto [k, d] : st.recvs) {
       const Buffer got = st.ops[k].take();
