@@ -101,6 +101,7 @@ detail::OpState make(detail::OpKind k, NodeId node) {
   detail::OpState s;
   s.kind = k;
   s.node = node;
+  if (k == detail::OpKind::recv) s.relay = nullptr;  // a receive's member of its union
   return s;
 }
 }  // namespace

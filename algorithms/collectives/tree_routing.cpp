@@ -151,7 +151,7 @@ Task<> exchange_steps(Node& self, const Plan& P, const SubCube& sub, std::int64_
         out = Buffer::sized(size);  // timing mode: the size from the plan, no items packed
       }
       st.ops.push_back(self.send(sub.dims[d], std::move(out)));
-      st.recvs.emplace_back(st.ops.size(), d);
+      if (data || reduce) st.recvs.emplace_back(st.ops.size(), d);  // read after the step only then
       st.ops.push_back(self.recv(sub.dims[d]));
     }
     co_await all_of(st.ops);

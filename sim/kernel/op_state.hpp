@@ -64,8 +64,8 @@ struct Waiter {
 
 /// One operation in flight. Lives in the awaiting coroutine's frame until it completes.
 ///
-/// Kept small (120 bytes, an Op 128): a step form holds one per message a node sends or receives in a step,
-/// 2n on an n-cube, for every node at once (on 2^16 nodes the Ops were 470 MB at 224 bytes and
+/// Kept small (88 bytes, an Op 96; 120 and 128 until 2026-11-28): a step form holds one per message a node sends or
+/// receives in a step, 2n on an n-cube, for every node at once (on 2^16 nodes the Ops were 470 MB at 224 bytes and
 /// their cache misses a third of the run). What only a timed op needs while its end event waits
 /// (the chain at its end) lives in the engine, named by `timed`; its end is that event's time.
 struct RelaySpec;
@@ -77,24 +77,32 @@ struct OpState {
   /// gave it instead of a fresh sequence number, so that a relay train can know it in closed form.
   bool keyed = false;
   int tag = 0;
-  NodeId node = 0;
-  NodeId peer = -1;  ///< send: destination; recv: source
-  Buffer buffer;     ///< send: payload (moved out at start); recv: the result (16-aligned: here)
-  /// compute: flops; copy: elements; delay: its length in picoseconds (duration()); send, recv:
-  /// unused (their size is the buffer's).
-  std::int64_t amount = 0;
+  // Node ids in 32 bits (a topology has at most 2^24 nodes): 8 bytes an operation.
+  std::int32_t node = 0;
+  std::int32_t peer = -1;  ///< send: destination; recv: source
+  Buffer buffer;           ///< send: payload (moved out at start); recv: the result
   Waiter* waiter = nullptr;
-  OpState* next = nullptr;   ///< engine's pending-receive list
-  std::uint64_t posted = 0;  ///< engine: when a receive was posted, in order (diagnostics)
-  std::uint64_t key_seq = 0;
-  RelaySpec* relay = nullptr;  ///< recv: the relay whose packet 0 it receives (Node::relay)
+  OpState* next = nullptr;  ///< engine's pending-receive list
+  // Fields of one kind of operation only share their bytes (a union each, its first member the
+  // one every operation is made with): a step form holds 2n OpStates a node, every node at once.
+  union {
+    /// compute: flops; copy: elements; delay: its length in picoseconds (duration()); send,
+    /// recv: unused (their size is the buffer's).
+    std::int64_t amount = 0;
+    RelaySpec* relay;  ///< recv: the relay whose packet 0 it receives (Node::relay; set for every receive)
+  };
+  union {
+    std::uint64_t key_seq = 0;  ///< send (keyed): see `keyed`
+    std::uint64_t posted;       ///< recv: when it was posted, in order (engine; diagnostics)
+  };
   std::uint32_t key_sub = 0;
   /// engine: while the op's end event waits, the index of the chain at its end (kNone: none).
   std::uint32_t timed = kNone;
 
   [[nodiscard]] Time duration() const { return Time::ps(amount); }
 };
-static_assert(sizeof(OpState) <= 120, "OpState is copied into every step form's ops: keep it small");
+static_assert(sizeof(OpState) <= 88, "OpState is copied into every step form's ops: keep it small");
+static_assert(Topology::kMaxNodes <= std::int64_t{1} << 31, "an OpState's node ids are 32-bit");
 
 /// A relay (Node::relay) as the engine sees it: it lives in the relay's coroutine frame. A relay
 /// forwards a stream of `packets` packets from `parent` (-1: it is the stream's source) to the
