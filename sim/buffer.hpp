@@ -73,6 +73,6 @@ class Buffer {
   std::vector<Element> data_;
   std::uint64_t bits_ = 0;
 };
-static_assert(sizeof(Buffer) == 32);
+static_assert(sizeof(Buffer) <= sizeof(std::vector<Element>) + 8, "a Buffer is its vector and one word");
 
 }  // namespace cubesim

@@ -65,9 +65,7 @@ class KeyTable {
       if (s.node == node && s.src == src && s.tag == tag) return &s;
     }
   }
-  /// Asks the cache for the slot where the key's search starts (a hint: Engine "The event window").
-  void prefetch(NodeId node, NodeId src, int tag) const { detail::prefetch(search_start(node, src, tag)); }
-  /// The slot where the key's search starts (for MatchTable::prefetch).
+  /// The slot where the key's search starts (what MatchTable::prefetch asks the cache for).
   [[nodiscard]] const void* search_start(NodeId node, NodeId src, int tag) const {
     return &slots_[home(node, src, tag)];
   }
@@ -175,9 +173,8 @@ class MatchTable {
     return hash_.size() == 0 ? nullptr : hash_.find(node, src, tag);
   }
   /// Asks the cache for the slot where the key's search starts (a hint: Engine "The event window").
-  /// One prefetch of the address chosen: GCC 12 at -O3 deletes a __builtin_prefetch in each arm
-  /// of an if/else (it merges the two into one and then drops it), and this hint, written so until
-  /// 2026-11-28, compiled to a bare `ret`: no slot was ever asked for (tests/test_prefetch_codegen.sh).
+  /// Through detail::prefetch: with a bare __builtin_prefetch GCC 12 deleted every call of this
+  /// function (sim/kernel/prefetch.hpp; tests/check_prefetch_codegen.sh).
   void prefetch(NodeId node, NodeId src, int tag) const {
     const std::size_t d = direct_index(node, src);
     detail::prefetch(d != kNoDirect ? static_cast<const void*>(&direct_[d]) : hash_.search_start(node, src, tag));

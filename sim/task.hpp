@@ -51,6 +51,7 @@ struct PromiseBase {
   /// A top-level process's: the engine's count of processes ended, one more when this one ends,
   /// so that the engine learns it without reading the process's frame after every resume (that
   /// read missed the cache on every resume of a large run: 4.5 % of a step form on 2^16 nodes).
+  /// Only the cycle engine sets it; the SimGrid backend leaves it null and asks done().
   std::uint64_t* ended = nullptr;
 
   std::suspend_always initial_suspend() noexcept { return {}; }

@@ -11,7 +11,8 @@ namespace cubesim::detail {
 /// prefetches "pure" (a prefetch is not a side effect to it), and deletes every call of it whose
 /// result is unused -- that is, every call. MatchTable::prefetch and with it every search of a
 /// receiver's match slot that the event window and a group's stages asked for compiled to nothing
-/// until 2026-11-28 (docs/performance.md "Prefetches that were not there").
+/// from 2026-11-27 to 2026-11-28 (docs/performance.md "Prefetches that were not there";
+/// tests/check_prefetch_codegen.sh checks the hints survive).
 inline void prefetch(const void* p, bool write = false) {
   if (write)
     __builtin_prefetch(p, 1);
@@ -21,7 +22,8 @@ inline void prefetch(const void* p, bool write = false) {
 }
 
 /// Every 64-byte cache line `record` spans, aligned or not. Asking for its first line only left
-/// misses wherever a later field was read (an OpState's waiter is in its second line).
+/// misses wherever a later field was read (an OpState's waiter, at byte 48 of 88, is in the
+/// second line of every other Op of a vector).
 template <class T>
 void prefetch_lines(const T& record) {
   const auto* p = reinterpret_cast<const char*>(&record);
