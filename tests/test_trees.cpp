@@ -223,6 +223,26 @@ TEST(Trees, CyclicSchedulesUseOneDimensionPerStepIn2nMinus1Steps) {
   }
 }
 
+// The timing-mode plan of the all-to-alls (routing::plan_sizes) counts each edge's subtree without
+// listing it: its sizes are the full plan's, for every family and schedule, and it holds no lists.
+TEST(Trees, ThePlanOfSizesAloneCountsWhatTheSubtreeListsHold) {
+  using routing::Family;
+  using routing::Schedule;
+  for (Family f : {Family::sbt, Family::nrsbt, Family::sbnt})
+    for (Schedule sch : {Schedule::cyclic, Schedule::depth, Schedule::phased})
+      for (int n = 1; n <= 8; ++n) {
+        if (sch == Schedule::phased && f != Family::nrsbt) continue;
+        const auto full = routing::plan(f, sch, n, true);
+        const auto sizes = routing::plan_sizes(f, sch, n);
+        EXPECT_EQ(sizes->edge_below, full->edge_below) << routing::family_name(f) << " n=" << n;
+        EXPECT_EQ(sizes->edge_count, full->edge_count);
+        EXPECT_EQ(sizes->steps, full->steps);
+        EXPECT_TRUE(sizes->subtree.empty() && sizes->level_count.empty());
+        for (const std::int64_t M : {1, 7, 64})
+          EXPECT_EQ(sizes->step_sends(M, true).sends, full->step_sends(M, true).sends) << "M=" << M;
+      }
+}
+
 /// Every algorithm moves and verifies real data on a 10-cube, one-port and all-port.
 /// The ten-cube setup of the test below: M = 20 (two elements a part for the n-part algorithms),
 /// B = 16, root 777, k = 4 (allgather.hybrid: SBT steps; some-to-all: splitting steps).

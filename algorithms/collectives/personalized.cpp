@@ -174,7 +174,9 @@ Task<> alltoall_trees(Node& self, Params p, routing::Family f) {
   const bool all_port = self.machine().ports.kind == PortKind::all;
   routing::Schedule sch = routing::Schedule::cyclic;
   if (all_port) sch = f == routing::Family::sbnt ? routing::Schedule::depth : routing::Schedule::phased;
-  auto plan = routing::plan(f, sch, self.topology().dim(), true);
+  // Timing mode needs only the subtrees' sizes (routing::plan_sizes); data mode their lists.
+  auto plan = self.data_mode() ? routing::plan(f, sch, self.topology().dim(), true)
+                               : routing::plan_sizes(f, sch, self.topology().dim());
   const NodeId N = self.size(), x = self.id();
   Buffer own = Buffer::make(N * p.M, self.data_mode(),
                             [&](std::int64_t j) { return alltoall_value(x, j / p.M, N, p.M, j % p.M); });
@@ -394,12 +396,13 @@ std::int64_t alltoall_exchange_memory(const Setup& s) {
   return model_bytes(s, {100.0 * s.topology.dim(), 12}, all_blocks_elements(s));
 }
 /// The n-tree routings hold every block as a message of its own on each of its hops at once,
-/// about 60 bytes an element, and 1.1 KiB a node for each dimension (their strands and step
+/// about 60 bytes an element, and 900 bytes a node for each dimension (their strands and step
 /// operations) (alltoall.nrsbt, 2^9 nodes, M = 64, data mode: 925 MiB; 2^12 nodes, timing: 19.5
-/// KiB a node; 2^11 nodes, timing, 726 bytes a dimension with 96-byte operations, 2026-11-28,
-/// when the model went from 1.45 KiB to 1.1: it was 2.19 times that peak).
+/// KiB a node; 2^11 nodes, timing, 726 bytes a dimension with 96-byte operations and 605 with a
+/// timing-mode plan of subtree sizes only, 2026-11-28, when the model went from 1.45 KiB to 900
+/// bytes: it was 2.19 and then 2.05 times that peak).
 std::int64_t alltoall_trees_memory(const Setup& s) {
-  return model_bytes(s, {1100.0 * s.topology.dim(), 60}, all_blocks_elements(s));
+  return model_bytes(s, {900.0 * s.topology.dim(), 60}, all_blocks_elements(s));
 }
 /// One-to-all: the root's N blocks of M, split down the trees; a node holds what passes through
 /// its subtree (scatter.sbt, 2^12 nodes, M = 64, data mode: 26 MiB with the engine's state).

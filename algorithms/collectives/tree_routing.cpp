@@ -58,7 +58,10 @@ int edge_step(Family f, Schedule sched, int n, int j, std::uint32_t q, int k, in
   return prev_step + gap;
 }
 
-std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_subtrees) {
+/// What a plan holds beyond its edges: nothing, every edge's subtree size, or the subtrees.
+enum class Detail : std::uint8_t { edges, sizes, subtrees };
+
+std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, Detail detail) {
   auto p = std::make_shared<Plan>();
   p->n = n;
   p->N = std::int64_t{1} << n;
@@ -88,7 +91,23 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, bool with_sub
   p->edge_count.assign(p->edges.size() * static_cast<std::size_t>(t), 0);
   for (std::size_t k = 0; k < p->edges.size(); ++k)
     for (const Entry& e : p->edges[k]) ++p->edge_count[k * static_cast<std::size_t>(t) + e.tree];
-  if (with_subtrees) {
+  if (detail == Detail::sizes) {  // subtree sizes, children first (a parent has one bit fewer)
+    std::vector<std::int64_t> size(static_cast<std::size_t>(N));
+    p->edge_below.assign(p->edge_count.size(), 0);
+    for (int j = 0; j < t; ++j) {
+      std::fill(size.begin(), size.end(), 1);
+      for (std::int64_t q = N - 1; q >= 1; --q) {
+        const auto at = static_cast<std::size_t>(j * N + q);
+        size[static_cast<std::size_t>(q ^ (std::int64_t{1} << p->pdim[at]))] += size[static_cast<std::size_t>(q)];
+      }
+      for (std::int64_t q = 1; q < N; ++q) {
+        const auto at = static_cast<std::size_t>(j * N + q);
+        p->edge_below[static_cast<std::size_t>(p->step[at] * n + p->pdim[at]) * static_cast<std::size_t>(t) +
+                      static_cast<std::size_t>(j)] += size[static_cast<std::size_t>(q)];
+      }
+    }
+  }
+  if (detail == Detail::subtrees) {
     p->subtree.resize(static_cast<std::size_t>(t * N));
     p->level_count.assign(static_cast<std::size_t>(t * N * (n + 1)), 0);
     for (int j = 0; j < t; ++j)
@@ -226,17 +245,24 @@ Terms root_messages_rbfs(Family f, int n, std::int64_t M, std::int64_t B) {
   return t;
 }
 
-std::shared_ptr<const Plan> plan(Family f, Schedule s, int n, bool with_subtrees) {
+namespace {
+std::shared_ptr<const Plan> cached_plan(Family f, Schedule s, int n, Detail detail) {
   static std::mutex mu;
-  static std::map<std::tuple<int, int, int, bool>, std::shared_ptr<const Plan>> cache;
+  static std::map<std::tuple<int, int, int, Detail>, std::shared_ptr<const Plan>> cache;
   const std::lock_guard<std::mutex> lock(mu);
-  auto key = std::make_tuple(static_cast<int>(f), static_cast<int>(s), n, with_subtrees);
+  auto key = std::make_tuple(static_cast<int>(f), static_cast<int>(s), n, detail);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  auto p = build(f, s, n, with_subtrees);
+  auto p = build(f, s, n, detail);
   cache.emplace(key, p);
   return p;
 }
+}  // namespace
+
+std::shared_ptr<const Plan> plan(Family f, Schedule s, int n, bool with_subtrees) {
+  return cached_plan(f, s, n, with_subtrees ? Detail::subtrees : Detail::edges);
+}
+std::shared_ptr<const Plan> plan_sizes(Family f, Schedule s, int n) { return cached_plan(f, s, n, Detail::sizes); }
 
 namespace {
 
