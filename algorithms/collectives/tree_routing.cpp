@@ -91,7 +91,7 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, Detail detail
   p->edge_count.assign(p->edges.size() * static_cast<std::size_t>(t), 0);
   for (std::size_t k = 0; k < p->edges.size(); ++k)
     for (const Entry& e : p->edges[k]) ++p->edge_count[k * static_cast<std::size_t>(t) + e.tree];
-  if (detail == Detail::sizes) {  // subtree sizes, children first (a parent has one bit fewer)
+  if (detail != Detail::edges) {  // every edge's subtree size, children first (a parent has one bit fewer)
     std::vector<std::int64_t> size(static_cast<std::size_t>(N));
     p->edge_below.assign(p->edge_count.size(), 0);
     for (int j = 0; j < t; ++j) {
@@ -121,11 +121,6 @@ std::shared_ptr<const Plan> build(Family f, Schedule sched, int n, Detail detail
           a ^= std::int64_t{1} << p->pdim[j * N + a];
         }
       }
-    p->edge_below.assign(p->edge_count.size(), 0);
-    for (std::size_t k = 0; k < p->edges.size(); ++k)
-      for (const Entry& e : p->edges[k])
-        p->edge_below[k * static_cast<std::size_t>(t) + e.tree] +=
-            static_cast<std::int64_t>(p->subtree[e.tree * N + e.q].size());
   }
   return p;
 }
