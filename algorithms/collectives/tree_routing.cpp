@@ -726,36 +726,66 @@ Task<Buffer> sometoall(Node& self, std::int64_t M, Buffer mine, SubCube sub, int
   co_return co_await standard_exchange(self, M, std::move(mine), lsub);
 }
 
+namespace {
+// pipelined_path's three parts, a coroutine each: a million of them in DPT on 2^16 processors,
+// so each frame holds only what its part awaits. One coroutine for all three was 672 bytes (and
+// 1,216 with a receive of its own for the relay and the destination: GCC 12 gives every co_await
+// expression's operation and awaiter a slot in the frame); the path's dimensions are not kept.
+// The order of the operations is each part's own: the source starts every packet's send, a relay
+// starts packet i's send once it has it, the destination appends; then all sends end.
+Task<> path_source(Node& self, int out_port, int tag, std::int64_t size, std::int64_t packets, Buffer data,
+                   Buffer* out) {
+  const std::int64_t B = self.packet_elements();
+  std::vector<Request> sends;
+  sends.reserve(static_cast<std::size_t>(packets));
+  for (std::int64_t i = 0; i < packets; ++i)
+    sends.push_back(self.start(self.send(out_port, data.slice(i * B, std::min(B, size - i * B)), tag)));
+  for (Request& r : sends) co_await r;
+  *out = Buffer{};
+}
+
+Task<> path_relay(Node& self, int in_port, int out_port, int tag, std::int64_t packets, Buffer* out) {
+  std::vector<Request> sends;
+  sends.reserve(static_cast<std::size_t>(packets));
+  for (std::int64_t i = 0; i < packets; ++i) {
+    Buffer pkt = co_await self.recv(in_port, tag);
+    sends.push_back(self.start(self.send(out_port, std::move(pkt), tag)));
+  }
+  for (Request& r : sends) co_await r;
+  *out = Buffer{};
+}
+
+Task<> path_destination(Node& self, int in_port, int tag, std::int64_t packets, Buffer* out) {
+  Buffer got;
+  for (std::int64_t i = 0; i < packets; ++i) {
+    Buffer pkt = co_await self.recv(in_port, tag);
+    got.append(pkt);
+  }
+  *out = std::move(got);
+}
+
+/// A path of no hops: its source is its destination.
+Task<> path_to_itself(std::int64_t B, std::int64_t size, std::int64_t packets, Buffer data, Buffer* out) {
+  Buffer got;
+  for (std::int64_t i = 0; i < packets; ++i) got.append(data.slice(i * B, std::min(B, size - i * B)));
+  *out = std::move(got);
+  co_return;
+}
+
+Task<> off_path() { co_return; }
+}  // namespace
+
 Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
                       Buffer* out) {
-  const std::int64_t B = self.packet_elements();
-  const std::int64_t packets = std::max<std::int64_t>(1, ceil_div(size, B));
+  const std::int64_t packets = std::max<std::int64_t>(1, ceil_div(size, self.packet_elements()));
   NodeId at = src;
   std::size_t hop = 0;
   while (hop < dims.size() && at != self.id()) at ^= NodeId{1} << dims[hop++];
-  if (at != self.id()) co_return;
-  // One loop for the three parts, with one receive in it: GCC 12 gives every co_await
-  // expression's operation and awaiter a slot of their own in the frame, and the relay's and the
-  // destination's receives made it 1,216 bytes (a million of them in DPT on 2^16 processors).
-  // The order of the operations is each part's own: the source starts every packet's send, a
-  // relay starts packet i's send once it has it, the destination appends; then all sends end.
-  const bool source = hop == 0, destination = hop == dims.size();
-  Buffer got;
-  std::vector<Request> sends;
-  for (std::int64_t i = 0; i < packets; ++i) {
-    Buffer pkt;
-    if (source) {
-      pkt = data.slice(i * B, std::min(B, size - i * B));
-    } else {  // (not one conditional expression: GCC 12 evaluates a co_await there wrongly)
-      pkt = co_await self.recv(dims[hop - 1], tag);
-    }
-    if (destination)
-      got.append(pkt);
-    else
-      sends.push_back(self.start(self.send(dims[hop], std::move(pkt), tag)));
-  }
-  for (Request& r : sends) co_await r;
-  *out = std::move(got);
+  if (at != self.id()) return off_path();
+  if (dims.empty()) return path_to_itself(self.packet_elements(), size, packets, std::move(data), out);
+  if (hop == 0) return path_source(self, dims[0], tag, size, packets, std::move(data), out);
+  if (hop < dims.size()) return path_relay(self, dims[hop - 1], dims[hop], tag, packets, out);
+  return path_destination(self, dims[hop - 1], tag, packets, out);
 }
 
 }  // namespace cubesim::routing

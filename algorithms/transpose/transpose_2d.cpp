@@ -95,18 +95,29 @@ Task<> paths_transpose(Node& self, Params p, int paths) {
     std::vector<int> dims;
   };
   std::vector<Role> mine_roles;
-  for (const NodeId s : path_sources_through(t, x)) {
-    if (t.target(s) == s) continue;
-    for (int k = 0; k < paths; ++k) {
-      std::vector<int> dims = path_dims(t, s, k == 1);
-      NodeId at = s;
-      bool on = at == x;
-      for (int d : dims) on = on || (at ^= NodeId{1} << d) == x;
-      if (on) mine_roles.push_back({s, k, std::move(dims)});
+  {
+    const std::vector<NodeId> candidates = path_sources_through(t, x);
+    mine_roles.reserve(candidates.size() * static_cast<std::size_t>(paths));
+    for (const NodeId s : candidates) {
+      if (t.target(s) == s) continue;
+      for (int k = 0; k < paths; ++k) {
+        std::vector<int> dims = path_dims(t, s, k == 1);
+        NodeId at = s;
+        bool on = at == x;
+        for (int d : dims) on = on || (at ^= NodeId{1} << d) == x;
+        if (on) mine_roles.push_back({s, k, std::move(dims)});
+      }
     }
   }
+  // What the node keeps while its paths run: a million roles on 2^16 processors, so no list of
+  // roles (each with its dimensions) outlives their start, only where the target's parts land.
   std::vector<Buffer> got(mine_roles.size());
   std::vector<Task<>> roles;
+  roles.reserve(mine_roles.size());
+  std::vector<std::size_t> target_parts;  // the indices of the roles of the path(s) ending here, by path
+  for (int k = 0; k < paths; ++k)
+    for (std::size_t i = 0; i < mine_roles.size(); ++i)
+      if (mine_roles[i].source == t.target(x) && mine_roles[i].path == k) target_parts.push_back(i);
   for (std::size_t i = 0; i < mine_roles.size(); ++i) {
     Role& r = mine_roles[i];
     const std::int64_t half = paths == 1 ? D : (r.path == 0 ? D - D / 2 : D / 2);
@@ -114,15 +125,14 @@ Task<> paths_transpose(Node& self, Params p, int paths) {
     roles.push_back(routing::pipelined_path(self, std::move(r.dims), r.source, static_cast<int>(r.source * 2 + r.path),
                                             half, std::move(part), &got[i]));
   }
+  std::vector<Role>().swap(mine_roles);
   co_await all_of(std::move(roles));
   if (t.target(x) == x) {
     self.set_result(t.assemble(mine, self.data_mode()));
     co_return;
   }
   Buffer mine_t;
-  for (int k = 0; k < paths; ++k)
-    for (std::size_t i = 0; i < mine_roles.size(); ++i)
-      if (mine_roles[i].source == t.target(x) && mine_roles[i].path == k) mine_t.append(got[i]);
+  for (const std::size_t i : target_parts) mine_t.append(got[i]);
   // The block arriving here is the one of the node whose target is x: tr is an involution.
   self.set_result(t.assemble(mine_t, self.data_mode()));
 }
