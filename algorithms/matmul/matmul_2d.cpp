@@ -59,7 +59,7 @@ Task<> a1(Node& self, Params p) {
                         gather_into(self, g.bQ1 * g.bR2, std::move(Down), g.col_cube(), D));
   // C_{k*}: the row's blocks by local address G(l'); D_{*l}: the column's by G(k').
   Buffer A = matmul::block(data, g.sh, Which::E, g.a_block(x));
-  for (std::int64_t q = 0; q < g.sh.Q; ++q) {
+  for (std::int64_t q = 0; q < g.sh.Q && data; ++q) {
     const std::int64_t cpos = gray::encode(q / g.bQ2) * g.bP1 * g.bQ2 + q % g.bQ2;
     const std::int64_t dpos = gray::encode(q / g.bQ1) * g.bQ1 * g.bR2 + (q % g.bQ1) * g.bR2;
     matmul::multiply_add(A, 0, g.bR2, Operand{&C, cpos, g.bQ2}, Operand{&D, dpos, g.bR2}, g.bP1, 1, g.bR2);
