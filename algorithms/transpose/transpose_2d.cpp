@@ -109,8 +109,8 @@ Task<> paths_transpose(Node& self, Params p, int paths) {
       }
     }
   }
-  // What the node keeps while its paths run: a million roles on 2^16 processors, so no list of
-  // roles (each with its dimensions) outlives their start, only where the target's parts land.
+  // A million roles on 2^16 processors: while the paths run the node keeps a task and a buffer a
+  // role and where the target's parts land, but not its list of roles with their dimensions.
   std::vector<Buffer> got(mine_roles.size());
   std::vector<Task<>> roles;
   roles.reserve(mine_roles.size());
