@@ -24,7 +24,7 @@
 // the tolerance the grid test measures. On a 1-node cube there is nothing to send: one multiply
 // per product, exact.
 #include <algorithm>
-#include <tuple>
+#include <cstdint>
 
 #include "algorithms/matmul/grid.hpp"
 #include "algorithms/registry.hpp"
@@ -50,18 +50,23 @@ Task<> outer(Node& self, Params p) {
   const Buffer C = matmul::block(data, g.sh, Which::C, {i * g.bP1, g.bP1, j * g.bQ2, g.bQ2});
   const Buffer D = matmul::block(data, g.sh, Which::D, {i * g.bQ1, g.bQ1, j * g.bR2, g.bR2});
   const Buffer E = matmul::block(data, g.sh, Which::E, g.a_block(x));
-  // The items (κ, s) in the order of their lockstep step t = κ L + a + b, ties by a.
-  std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> items;  // t, a, κ, s
+  // The items (κ, s) in the order of their lockstep step t = κ L + a + b, ties by a. (t, a) names
+  // an item (t - a = κ L + b with 0 <= b < L; s = i - a mod L), so each is one key, t L + a: 8
+  // bytes an item, where a tuple (t, a, κ, s) of 32 held 537 MB of 880 MiB on 2^16 nodes.
+  std::vector<std::uint64_t> items;
+  items.reserve(static_cast<std::size_t>(K * L));
   for (std::int64_t k = 0; k < K; ++k)
     for (std::int64_t s = 0; s < L; ++s) {
       const std::int64_t a = ((i - s) % L + L) % L, b = ((j - s) % L + L) % L;
-      items.emplace_back(k * L + a + b, a, k, s);
+      items.push_back(static_cast<std::uint64_t>((k * L + a + b) * L + a));
     }
   std::sort(items.begin(), items.end());
   std::vector<Buffer> A(static_cast<std::size_t>(K), E);
   const bool all_port = self.machine().ports.kind == PortKind::all;
-  for (const auto& [t, a, k, s] : items) {
-    const std::int64_t b = ((j - s) % L + L) % L;
+  for (const std::uint64_t key : items) {
+    const auto t = static_cast<std::int64_t>(key / static_cast<std::uint64_t>(L)),
+               a = static_cast<std::int64_t>(key % static_cast<std::uint64_t>(L));
+    const std::int64_t k = (t - a) / L, b = (t - a) % L, s = ((i - a) % L + L) % L;
     Buffer c = b == 0 ? C : Buffer{}, d = a == 0 ? D : Buffer{};
     if (b != 0 && a != 0) {
       auto rc = self.recv(left);
