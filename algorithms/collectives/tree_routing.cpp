@@ -728,8 +728,8 @@ Task<Buffer> sometoall(Node& self, std::int64_t M, Buffer mine, SubCube sub, int
 
 namespace {
 // pipelined_path's parts (source, relay, destination; and the rare path of no hops, or none), a
-// coroutine each: a million of them in DPT on 2^16 processors,
-// so each frame holds only what its part awaits. One coroutine for all three was 672 bytes (and
+// coroutine each: a million of them in DPT on 2^16 processors, so each frame holds only what its
+// part awaits. One coroutine for all three was 672 bytes (and
 // 1,216 with a receive of its own for the relay and the destination: GCC 12 gives every co_await
 // expression's operation and awaiter a slot in the frame); the path's dimensions are not kept.
 // The order of the operations is each part's own: the source starts every packet's send, a relay
@@ -765,11 +765,10 @@ Task<> path_destination(Node& self, int in_port, int tag, std::int64_t packets, 
   *out = std::move(got);
 }
 
-/// A path of no hops: its source is its destination.
-Task<> path_to_itself(std::int64_t B, std::int64_t size, std::int64_t packets, Buffer data, Buffer* out) {
-  Buffer got;
-  for (std::int64_t i = 0; i < packets; ++i) got.append(data.slice(i * B, std::min(B, size - i * B)));
-  *out = std::move(got);
+/// A path of no hops: its source is its destination, which ends with the message's `size`
+/// elements (no caller makes one; kept so that the function's contract covers every path).
+Task<> path_to_itself(std::int64_t size, Buffer data, Buffer* out) {
+  *out = data.slice(0, size);
   co_return;
 }
 
@@ -783,7 +782,7 @@ Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, st
   std::size_t hop = 0;
   while (hop < dims.size() && at != self.id()) at ^= NodeId{1} << dims[hop++];
   if (at != self.id()) return off_path();
-  if (dims.empty()) return path_to_itself(self.packet_elements(), size, packets, std::move(data), out);
+  if (dims.empty()) return path_to_itself(size, std::move(data), out);
   if (hop == 0) return path_source(self, dims[0], tag, size, packets, std::move(data), out);
   if (hop < dims.size()) return path_relay(self, dims[hop - 1], dims[hop], tag, packets, out);
   return path_destination(self, dims[hop - 1], tag, packets, out);
