@@ -106,7 +106,7 @@ struct Ring {
 /// (dir = -1) or higher (dir = +1): the boundary item goes to `to`, the other neighbour's comes
 /// from `from`.
 struct ShiftPorts {
-  int to, from;
+  int to = -1, from = -1;
 };
 ShiftPorts shift_ports(Node& self, const Ring& ring, int dir) {
   const NodeId x = self.id();
@@ -248,13 +248,15 @@ Task<> cannon_one(Node& self, const CannonGrid& cg, Buffer& out) {
     co_await matmul::both(self, cube_align(self, &C, (r * cg.kD) % L), cube_align(self, &D, (c * cg.kC) % L));
   else
     co_await matmul::both(self, align(self, &C, L, (r * cg.kD) % L), align(self, &D, L, (c * cg.kC) % L));
+  const bool rolls = C.nodes > 1 && D.nodes > 1;
+  const ShiftPorts pc = rolls ? shift_ports(self, C, -1) : ShiftPorts{},
+                   pd = rolls ? shift_ports(self, D, -1) : ShiftPorts{};
   for (std::int64_t t = 0; t < L; ++t) {
     if (t > 0) {
-      if (C.nodes > 1 && D.nodes > 1) {
+      if (rolls) {
         // matmul::both(roll C, roll D) without a coroutine a ring (four frames and a list of two
         // tasks a step, 255 steps on 2^16 nodes): the same operations, begun in the same order,
         // all four at once (all-port) or C's pair then D's (one-port), in this frame.
-        const ShiftPorts pc = shift_ports(self, C, -1), pd = shift_ports(self, D, -1);
         auto sc = self.send(pc.to, shift_out(C, -1));
         auto rc = self.recv(pc.from);
         auto sd = self.send(pd.to, shift_out(D, -1));
