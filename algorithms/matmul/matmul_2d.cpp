@@ -131,30 +131,33 @@ void shift_in(Ring& ring, int dir, Buffer got) {
     ring.items.insert(ring.items.begin(), std::move(got));
 }
 
-/// One item toward lower ring positions (dir = -1) or higher (dir = +1), one CRA step.
-Task<> shift(Node& self, Ring& ring, int dir) {
+/// `steps` items toward lower ring positions (dir = -1) or higher (dir = +1), one CRA step each,
+/// in this one frame (a coroutine a step was a frame of 592 bytes a step on every node).
+Task<> shift(Node& self, Ring& ring, int dir, std::int64_t steps = 1) {
   if (ring.nodes == 1) {  // a ring of one node (N1 = 1 or N2 = 1): the items rotate in place
-    if (dir < 0)
-      std::rotate(ring.items.begin(), ring.items.begin() + 1, ring.items.end());
-    else
-      std::rotate(ring.items.rbegin(), ring.items.rbegin() + 1, ring.items.rend());
+    for (std::int64_t t = 0; t < steps; ++t)
+      if (dir < 0)
+        std::rotate(ring.items.begin(), ring.items.begin() + 1, ring.items.end());
+      else
+        std::rotate(ring.items.rbegin(), ring.items.rbegin() + 1, ring.items.rend());
     co_return;
   }
   const ShiftPorts sp = shift_ports(self, ring, dir);
-  auto snd = self.send(sp.to, shift_out(ring, dir));
-  auto rcv = self.recv(sp.from);
-  co_await all_of(snd, rcv);
-  shift_in(ring, dir, rcv.take());
+  for (std::int64_t t = 0; t < steps; ++t) {
+    auto snd = self.send(sp.to, shift_out(ring, dir));
+    auto rcv = self.recv(sp.from);
+    co_await all_of(snd, rcv);
+    shift_in(ring, dir, rcv.take());
+  }
 }
 
 /// Shifts the ring of L items by `amount` toward lower positions, the shorter way round.
 Task<> align(Node& self, Ring* ring, std::int64_t L, std::int64_t amount) {
   const bool down = amount <= L / 2;
-  const std::int64_t steps = down ? amount : L - amount;
-  for (std::int64_t t = 0; t < steps; ++t) co_await shift(self, *ring, down ? -1 : 1);
+  return shift(self, *ring, down ? -1 : 1, down ? amount : L - amount);
 }
 
-Task<> roll(Node& self, Ring* ring) { co_await shift(self, *ring, -1); }
+Task<> roll(Node& self, Ring* ring) { return shift(self, *ring, -1); }
 
 /// The cube alignment (§5.2.1: "can be reduced to at most 2 log N1 and 2 log N2 steps"): every
 /// node's items move 2^j nodes toward lower ring positions. Ring positions 2^j apart are cube
@@ -211,7 +214,7 @@ Task<> cube_align(Node& self, Ring* ring, std::int64_t amount) {
   const std::int64_t k = static_cast<std::int64_t>(ring->items.size()), q = amount / k;
   for (std::int64_t j = 0; (q >> j) != 0; ++j)
     if ((q >> j) & 1) co_await cube_shift(self, ring, j);
-  for (std::int64_t i = 0; i < amount % k; ++i) co_await shift(self, *ring, -1);
+  if (amount % k != 0) co_await shift(self, *ring, -1, amount % k);
 }
 
 /// C's and D's rings on an N1 x N2 grid: L = max(N1, N2) blocks of the inner index (Q̃/L each).
