@@ -71,9 +71,13 @@ struct A1 {
     matmul::multiply_add(A, r0 * g.bR, g.bR, Operand{&C, off + r0 * g.bQ, g.bQ}, Operand{&D, j * g.bQ * g.bR, g.bR},
                          rows, k, g.bR);
   }
-  Task<> step(Node& self, const Buffer& C, std::int64_t j, std::int64_t blocks = 1) {
-    for (std::int64_t b = 0; b < blocks; ++b) multiply(C, b * g.sh.P * g.bQ, j + b, 0, g.sh.P);
-    co_await self.compute(2 * g.sh.P * blocks * g.bQ * g.bR);
+  /// Multiplies by `blocks` blocks of C from inner block j (at once: values are not simulated
+  /// time) and returns the computation the caller awaits: an operation, not a coroutine, so that
+  /// the N - 1 steps of the ring forms make no frame each.
+  Op step(Node& self, const Buffer& C, std::int64_t j, std::int64_t blocks = 1) {
+    if (self.data_mode())
+      for (std::int64_t b = 0; b < blocks; ++b) multiply(C, b * g.sh.P * g.bQ, j + b, 0, g.sh.P);
+    return self.compute(2 * g.sh.P * blocks * g.bQ * g.bR);
   }
 };
 
