@@ -257,9 +257,9 @@ Task<> cannon_one(Node& self, const CannonGrid& cg, Buffer& out) {
   for (std::int64_t t = 0; t < L; ++t) {
     if (t > 0) {
       if (rolls) {
-        // matmul::both(roll C, roll D) without a coroutine a ring (four frames and a list of two
-        // tasks a step, 255 steps on 2^16 nodes): the same operations, begun in the same order,
-        // all four at once (all-port) or C's pair then D's (one-port), in this frame.
+        // matmul::both(roll C, roll D) without a coroutine a ring (five frames -- both, two rolls, two shifts -- and a
+        // list of two tasks a step, 255 steps on 2^16 nodes): the same operations, begun in the same order, all four at
+        // once (all-port) or C's pair then D's (one-port), in this frame.
         auto sc = self.send(pc.to, shift_out(C, -1));
         auto rc = self.recv(pc.from);
         auto sd = self.send(pd.to, shift_out(D, -1));

@@ -104,9 +104,9 @@ Task<> dekel(Node& self, Params p) {
       s ^= std::int64_t{1} << t;
       const int dc = t >= dg.lC ? t - dg.lC : -1, dd = t >= dg.lD ? g.n2 + t - dg.lD : -1;
       if (dc >= 0 && dd >= 0) {
-        // exchange_both without a coroutine an exchange (three frames and a list of two tasks a
-        // step, 255 steps on 2^16 nodes): the same operations, begun in the same order, all four
-        // at once (all-port) or C's pair then D's (one-port), in this frame.
+        // exchange_both without a coroutine an exchange (four frames -- exchange_both, both, two exchanges -- and a
+        // list of two tasks a step, 255 steps on 2^16 nodes): the same operations, begun in the same order, all four at
+        // once (all-port) or C's pair then D's (one-port), in this frame.
         auto sc = self.send(dc, std::move(C));
         auto rc = self.recv(dc);
         auto sd = self.send(dd, std::move(D));
