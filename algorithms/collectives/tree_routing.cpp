@@ -729,9 +729,9 @@ Task<Buffer> sometoall(Node& self, std::int64_t M, Buffer mine, SubCube sub, int
 namespace {
 // pipelined_path's parts (source, relay, destination; and the rare path of no hops, or none), a
 // coroutine each: a million of them in DPT on 2^16 processors, so each frame holds only what its
-// part awaits. One coroutine for all three was 672 bytes (and
-// 1,216 with a receive of its own for the relay and the destination: GCC 12 gives every co_await
-// expression's operation and awaiter a slot in the frame); the path's dimensions are not kept.
+// part awaits. One coroutine for all three was 672 bytes (and 1,216 with a receive of its own for
+// the relay and the destination: GCC 12 gives every co_await expression's operation and awaiter a
+// slot in the frame); the path's dimensions are not kept.
 // The order of the operations is each part's own: the source starts every packet's send, a relay
 // starts packet i's send once it has it, the destination appends; then all sends end.
 Task<> path_source(Node& self, int out_port, int tag, std::int64_t size, std::int64_t packets, Buffer data,

@@ -41,14 +41,28 @@ Task<> exchange(Node& self, int dim, Buffer& b) {
 }
 
 /// The C exchange across column dimension dc and the D exchange across row dimension dd (either
-/// may be absent: -1), one after the other on one port, at once on all.
+/// may be absent: -1), one after the other on one port, at once on all. Both in this one frame:
+/// matmul::both over two exchange coroutines made four frames and a list of two tasks a step (255
+/// steps on 2^16 nodes); the operations and their order are the same, all four begun at once
+/// all-port, C's pair then D's one-port.
 Task<> exchange_both(Node& self, int dc, Buffer& C, int dd, Buffer& D) {
-  if (dc >= 0 && dd >= 0) {
-    co_await matmul::both(self, exchange(self, dc, C), exchange(self, dd, D));
+  if (dc < 0 || dd < 0) {
+    if (dc >= 0) co_await exchange(self, dc, C);
+    if (dd >= 0) co_await exchange(self, dd, D);
     co_return;
   }
-  if (dc >= 0) co_await exchange(self, dc, C);
-  if (dd >= 0) co_await exchange(self, dd, D);
+  auto sc = self.send(dc, std::move(C));
+  auto rc = self.recv(dc);
+  auto sd = self.send(dd, std::move(D));
+  auto rd = self.recv(dd);
+  if (self.machine().ports.kind == PortKind::all) {
+    co_await all_of(sc, rc, sd, rd);
+  } else {
+    co_await all_of(sc, rc);
+    co_await all_of(sd, rd);
+  }
+  C = rc.take();
+  D = rd.take();
 }
 
 /// The grid of Dekel's algorithm: binary-coded, nested blocks, the inner index cut into L =
@@ -79,7 +93,7 @@ Task<> dekel(Node& self, Params p) {
   const DekelGrid dg(p, self.topology());
   const Grid& g = dg.g;
   const NodeId x = self.id();
-  const bool data = self.data_mode(), all_port = self.machine().ports.kind == PortKind::all;
+  const bool data = self.data_mode();
   const std::int64_t r = dg.row(x), c = dg.col(x);
   // Binary encoding: block (r, c) of each matrix at node (r || c).
   Buffer C = matmul::block(data, g.sh, Which::C, {r * g.bP1, g.bP1, c * g.bQ2, g.bQ2});
@@ -88,7 +102,7 @@ Task<> dekel(Node& self, Params p) {
   // Alignment: C along the row by the bits of c_shift(r), D along the column by d_shift(c); the
   // node then holds inner block s = (r << lD) ^ (c << lC) in both (as items s mod kC, s mod kD).
   const std::int64_t mC = dg.c_shift(r), mD = dg.d_shift(c);
-  if (all_port) {
+  if (self.machine().ports.kind == PortKind::all) {
     for (int j = 0; j < std::max(g.n1, g.n2); ++j)
       co_await exchange_both(self, j < g.n2 && (mC >> j & 1) ? j : -1, C, j < g.n1 && (mD >> j & 1) ? g.n2 + j : -1, D);
   } else {
@@ -102,26 +116,7 @@ Task<> dekel(Node& self, Params p) {
     if (i > 0) {  // the GCEA step: inner bit t flips; across the cube where it is a node bit, else locally
       const int t = gray::transition(i - 1, dg.l);
       s ^= std::int64_t{1} << t;
-      const int dc = t >= dg.lC ? t - dg.lC : -1, dd = t >= dg.lD ? g.n2 + t - dg.lD : -1;
-      if (dc >= 0 && dd >= 0) {
-        // exchange_both without a coroutine an exchange (four frames -- exchange_both, both, two exchanges -- and a
-        // list of two tasks a step, 255 steps on 2^16 nodes): the same operations, begun in the same order, all four at
-        // once (all-port) or C's pair then D's (one-port), in this frame.
-        auto sc = self.send(dc, std::move(C));
-        auto rc = self.recv(dc);
-        auto sd = self.send(dd, std::move(D));
-        auto rd = self.recv(dd);
-        if (all_port) {
-          co_await all_of(sc, rc, sd, rd);
-        } else {
-          co_await all_of(sc, rc);
-          co_await all_of(sd, rd);
-        }
-        C = rc.take();
-        D = rd.take();
-      } else {
-        co_await exchange_both(self, dc, C, dd, D);
-      }
+      co_await exchange_both(self, t >= dg.lC ? t - dg.lC : -1, C, t >= dg.lD ? g.n2 + t - dg.lD : -1, D);
     }
     const std::int64_t inner = std::clamp(g.sh.Q - s * dg.bq, std::int64_t{0}, dg.bq);
     if (data)  // (timing mode: no values, and reading A's buffer was a miss a step)
