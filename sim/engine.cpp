@@ -1,6 +1,7 @@
 #include "sim/engine.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "sim/kernel/prefetch.hpp"
@@ -460,6 +461,11 @@ void Engine::check_budgets() {
   constexpr std::int64_t kMemoryEvery = 1;  // checks between two readings of resident memory (6 us each)
   const std::int64_t done = stats_.events + stats_.resumes + awaits_;
   next_check_ = done + kInterval;
+  if (read_ahead_ == ReadAhead::by_pending) {
+    const bool many = static_cast<std::int64_t>(queue_.size() + win_size_) >= kReadAheadPending;
+    stats_.read_ahead_switches += many != reads_ahead_ ? 1 : 0;
+    reads_ahead_ = many;
+  }
   if (options_.progress != nullptr) {
     options_.progress->fetch_add(stats_.events - published_events_, std::memory_order_relaxed);
     published_events_ = stats_.events;
@@ -577,13 +583,18 @@ void Engine::reset() {
 
 bool Engine::next_event(detail::Event& ev) {
   const auto at = [&](std::size_t i) -> detail::Event& { return win_[(win_head_ + i) % kWindow]; };
-  while (win_size_ < kWindow && !queue_.empty() &&
+  while (reads_ahead_ && win_size_ < kWindow && !queue_.empty() &&
          (win_size_ == 0 || detail::before(at(win_size_ - 1), queue_.top()))) {
     at(win_size_) = queue_.pop();
     prefetch(at(win_size_), 0);
     ++win_size_;
   }
-  if (win_size_ == 0) return false;  // and the queue is empty: the loop above would have taken one
+  if (win_size_ == 0) {  // not reading ahead (or the queue is empty): straight from the queue
+    if (queue_.empty()) return false;
+    ev = queue_.pop();
+    return true;
+  }
+  // (Reading ahead may have stopped with events in the window: they are taken in order, as ever.)
   if (!queue_.empty() && detail::before(queue_.top(), at(0))) {  // pushed since, and due first
     ev = queue_.pop();
     return true;
@@ -591,6 +602,7 @@ bool Engine::next_event(detail::Event& ev) {
   ev = at(0);
   win_head_ = (win_head_ + 1) % kWindow;
   --win_size_;
+  if (!reads_ahead_) return true;
   // The distance from the front at which each later stage runs: several events apart, so that
   // what one stage asked for has arrived when the next reads it (16/11/7/4/2 of 16 events and
   // 26/18/10/2 of 32 measured the same; 32 events gained 9 % over 16 on 2^14 nodes, 64 nothing).
@@ -676,6 +688,11 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
                      machine_.ports.kind == PortKind::all && machine_.o_send == Time{} && machine_.o_recv == Time{};
   closed_forms_on_ = closed_forms_allowed_ && options_.packet_trains && observer_ == nullptr && in_order_ &&
                      machine_.o_send == Time{} && machine_.o_recv == Time{} && net_->closed_forms();
+  // Reading ahead (the event window's stages, a group's hints): by the number of pending events
+  // (check_budgets), or forced by CUBESIM_READAHEAD=1 or 0 (measurements; it changes nothing else).
+  if (const char* e = std::getenv("CUBESIM_READAHEAD"); e != nullptr && (e[0] == '0' || e[0] == '1'))
+    read_ahead_ = e[0] == '1' ? ReadAhead::on : ReadAhead::off;
+  reads_ahead_ = read_ahead_ == ReadAhead::on;
   running_ = true;
   const auto wall0 = std::chrono::steady_clock::now();
   const auto n = static_cast<std::size_t>(topology_.size());

@@ -52,7 +52,9 @@ struct RunStats {
   std::int64_t resume_events = 0;
   /// Runs made again without messages in closed form because something met one (engine counter).
   std::int64_t closed_form_aborts = 0;
-  std::int64_t peak_queue = 0;     ///< most events in the queue at once (engine counter)
+  std::int64_t peak_queue = 0;  ///< most events in the queue at once (engine counter)
+  /// Times the event window began or stopped reading ahead (engine counter; Engine::ReadAhead).
+  std::int64_t read_ahead_switches = 0;
   std::int64_t resumes = 0;        ///< process resumptions
   std::int64_t max_link_load = 0;  ///< elements over the busiest directed link
   double mean_link_load = 0;       ///< over links that exist
@@ -282,6 +284,15 @@ class Engine final : public detail::Backend, private detail::StrandHooks {
   static constexpr std::size_t kWindow = 32;
   std::array<detail::Event, kWindow> win_{};
   std::size_t win_head_ = 0, win_size_ = 0;
+  /// Whether the window reads ahead (reads_ahead_, in detail::Backend): while at least
+  /// kReadAheadPending events pend, checked with the budgets (every 4,096 steps). Few pending
+  /// events mean few nodes at work, whose records the cache holds already: there the stages and
+  /// the group hints only cost (broadcast.gc one-port, 63-953 pending: 0.80-0.89 of the time
+  /// without them; A3 and Cannon all-port on 2^12-2^14 nodes, 3,300-17,700 pending: 1.17-1.35 of
+  /// the time without them; docs/performance.md "Reading ahead only where it pays").
+  enum class ReadAhead : std::uint8_t { by_pending, on, off };
+  ReadAhead read_ahead_ = ReadAhead::by_pending;
+  static constexpr std::int64_t kReadAheadPending = 2048;
   /// The next event in (time, push time, sequence, sub) order, from the window or the heap;
   /// false when there is none.
   bool next_event(detail::Event& ev);

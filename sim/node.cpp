@@ -45,7 +45,7 @@ bool OpGroup::await_suspend(std::coroutine_handle<> h) {
     for (std::size_t i = 0; i < n; ++i) sts.push_back(&at(i).st_);
     o->on_await(waiter_.node, engine_->current_strand(), sts);
   }
-  if (n > 1)
+  if (n > 1 && engine_->reads_ahead())
     for (int stage = 0; stage < detail::Backend::kPrefetchStages; ++stage)
       for (std::size_t i = 0; i < n; ++i) engine_->prefetch_begin(at(i).st_, stage);
   for (std::size_t i = 0; i < n; ++i)

@@ -65,6 +65,9 @@ class Backend {
   /// what the one before brought in points to (all ops at one stage, then the next). Changes nothing.
   static constexpr int kPrefetchStages = 3;
   virtual void prefetch_begin(const OpState& /*op*/, int /*stage*/) const {}
+  /// Whether the engine asks the cache ahead now (the event window's stages, prefetch_begin):
+  /// only while many events pend (sim/engine.cpp "The event window").
+  [[nodiscard]] bool reads_ahead() const { return reads_ahead_; }
   /// Starts a non-blocking request (Node::start); returns its id within the node.
   virtual std::int64_t start_request(OpState& op, Waiter& w) = 0;
   virtual void note_wait(NodeId node, std::int64_t id) = 0;
@@ -83,6 +86,7 @@ class Backend {
 
  protected:
   ~Backend() = default;
+  bool reads_ahead_ = false;
 };
 }  // namespace detail
 
