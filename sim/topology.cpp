@@ -108,7 +108,7 @@ int Topology::clique_axis(int port) const {
   return k;
 }
 
-NodeId Topology::neighbor(NodeId node, int port) const {
+NodeId Topology::grid_neighbor(NodeId node, int port) const {
   if (node < 0 || node >= size_ || port < 0 || port >= ports_) return -1;
   switch (kind_) {
     case Kind::hypercube:
@@ -162,13 +162,8 @@ int Topology::reverse_port(NodeId node, int port) const {
   return -1;
 }
 
-int Topology::port_to(NodeId node, NodeId other) const {
+int Topology::grid_port_to(NodeId node, NodeId other) const {
   if (node < 0 || node >= size_ || other < 0 || other >= size_ || node == other) return -1;
-  if (kind_ == Kind::hypercube) {
-    NodeId x = node ^ other;
-    if (std::popcount(static_cast<std::uint64_t>(x)) != 1) return -1;
-    return std::countr_zero(static_cast<std::uint64_t>(x));
-  }
   if (kind_ == Kind::mesh_of_trees || kind_ == Kind::mesh_of_cliques) {
     int axis = -1;
     for (int k = 0; k < dim_; ++k)

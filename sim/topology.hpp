@@ -25,6 +25,7 @@
 /// dimension goes the shorter way round, the plus direction on a tie; in a tree up to the lowest
 /// common ancestor and down; in a clique directly.
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,10 +60,20 @@ class Topology {
   /// True on the grids of lines (mesh, torus, mesh of trees, mesh of cliques): shape() applies.
   [[nodiscard]] bool has_shape() const { return kind_ != Kind::hypercube; }
 
-  /// The neighbour through `port`, or -1 when that port has no link.
-  [[nodiscard]] NodeId neighbor(NodeId node, int port) const;
+  /// The neighbour through `port`, or -1 when that port has no link. (The hypercube's here, inline:
+  /// a send, a receive and the network ask for it in every message.)
+  [[nodiscard]] NodeId neighbor(NodeId node, int port) const {
+    if (kind_ != Kind::hypercube) return grid_neighbor(node, port);
+    return node >= 0 && node < size_ && port >= 0 && port < ports_ ? node ^ (NodeId{1} << port) : -1;
+  }
   /// The port of `node` that reaches the adjacent node `other`, or -1 when not adjacent.
-  [[nodiscard]] int port_to(NodeId node, NodeId other) const;
+  [[nodiscard]] int port_to(NodeId node, NodeId other) const {
+    if (kind_ != Kind::hypercube) return grid_port_to(node, other);
+    if (node < 0 || node >= size_ || other < 0 || other >= size_) return -1;
+    const auto x = static_cast<std::uint64_t>(node ^ other);
+    // One bit set (not std::popcount, a library call without -mpopcnt: 1 % of a per-packet run).
+    return x != 0 && (x & (x - 1)) == 0 ? std::countr_zero(x) : -1;
+  }
   /// The port of neighbor(node, port) through which the link from `node` arrives.
   [[nodiscard]] int reverse_port(NodeId node, int port) const;
   /// Next port of the dimension-order route from `cur` to `dst` (cur != dst).
@@ -85,6 +96,8 @@ class Topology {
   std::array<int, 3> base_{0, 0, 0};  // mesh of cliques: first port of each axis
   [[nodiscard]] std::int64_t coord(NodeId node, int k) const { return (node / stride_[k]) % shape_[k]; }
   [[nodiscard]] int clique_axis(int port) const;
+  [[nodiscard]] NodeId grid_neighbor(NodeId node, int port) const;  ///< neighbor() off the hypercube
+  [[nodiscard]] int grid_port_to(NodeId node, NodeId other) const;  ///< port_to() off the hypercube
 };
 
 }  // namespace cubesim
