@@ -161,8 +161,8 @@ Task<> broadcast_gc_one_port(Node& self, Params p) {
       chunk = all.slice(k * B, std::min(B, p.M - k * B));
     else
       chunk = co_await self.recv(in_port);
-    if (out_port >= 0) co_await self.send(out_port, chunk);
-    if (pos != 0) all.append(chunk);
+    if (pos != 0) all.append(chunk);  // (kept first, so that the send takes the chunk, not a copy)
+    if (out_port >= 0) co_await self.send(out_port, std::move(chunk));
   }
   self.set_result(std::move(all));
 }
