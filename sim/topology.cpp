@@ -182,7 +182,7 @@ int Topology::grid_port_to(NodeId node, NodeId other) const {
   return -1;
 }
 
-int Topology::next_hop(NodeId cur, NodeId dst) const {
+int Topology::grid_next_hop(NodeId cur, NodeId dst) const {
   if (cur == dst) return -1;
   if (kind_ == Kind::hypercube) return std::countr_zero(static_cast<std::uint64_t>(cur ^ dst));
   for (int k = 0; k < dim_; ++k) {
