@@ -775,7 +775,7 @@ Task<> path_to_itself(std::int64_t size, Buffer data, Buffer* out) {
 Task<> off_path() { co_return; }
 }  // namespace
 
-Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
+Task<> pipelined_path(Node& self, std::span<const int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
                       Buffer* out) {
   const std::int64_t packets = std::max<std::int64_t>(1, ceil_div(size, self.packet_elements()));
   NodeId at = src;

@@ -28,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -232,7 +233,8 @@ Task<Buffer> accumulate_groups(Node& self, std::int64_t G, Buffer mine, SubCube 
 /// packets of at most B back to back), a relay (forwards each packet as it arrives) or the
 /// destination (`*out` gets what arrived). Packets carry `tag` (the path's id; nonzero where
 /// other traffic on the same ports uses tag 0). A node not on the path does nothing.
-Task<> pipelined_path(Node& self, std::vector<int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
+/// `dims` is read before the function returns (no coroutine keeps it): the caller may reuse it.
+Task<> pipelined_path(Node& self, std::span<const int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
                       Buffer* out);
 
 /// The terms of a schedule run in lockstep, for the rows TR-530 does not give: start-ups,

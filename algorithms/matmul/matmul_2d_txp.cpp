@@ -106,6 +106,8 @@ struct Txp {
   std::vector<int> rdim, cdim;  ///< pair i: row-field bit rdim[i] <-> column-field bit cdim[i]
   explicit Txp(const Grid& g) : nmin(std::min(g.n1, g.n2)), nmax(std::max(g.n1, g.n2)), m(nmax - nmin) {
     mid = g.n1 >= g.n2 ? routing::SubCube::range(g.n2, m) : routing::SubCube::range(0, m);
+    rdim.reserve(static_cast<std::size_t>(nmin));
+    cdim.reserve(static_cast<std::size_t>(nmin));
     for (int i = 0; i < nmin; ++i) {
       rdim.push_back(nmax + i);
       cdim.push_back((g.n2 > g.n1 ? m : 0) + i);
@@ -119,18 +121,18 @@ struct Txp {
       if (differs(y, i)) y ^= flip(i);
     return y;
   }
-  /// The SPT path of the block that starts at s: the differing pairs, highest first, row bit first.
-  [[nodiscard]] std::vector<int> path(NodeId s) const {
-    std::vector<int> dims;
+  /// The SPT path of the block that starts at s: the differing pairs, highest first, row bit first;
+  /// into `dims` (a node's paths reuse one vector: growing a fresh one was four allocations a path).
+  void path(NodeId s, std::vector<int>& dims) const {
+    dims.clear();
     for (int i = nmin - 1; i >= 0; --i)
       if (differs(s, i)) dims.insert(dims.end(), {rdim[i], cdim[i]});
-    return dims;
   }
 };
 
 /// One-port pair swap: for each pair, two steps (send across the row bit or forward across the
 /// column bit). `held`: this node's X elements; returns those of the node whose pairs are ours swapped.
-Task<Buffer> pair_steps(Node& self, Txp t, Buffer held) {
+Task<Buffer> pair_steps(Node& self, const Txp& t, Buffer held) {
   const NodeId x = self.id();
   for (int i = t.nmin - 1; i >= 0; --i) {
     if (t.differs(x, i)) {
@@ -148,9 +150,10 @@ Task<Buffer> pair_steps(Node& self, Txp t, Buffer held) {
 /// The paths through x are those of the sources x is reached from after the pairs >= j are done
 /// (s = swap(x, j)) or in the middle of pair j (s = swap(x ^ row bit j, j + 1), when pair j of s
 /// differs, i.e. pair j of x does not).
-Task<Buffer> pair_spt(Node& self, Txp t, std::int64_t X, Buffer mine) {
+Task<Buffer> pair_spt(Node& self, const Txp& t, std::int64_t X, Buffer mine) {
   const NodeId x = self.id();
   std::vector<NodeId> sources;
+  sources.reserve(static_cast<std::size_t>(2 * t.nmin + 1));
   auto add = [&](NodeId s) {
     if (t.swap(s) != s && std::find(sources.begin(), sources.end(), s) == sources.end()) sources.push_back(s);
   };
@@ -159,9 +162,14 @@ Task<Buffer> pair_spt(Node& self, Txp t, std::int64_t X, Buffer mine) {
     if (!t.differs(x, j)) add(t.swap(x ^ (NodeId{1} << t.rdim[j]), j + 1));
   std::vector<Buffer> got(sources.size());
   std::vector<Task<>> roles;
-  for (std::size_t i = 0; i < sources.size(); ++i)
-    roles.push_back(routing::pipelined_path(self, t.path(sources[i]), sources[i], static_cast<int>(1 + sources[i]), X,
+  roles.reserve(sources.size());
+  std::vector<int> dims;
+  dims.reserve(static_cast<std::size_t>(2 * t.nmin));
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    t.path(sources[i], dims);
+    roles.push_back(routing::pipelined_path(self, dims, sources[i], static_cast<int>(1 + sources[i]), X,
                                             sources[i] == x ? mine : Buffer{}, &got[i]));
+  }
   co_await all_of(std::move(roles));
   const NodeId from = t.swap(x);
   if (from == x) co_return mine;

@@ -122,8 +122,8 @@ Task<> paths_transpose(Node& self, Params p, int paths) {
     Role& r = mine_roles[i];
     const std::int64_t half = paths == 1 ? D : (r.path == 0 ? D - D / 2 : D / 2);
     Buffer part = r.source == x ? mine.slice(r.path == 0 ? 0 : D - D / 2, half) : Buffer{};
-    roles.push_back(routing::pipelined_path(self, std::move(r.dims), r.source, static_cast<int>(r.source * 2 + r.path),
-                                            half, std::move(part), &got[i]));
+    roles.push_back(routing::pipelined_path(self, r.dims, r.source, static_cast<int>(r.source * 2 + r.path), half,
+                                            std::move(part), &got[i]));
   }
   std::vector<Role>().swap(mine_roles);
   co_await all_of(std::move(roles));
