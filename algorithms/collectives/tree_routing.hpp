@@ -63,6 +63,7 @@ struct SubCube {
   /// Dimensions lo, lo + 1, ..., lo + count - 1.
   static SubCube range(int lo, int count) {
     SubCube s;
+    s.dims.reserve(static_cast<std::size_t>(std::max(count, 0)));  // one allocation, not one a doubling
     for (int d = 0; d < count; ++d) s.dims.push_back(lo + d);
     return s;
   }
