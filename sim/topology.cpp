@@ -183,8 +183,6 @@ int Topology::grid_port_to(NodeId node, NodeId other) const {
 }
 
 int Topology::grid_next_hop(NodeId cur, NodeId dst) const {
-  if (cur == dst) return -1;
-  if (kind_ == Kind::hypercube) return std::countr_zero(static_cast<std::uint64_t>(cur ^ dst));
   for (int k = 0; k < dim_; ++k) {
     std::int64_t e = shape_[k];
     std::int64_t a = coord(cur, k), b = coord(dst, k);

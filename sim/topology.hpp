@@ -79,7 +79,8 @@ class Topology {
   /// Next port of the dimension-order route from `cur` to `dst` (cur != dst); -1 when they are
   /// the same node. (The hypercube's e-cube hop inline: the network asks for it in every message.)
   [[nodiscard]] int next_hop(NodeId cur, NodeId dst) const {
-    if (kind_ != Kind::hypercube || cur == dst) return grid_next_hop(cur, dst);
+    if (cur == dst) return -1;
+    if (kind_ != Kind::hypercube) return grid_next_hop(cur, dst);
     return std::countr_zero(static_cast<std::uint64_t>(cur ^ dst));
   }
   /// Number of hops of the dimension-order route.
@@ -102,7 +103,7 @@ class Topology {
   [[nodiscard]] int clique_axis(int port) const;
   [[nodiscard]] NodeId grid_neighbor(NodeId node, int port) const;  ///< neighbor() off the hypercube
   [[nodiscard]] int grid_port_to(NodeId node, NodeId other) const;  ///< port_to() off the hypercube
-  [[nodiscard]] int grid_next_hop(NodeId cur, NodeId dst) const;    ///< next_hop() off the hypercube
+  [[nodiscard]] int grid_next_hop(NodeId cur, NodeId dst) const;    ///< next_hop() off the hypercube, cur != dst
 };
 
 }  // namespace cubesim
