@@ -175,47 +175,40 @@ TEST(PacketTrains, PerPacketOnTheCommandLineGivesTheSameReportWithMoreEvents) {
 /// pending events cross the threshold both ways (a window that still held events when reading
 /// ahead stopped, and dropped or reordered them, would change the time or the verdict).
 TEST(ReadAhead, ChangesNoFieldWhetherOnOffOrSwitchingWithThePendingEvents) {
+  // allgather.sbt all-port on 2^12 nodes, M = 2: 49,152 events; reading ahead starts while the n
+  // messages of each node pend and stops again at the end (2 switches).
   const Registry reg = make_registry();
-  struct Case {
-    const char* config;
-    int n;
-    std::int64_t size;  ///< P = Q = R, or M
-  };
-  // (allgather.sbt all-port on 2^12 nodes: 49,152 events, on while the n messages of each node
-  // pend, off again at the end: 2 switches.)
-  for (const Case& c : {Case{"allgather-sbt", 12, 2}}) {
-    const Experiment ex = load_experiment(
-        (fs::path(CUBESIM_SOURCE_DIR) / "configs" / "regress" / (std::string(c.config) + ".json")).string(), reg);
-    ASSERT_FALSE(ex.runs.empty());
-    RunPoint rp = ex.runs.front();
-    rp.setup.topology = Topology::hypercube(c.n);
-    rp.setup.machine.ports = PortModel{PortKind::all, 0};
-    rp.setup.params.P = rp.setup.params.Q = rp.setup.params.R = rp.setup.params.M = c.size;
-    auto run = [&](const char* mode) {
-      if (mode != nullptr)
-        ::setenv("CUBESIM_READAHEAD", mode, 1);
-      else
-        ::unsetenv("CUBESIM_READAHEAD");
-      RunOutcome o = run_point(rp, *rp.info, true, nullptr, RunLimits{});
+  const Experiment ex =
+      load_experiment((fs::path(CUBESIM_SOURCE_DIR) / "configs" / "regress" / "allgather-sbt.json").string(), reg);
+  ASSERT_FALSE(ex.runs.empty());
+  RunPoint rp = ex.runs.front();
+  rp.setup.topology = Topology::hypercube(12);
+  rp.setup.machine.ports = PortModel{PortKind::all, 0};
+  rp.setup.params.M = 2;
+  auto run = [&](const char* mode) {
+    if (mode != nullptr)
+      ::setenv("CUBESIM_READAHEAD", mode, 1);
+    else
       ::unsetenv("CUBESIM_READAHEAD");
-      return o;
-    };
-    const RunOutcome on = run("1"), off = run("0"), by_pending = run(nullptr);
-    auto all = [](const RunOutcome& o) {
-      ojson j = comparable(o);
-      j["events"] = o.stats.events;
-      j["resumes"] = o.stats.resumes;
-      return j.dump();
-    };
-    EXPECT_TRUE(on.verified) << c.config << " " << on.error;
-    EXPECT_EQ(all(on), all(off)) << c.config;
-    EXPECT_EQ(all(on), all(by_pending)) << c.config;
-    EXPECT_EQ(on.stats.read_ahead_switches, 0);
-    EXPECT_EQ(off.stats.read_ahead_switches, 0);
-    std::cout << "[ read-ahead ] " << c.config << " 2^" << c.n << ": " << by_pending.stats.read_ahead_switches
-              << " switches, " << by_pending.stats.events << " events\n";
-    EXPECT_GE(by_pending.stats.read_ahead_switches, 2) << c.config << ": on, then off again";
-  }
+    RunOutcome o = run_point(rp, *rp.info, true, nullptr, RunLimits{});
+    ::unsetenv("CUBESIM_READAHEAD");
+    return o;
+  };
+  const RunOutcome on = run("1"), off = run("0"), by_pending = run(nullptr);
+  auto all = [](const RunOutcome& o) {
+    ojson j = comparable(o);
+    j["events"] = o.stats.events;
+    j["resumes"] = o.stats.resumes;
+    return j.dump();
+  };
+  EXPECT_TRUE(on.verified) << on.error;
+  EXPECT_EQ(all(on), all(off));
+  EXPECT_EQ(all(on), all(by_pending));
+  EXPECT_EQ(on.stats.read_ahead_switches, 0);
+  EXPECT_EQ(off.stats.read_ahead_switches, 0);
+  std::cout << "[ read-ahead ] allgather.sbt 2^12: " << by_pending.stats.read_ahead_switches << " switches, "
+            << by_pending.stats.events << " events\n";
+  EXPECT_GE(by_pending.stats.read_ahead_switches, 2) << "on, then off again";
 }
 
 }  // namespace
