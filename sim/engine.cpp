@@ -125,7 +125,7 @@ int Engine::fork(int count) {
 void Engine::resume(detail::Waiter& w) {
   current_node_ = w.node;
   current_strand_ = w.strand;
-  w.handle.resume();
+  detail::resume(w);
   ++stats_.resumes;
 }
 

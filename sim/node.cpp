@@ -4,6 +4,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "sim/observer.hpp"
 
@@ -270,5 +271,106 @@ Task<> Node::relay_stream(RelayRun& s) {
   }
   s.r.result = source ? std::move(s.data) : std::move(got);
 }
+
+bool Node::observed() const { return engine_->observer() != nullptr; }
+
+// ---- Forwards: one-message relays without coroutines -----------------------------------------
+// Each step makes the calls the coroutine of the class comment makes at that point: Op::Single's
+// await (await_one) for the receive, Node::start's start_request and Request's wait for the send.
+
+Forwards::Forwards(Node& self, std::size_t capacity) : self_(self), engine_(self.engine_) {
+  records_.reserve(capacity);
+}
+
+void Forwards::add(int in_port, int out_port, int tag) {
+  const NodeId to = self_.neighbor(out_port);
+  if (to < 0)
+    throw std::out_of_range("send on port " + std::to_string(out_port) + ": node " + std::to_string(self_.id()) +
+                            " has no link there (" + self_.topology().describe() + ")");
+  Record r;
+  r.to = to;
+  begin(r, in_port, tag);
+}
+
+void Forwards::receive(int in_port, int tag, Buffer* out) {
+  Record r;
+  r.out = out;
+  begin(r, in_port, tag);
+}
+
+void Forwards::begin(Record& made, int in_port, int tag) {
+  if (records_.size() == records_.capacity())
+    throw std::logic_error("Forwards: more relays than the " + std::to_string(records_.capacity()) +
+                           " it was made for");
+  const NodeId from = self_.neighbor(in_port);
+  if (from < 0)
+    throw std::out_of_range("recv on port " + std::to_string(in_port) + ": node " + std::to_string(self_.id()) +
+                            " has no link there (" + self_.topology().describe() + ")");
+  Record& r = records_.emplace_back(std::move(made));
+  r.forward = 1;
+  r.set = this;
+  r.op = make(detail::OpKind::recv, self_.id());
+  r.op.peer = from;
+  r.op.tag = tag;
+  ++remaining_;
+  // co_await recv: the waiter readied for a coroutine (here none: the no-op one), the op begun.
+  engine_->prepare_waiter(r, std::noop_coroutine(), 1);
+  r.node = r.op.node;
+  if (engine_->begin(r.op, r)) received(r);  // it had arrived: the coroutine would go on at once
+}
+
+void Forwards::received(Record& r) {
+  engine_->after_resume(r);  // Op::Single::await_resume
+  if (r.to < 0) {            // the path's end: the received message is its result
+    *r.out = std::move(r.op.buffer);
+    ended(r);
+    return;
+  }
+  detail::OpState s = make(detail::OpKind::send, r.op.node);
+  s.peer = r.to;
+  s.tag = r.op.tag;
+  s.buffer = std::move(r.op.buffer);
+  r.op = std::move(s);
+  r.sending = true;
+  // Node::start(send): a request nobody awaits yet, then co_await of it (Request::await_ready,
+  // await_suspend).
+  const std::int64_t id = engine_->start_request(r.op, r);
+  engine_->note_wait(r.op.node, id);
+  if (r.remaining == 0) {  // completed at once: no suspension, no after_resume
+    ended(r);
+    return;
+  }
+  engine_->prepare_waiter(r, std::noop_coroutine(), 1);
+}
+
+void Forwards::ended(Record& r) {
+  // The relay coroutine's end: its Task's final awaiter resumes the awaiting parent when it is
+  // the last (Forwards is awaited after any Tasks of the same all_of, so "last" is the same).
+  if (r.done) return;
+  r.done = true;
+  if (--remaining_ == 0 && parent_) std::exchange(parent_, {}).resume();
+}
+
+void Forwards::await_resume() {
+  if (error_) std::rethrow_exception(error_);
+}
+
+namespace detail {
+void resume_forward(Waiter& w) {
+  auto& r = static_cast<Forwards::Record&>(w);
+  Forwards& f = *r.set;
+  try {
+    if (!r.sending) {
+      f.received(r);
+    } else {
+      f.engine_->after_resume(r);  // Request::await_resume of a suspended request
+      f.ended(r);
+    }
+  } catch (...) {  // as a coroutine's exception: kept, and given to the parent when it resumes
+    if (!f.error_) f.error_ = std::current_exception();
+    f.ended(r);
+  }
+}
+}  // namespace detail
 
 }  // namespace cubesim

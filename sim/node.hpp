@@ -21,6 +21,7 @@
 ///    the process runs on meanwhile. Every Request must be awaited before it is destroyed.
 /// Nothing here tells how the engine keeps time: algorithms see only these operations.
 #include <cstdint>
+#include <exception>
 #include <vector>
 
 #include "sim/buffer.hpp"
@@ -33,6 +34,8 @@
 #include "sim/topology.hpp"
 
 namespace cubesim {
+
+class Forwards;
 
 class Node {
  public:
@@ -73,6 +76,9 @@ class Node {
 
   /// The data this node ends with, checked by the algorithm's verify().
   void set_result(Buffer b);
+  /// Whether an observer records this run (a trace): Forwards are then not used (its relays
+  /// have no strands of their own), the coroutines they stand for are.
+  [[nodiscard]] bool observed() const;
 
  private:
   /// What a relay keeps from its start until its stream has passed (sim/node.cpp).
@@ -86,8 +92,59 @@ class Node {
   /// that a relay a train carries keeps only what it needs for packet 0.
   Task<> relay_stream(RelayRun& s);
 
+  friend class Forwards;
   detail::Backend* engine_;
   NodeId id_;
+};
+
+/// Relays of one message each, begun now and awaited together: `add(in, out, tag)` is exactly the
+/// coroutine (the relay of a pipelined path of one packet, routing::pipelined_path)
+///   Buffer b = co_await node.recv(in, tag);
+///   Request r = node.start(node.send(out, std::move(b), tag));
+///   co_await r;
+/// begun at once, and `co_await forwards` waits for all of them as an all_of of those coroutines
+/// would: the same calls to the engine in the same order, so the same events and reports. Without
+/// a coroutine frame, a Task or a request state a relay: the record (an operation and a waiter,
+/// 264 bytes) is reused for the receive and then the send. A million such relays run at once in
+/// the all-port transposition on 2^16 nodes (docs/performance.md). Not for a recorded run
+/// (Node::observed()): traces give each relay coroutine a strand.
+class Forwards {
+ public:
+  /// Room for `capacity` relays: records do not move once begun.
+  Forwards(Node& self, std::size_t capacity);
+  Forwards(const Forwards&) = delete;
+  Forwards& operator=(const Forwards&) = delete;
+  ~Forwards() = default;
+  /// Begins a relay from the neighbour on `in_port` to the one on `out_port`, messages tagged `tag`.
+  void add(int in_port, int out_port, int tag);
+  /// Begins the receive that ends such a path: exactly the coroutine `*out = co_await
+  /// node.recv(in_port, tag);`, `*out` set when it completes.
+  void receive(int in_port, int tag, Buffer* out);
+
+  bool await_ready() const noexcept { return remaining_ == 0; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { parent_ = h; }
+  void await_resume();
+
+ private:
+  struct Record : detail::Waiter {
+    detail::OpState op;
+    Forwards* set = nullptr;
+    NodeId to = -1;  ///< the send's destination (-1: a receive alone, into `out`)
+    Buffer* out = nullptr;
+    bool sending = false;
+    bool done = false;
+  };
+  friend void detail::resume_forward(detail::Waiter& w);
+  void begin(Record& r, int in_port, int tag);
+  void received(Record& r);
+  void ended(Record& r);
+
+  Node& self_;
+  detail::Backend* engine_;
+  std::vector<Record> records_;
+  std::size_t remaining_ = 0;
+  std::coroutine_handle<> parent_;
+  std::exception_ptr error_;
 };
 
 }  // namespace cubesim

@@ -805,6 +805,20 @@ Task<> path_to_itself(std::int64_t size, Buffer data, Buffer* out) {
 Task<> off_path() { co_return; }
 }  // namespace
 
+bool forward_part(Node& self, std::span<const int> dims, NodeId src, int tag, std::int64_t size, Forwards& relays,
+                  Buffer* out) {
+  if (self.observed() || std::max<std::int64_t>(1, ceil_div(size, self.packet_elements())) != 1) return false;
+  NodeId at = src;
+  std::size_t hop = 0;
+  while (hop < dims.size() && at != self.id()) at ^= NodeId{1} << dims[hop++];
+  if (at != self.id() || hop == 0) return false;
+  if (hop < dims.size())
+    relays.add(dims[hop - 1], dims[hop], tag);
+  else
+    relays.receive(dims[hop - 1], tag, out);
+  return true;
+}
+
 Task<> pipelined_path(Node& self, std::span<const int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
                       Buffer* out) {
   const std::int64_t packets = std::max<std::int64_t>(1, ceil_div(size, self.packet_elements()));

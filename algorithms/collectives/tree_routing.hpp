@@ -235,6 +235,12 @@ Task<Buffer> accumulate_groups(Node& self, std::int64_t G, Buffer mine, SubCube 
 /// destination (`*out` gets what arrived). Packets carry `tag` (the path's id; nonzero where
 /// other traffic on the same ports uses tag 0). A node not on the path does nothing.
 /// `dims` is read before the function returns (no coroutine keeps it): the caller may reuse it.
+/// pipelined_path's part at `self` in `relays` (Forwards: the same operations, no coroutine) when
+/// it is the relay or the destination of a path of one packet and no observer records; false
+/// (nothing begun) otherwise, where the caller runs pipelined_path. `*out` as pipelined_path's: the
+/// destination's message once `relays` has been awaited, a relay's left empty.
+bool forward_part(Node& self, std::span<const int> dims, NodeId src, int tag, std::int64_t size, Forwards& relays,
+                  Buffer* out);
 Task<> pipelined_path(Node& self, std::span<const int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
                       Buffer* out);
 

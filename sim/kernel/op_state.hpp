@@ -47,6 +47,9 @@ struct Waiter {
   std::uint32_t ops_bytes = 0;
   const void* ops = nullptr;
   std::uint8_t last_phase = 0;
+  /// 1: not a coroutine's but a one-message relay's (Forwards, sim/node.cpp), which resume() then
+  /// continues in place of a coroutine (its handle is the no-op coroutine's).
+  std::uint8_t forward = 0;
 
   [[nodiscard]] Key last() const { return Key{last_time, last_pushed, last_seq, last_sub, last_phase}; }
   void set_last(const Key& k) {
@@ -61,6 +64,16 @@ struct Waiter {
     return best_pushed >= 0 && (k.pushed != best_pushed ? k.pushed < best_pushed : k.seq < best_seq);
   }
 };
+
+/// Continues a relay of Forwards (sim/node.cpp) whose waiter `w` is.
+void resume_forward(Waiter& w);
+/// What a backend does to resume the waiter of a completed group: its coroutine, or a relay.
+inline void resume(Waiter& w) {
+  if (w.forward != 0) [[unlikely]]
+    resume_forward(w);
+  else
+    w.handle.resume();
+}
 
 /// One operation in flight. Lives in the awaiting coroutine's frame until it completes.
 ///

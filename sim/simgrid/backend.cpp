@@ -363,7 +363,7 @@ struct SimGridEngine::Impl {
     for (;;) {
       while (ns.ready_head < ns.ready.size()) {
         detail::Waiter* w = ns.ready[ns.ready_head++];
-        w->handle.resume();
+        detail::resume(*w);
         ++stats.resumes;
       }
       ns.ready.clear();
