@@ -36,7 +36,8 @@ Task<> paths_across(Node& self, std::int64_t S, bool forwards, bool late, std::v
     const int tag = static_cast<int>(1 + sources[i]);
     if (own_request && sources[i] == x) continue;
     if (forwards && routing::forward_part(self, dims, sources[i], tag, S, relays, &out[i])) continue;
-    roles.push_back(routing::pipelined_path(self, dims, sources[i], tag, S, sources[i] == x ? mine : Buffer{}, &out[i]));
+    roles.push_back(
+        routing::pipelined_path(self, dims, sources[i], tag, S, sources[i] == x ? mine : Buffer{}, &out[i]));
   }
   co_await all_of(std::move(roles));
   co_await relays;
@@ -88,8 +89,8 @@ TEST(Forwards, RefuseMoreRelaysThanTheyWereMadeForAndPortsWithoutALink) {
     EXPECT_THROW(other.add(0, 7, 5), std::out_of_range);  // a 2-cube has ports 0 and 1
     EXPECT_THROW(other.receive(9, 5, nullptr), std::out_of_range);
     co_await node.send(0, Buffer::sized(1), 3);  // feeds the relay of the neighbour across port 0
-    co_await relays;                               // ours sent on across port 1 what came across 0
-    co_await node.recv(1, 3);                      // what the relay across port 1 sent on
+    co_await relays;                             // ours sent on across port 1 what came across 0
+    co_await node.recv(1, 3);                    // what the relay across port 1 sent on
   };
   const auto r = cubesim::test::run_cube(m, 2, 8, true, f);
   EXPECT_EQ(r.st.messages, 8);
