@@ -51,7 +51,9 @@ TEST(Forwards, AreTheRelayAndReceiveCoroutinesTheyStandForEventsIncluded) {
   const int n = 4;
   for (const PortModel ports : {PortModel{PortKind::all, 0}, PortModel{PortKind::one, 1}}) {
     for (const bool software : {false, true}) {
-      for (const auto& [S, late] : {std::pair<std::int64_t, bool>{1, false}, {6, false}, {6, true}}) {
+      for (const auto& c : {std::pair<std::int64_t, bool>{1, false}, {6, false}, {6, true}}) {
+        const std::int64_t S = c.first;  // (named copies: clang does not capture structured bindings)
+        const bool late = c.second;
         Machine m = simple_machine(ports, 8);
         m.tau_msg = Time::ps(30);
         if (software) {
