@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "sim/buffer.hpp"
 #include "sim/machine.hpp"
 #include "sim/node.hpp"
+#include "sim/steps.hpp"
 #include "sim/task.hpp"
 #include "sim/topology.hpp"
 
@@ -93,6 +95,10 @@ struct AlgorithmInfo {
   /// parameters and the plan, in the run's mode. Measured and stated beside the algorithm; held
   /// to the measured peak by tests/test_memory.cpp. Empty: default_memory().
   std::function<std::int64_t(const Setup&)> memory;
+  /// The process as a step program (sim/steps.hpp), for the lockstep simulator: the same
+  /// operations in the same order as `process`, checked against it by tests/test_lockstep.cpp.
+  /// Empty, or null for a setup: the engine runs `process`.
+  std::function<std::unique_ptr<StepProgram>(const Setup&)> steps;
   PortDoc one_port;  ///< one-port (and k-port) machines
   PortDoc all_port;  ///< n-port machines
 };

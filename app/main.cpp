@@ -66,8 +66,9 @@ trace::TraceFormats trace_formats(const TraceArgs& a, const std::string& out_dir
 /// The budgets of the command line (docs/reliability.md "Budgets").
 struct BudgetArgs {
   std::int64_t max_events = kDefaultMaxEvents;
-  std::string max_memory;   ///< bytes, or with a suffix K, M, G, T (powers of 1024); empty: derived
-  bool per_packet = false;  ///< one event per packet: packet trains off (docs/performance.md)
+  std::string max_memory;    ///< bytes, or with a suffix K, M, G, T (powers of 1024); empty: derived
+  bool per_packet = false;   ///< one event per packet: packet trains off (docs/performance.md)
+  bool no_lockstep = false;  ///< every run by the engine, none by the lockstep simulator (docs/lockstep.md)
 };
 
 /// "4G" -> 4 GiB; "0": none. InputError for anything else.
@@ -96,6 +97,7 @@ std::int64_t parse_bytes(const std::string& text) {
 /// Sets the process's memory budget and returns the run limits of the command line.
 RunLimits run_limits(const BudgetArgs& a) {
   RunLimits l = make_run_limits(a.max_events, a.per_packet, "--max-events");  // the event budget checked first
+  l.lockstep = !a.no_lockstep;
   set_memory_budget(a.max_memory.empty() ? default_memory_budget() : parse_bytes(a.max_memory));
   l.max_resident_bytes = memory_budget();
   return l;
@@ -455,6 +457,8 @@ int main(int argc, char** argv) {
                   "default: 90 % of what the machine has available");
     c->add_flag("--per-packet", budget.per_packet,
                 "one event per packet (packet trains off): the same results, more events (docs/performance.md)");
+    c->add_flag("--no-lockstep", budget.no_lockstep,
+                "every run by the event engine, none by the lockstep simulator: the same results (docs/lockstep.md)");
   };
   auto* run = app.add_subcommand("run", "simulate a config (one run or a sweep) and report simulated vs predicted");
   run->add_option("config", config, "experiment config (JSON)")->required();

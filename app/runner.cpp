@@ -1,12 +1,14 @@
 #include "app/runner.hpp"
 
 #include <cmath>
+#include <optional>
 
 #include "app/params_json.hpp"
 #include "app/stats_json.hpp"
 #include "machines/machine_loader.hpp"
 #include "sim/heap_meter.hpp"
 #include "sim/input_error.hpp"
+#include "sim/lockstep.hpp"
 #include "sim/resources.hpp"
 #include "sim/simgrid/isolate.hpp"
 #include "traces/ti_trace.hpp"
@@ -100,11 +102,23 @@ RunOutcome run_engine(const RunPoint& point, const AlgorithmInfo& info, bool ver
   out.point = &point;
   const Setup& s = point.setup;
   out.prediction = info.predict(s);
-  Engine engine(s.machine, s.topology, engine_options(s, limits));
+  // A step program goes to the lockstep simulator where it times it as the engine would
+  // (docs/lockstep.md); where it cannot tell what the engine would do, the engine runs the point.
+  std::unique_ptr<StepProgram> program;
+  if (limits.lockstep && info.steps && observer == nullptr && lockstep_supports(s.machine, engine_options(s, limits)))
+    program = info.steps(s);
+  std::optional<Engine> engine;
+  std::vector<Buffer> lockstep_results;
   const Params params = s.params;
-  engine.set_observer(observer);
   try {
-    out.stats = engine.run([&](Node& node) { return info.process(node, params); });
+    std::optional<RunStats> stats;
+    if (program) stats = run_lockstep(s.machine, s.topology, engine_options(s, limits), *program, lockstep_results);
+    if (!stats) {
+      engine.emplace(s.machine, s.topology, engine_options(s, limits));
+      engine->set_observer(observer);
+      stats = engine->run([&](Node& node) { return info.process(node, params); });
+    }
+    out.stats = *stats;
   } catch (const BudgetError& e) {
     out.error = budget_message(e);
     return out;
@@ -120,7 +134,7 @@ RunOutcome run_engine(const RunPoint& point, const AlgorithmInfo& info, bool ver
   judge(out);
   if (verify) {
     out.verify_ran = true;
-    Verdict v = info.verify(s, engine.results());
+    Verdict v = info.verify(s, engine ? engine->results() : lockstep_results);
     out.verified = v.ok;
     out.verify_message = v.message;
   }

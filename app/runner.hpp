@@ -60,10 +60,13 @@ inline constexpr std::int64_t kDefaultMaxEvents = 10'000'000'000;
 /// What bounds each run of the cycle engine (docs/reliability.md "Budgets"): EngineOptions'
 /// budgets and stop flag.
 struct RunLimits {
-  std::int64_t max_events = kDefaultMaxEvents;    ///< 0: none
-  std::int64_t max_resident_bytes = 0;            ///< 0: none
-  const std::atomic<int>* stop = nullptr;         ///< set: the run throws Interrupted
-  bool packet_trains = true;                      ///< false: --per-packet (EngineOptions::packet_trains)
+  std::int64_t max_events = kDefaultMaxEvents;  ///< 0: none
+  std::int64_t max_resident_bytes = 0;          ///< 0: none
+  const std::atomic<int>* stop = nullptr;       ///< set: the run throws Interrupted
+  bool packet_trains = true;                    ///< false: --per-packet (EngineOptions::packet_trains)
+  /// Step programs by the lockstep simulator where it times them as the engine does
+  /// (sim/lockstep.hpp); false: --no-lockstep, and --per-packet, the engine's reference.
+  bool lockstep = true;
   std::atomic<std::int64_t>* progress = nullptr;  ///< EngineOptions::progress
 };
 /// "cycle", "simgrid" or "both"; an InputError naming `option` (the command line's --engine, the

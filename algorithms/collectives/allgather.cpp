@@ -158,6 +158,68 @@ Task<> allgather_cra_all_port(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
+/// GCEA(n,N) and CRA(n,N) as step programs (sim/lockstep.hpp): the operations of
+/// allgather_gcea_all_port and allgather_cra_all_port, step by step, without their data.
+class GceaAllPortSteps final : public StepProgram {
+ public:
+  explicit GceaAllPortSteps(const Setup& s) : N_(s.topology.size()), n_(s.topology.dim()), M_(s.params.M) {}
+  [[nodiscard]] std::int64_t steps() const override { return N_ - 1; }
+  void step(NodeId /*x*/, std::int64_t s0, std::vector<StepOp>& ops) const override {
+    const std::int64_t s = s0 + 1;
+    const int j = gray::transition(s - 1, n_);
+    for (int k = 0; k < n_; ++k) {
+      const std::int64_t size = part_size(M_, n_, k);
+      if (size == 0) continue;
+      const int d = (j + k) % n_;
+      ops.push_back({.send = true, .port = d, .tag = k, .elements = size});
+      ops.push_back({.send = false, .port = d, .tag = k});
+    }
+  }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return N_ * M_; }
+
+ private:
+  NodeId N_;
+  int n_;
+  std::int64_t M_;
+};
+
+class CraAllPortSteps final : public StepProgram {
+ public:
+  explicit CraAllPortSteps(const Setup& s)
+      : topo_(s.topology), N_(s.topology.size()), n_(s.topology.dim()), M_(s.params.M) {}
+  [[nodiscard]] std::int64_t steps() const override { return N_ - 1; }
+  void step(NodeId x, std::int64_t /*s*/, std::vector<StepOp>& ops) const override {
+    // The same ports every step: ring k's successor and predecessor of x.
+    auto at = [&](int k, std::int64_t q) {
+      return static_cast<NodeId>(rotl(gray::encode(((q % N_) + N_) % N_), k, n_));
+    };
+    for (int k = 0; k < n_; ++k) {
+      const std::int64_t size = part_size(M_, n_, k);
+      if (size == 0) continue;
+      const std::int64_t q = gray::decode(trees::rotate_right(x, n_, k));
+      ops.push_back({.send = true, .port = topo_.port_to(x, at(k, q + 1)), .tag = k, .elements = size});
+      ops.push_back({.send = false, .port = topo_.port_to(x, at(k, q - 1)), .tag = k});
+    }
+  }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return N_ * M_; }
+
+ private:
+  const Topology& topo_;
+  NodeId N_;
+  int n_;
+  std::int64_t M_;
+};
+
+/// The step programs of the all-port rows (the one-port rows and the 1-cube run the engine).
+std::unique_ptr<StepProgram> gcea_steps(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all || s.topology.dim() <= 1) return nullptr;
+  return std::make_unique<GceaAllPortSteps>(s);
+}
+std::unique_ptr<StepProgram> cra_steps(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all || s.topology.dim() <= 1) return nullptr;
+  return std::make_unique<CraAllPortSteps>(s);
+}
+
 Task<> allgather_cra(Node& self, Params p) {
   if (self.machine().ports.kind == PortKind::all && self.topology().dim() > 1) return allgather_cra_all_port(self, p);
   return allgather_cra_one_port(self, p);
@@ -379,6 +441,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .predict = predict_allgather_cra,
          .verify = verify_allgather,
          .memory = allgather_cra_memory,
+         .steps = cra_steps,
          .one_port = {.row = "T2 CRA(1,N)", .relation = "exact"},
          .all_port = {
              .row = "none (§4.2.1: \"not edge-disjoint, load non-uniform\"); derived: busiest port's parts per step",
@@ -394,6 +457,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .predict = predict_allgather_gcea,
          .verify = verify_allgather,
          .memory = allgather_memory,
+         .steps = gcea_steps,
          .one_port = {.row = "T2 GCEA(1,N)", .relation = "exact"},
          .all_port = {.row = "T2 GCEA(n,N), n rotated sequences", .relation = "exact (ceil(M/n) for M/n)"}});
   r.add({.name = "allgather.sbt",

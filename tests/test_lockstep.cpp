@@ -1,0 +1,266 @@
+// The lockstep simulator (sim/lockstep.hpp, docs/lockstep.md) against the engine: every report
+// field but the engine's own counters (events, resumes) identical, on every regression point of an
+// algorithm with a step program and on a grid of cubes, sizes and costs; and where it cannot tell
+// what the engine would do, it says so (nullopt) and the engine runs the point.
+#include <filesystem>
+
+#include "app/config.hpp"
+#include "app/report.hpp"
+#include "helpers.hpp"
+#include "sim/lockstep.hpp"
+#include "tests/cli_helpers.hpp"
+
+namespace cubesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// What the two must agree on: the report's "simulated" object without the engine's counters,
+/// the verdicts, an error's text.
+ojson comparable(const RunOutcome& o) {
+  ojson j;
+  j["error"] = o.error;
+  if (!o.error.empty()) return j;
+  ojson sim = simulated_json(o.stats, ReportOptions{.reproducible = true});
+  sim.erase("events");
+  sim.erase("resumes");
+  j["simulated"] = std::move(sim);
+  j["verified"] = o.verified;
+  j["verify_message"] = o.verify_message;
+  j["relation_holds"] = o.relation_holds;
+  j["terms_match"] = o.terms_match;
+  return j;
+}
+
+RunLimits with_lockstep() { return RunLimits{}; }
+RunLimits without_lockstep() {
+  RunLimits l;
+  l.lockstep = false;
+  return l;
+}
+
+/// The variants of a point the lockstep simulator may run: timing mode, all-port, as configured
+/// and with packets of 1 and 3 elements, the simple machine's costs (ties abound), and a message
+/// start-up (tau_msg).
+std::vector<std::pair<std::string, Setup>> variants(const Setup& s0) {
+  Setup s = s0;
+  s.data_mode = false;
+  s.machine.ports = PortModel{PortKind::all, 0};
+  std::vector<std::pair<std::string, Setup>> v{{"all-port", s}};
+  for (std::int64_t b : {1, 3}) {
+    Setup t = s;
+    t.params.B = std::min<std::int64_t>(b, s.params.B);
+    v.emplace_back("B=" + std::to_string(t.params.B), t);
+  }
+  Setup simple = s;
+  const Machine m = test::simple_machine(s.machine.ports, s.machine.packet_elements);
+  simple.machine.tau = m.tau;
+  simple.machine.t_c = m.t_c;
+  simple.machine.t_a = m.t_a;
+  simple.machine.t_copy = m.t_copy;
+  simple.machine.tau_msg = Time{};
+  simple.params.B = std::min<std::int64_t>(4, s.params.B);
+  v.emplace_back("simple costs, B=" + std::to_string(simple.params.B), simple);
+  Setup msg = simple;
+  msg.machine.tau_msg = Time::ps(333);
+  v.emplace_back("simple costs, tau_msg", msg);
+  return v;
+}
+
+std::vector<std::string> regress_configs() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(fs::path(CUBESIM_SOURCE_DIR) / "configs" / "regress"))
+    if (e.path().extension() == ".json" && e.path().filename() != "golden.json" && e.path().filename() != "suite.json")
+      names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(Lockstep, GivesTheEnginesReportOnEveryRegressPointWithAStepProgram) {
+  const Registry reg = make_registry();
+  std::int64_t points = 0, by_lockstep = 0;
+  std::set<std::string> with_program;
+  for (const std::string& name : regress_configs()) {
+    const Experiment ex =
+        load_experiment((fs::path(CUBESIM_SOURCE_DIR) / "configs" / "regress" / (name + ".json")).string(), reg);
+    for (const RunPoint& p : ex.runs) {
+      if (!p.info->steps) continue;
+      with_program.insert(p.info->name);
+      for (const auto& [label, setup] : variants(p.setup)) {
+        RunPoint rp = p;
+        rp.setup = setup;
+        const RunOutcome a = run_point(rp, *p.info, true, nullptr, without_lockstep());
+        const RunOutcome b = run_point(rp, *p.info, true, nullptr, with_lockstep());
+        ASSERT_EQ(comparable(a).dump(), comparable(b).dump())
+            << name << " " << setup.topology.describe() << " M=" << setup.params.M << " " << label;
+        EXPECT_EQ(a.stats.lockstep_runs, 0);
+        EXPECT_TRUE(b.verified) << name << " " << label << ": " << b.verify_message;
+        ++points;
+        by_lockstep += b.stats.lockstep_runs;
+      }
+    }
+  }
+  std::cout << "[ lockstep ] " << points << " runs of " << with_program.size() << " algorithms with a step program, "
+            << by_lockstep << " by the lockstep simulator\n";
+  EXPECT_TRUE(with_program.count("allgather.gcea") && with_program.count("allgather.cra"));
+  // The 1-cube rows have no program; every other point must have been the simulator's, or it
+  // gave up too often to be worth its name.
+  EXPECT_GE(by_lockstep * 3, points * 2);
+}
+
+/// GCEA(n,N) and CRA(n,N) on cubes of 2 to 7 dimensions, over sizes that split unevenly into n
+/// parts, packets of 1, 3 and 256 elements, and three machines.
+TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
+  const Registry reg = make_registry();
+  std::int64_t runs = 0, by_lockstep = 0;
+  for (const char* algo : {"allgather.gcea", "allgather.cra"}) {
+    const AlgorithmInfo* info = reg.find(algo);
+    ASSERT_NE(info, nullptr);
+    for (int n = 2; n <= 7; ++n)
+      for (std::int64_t M : {1, 5, 12, 300})
+        for (std::int64_t B : {1, 3, 256})
+          for (int costs = 0; costs < 3; ++costs) {
+            RunPoint rp;
+            rp.info = info;
+            cubesim::Setup& s = rp.setup;
+            s.machine = test::simple_machine({PortKind::all, 0}, 256);
+            if (costs == 1) s.machine.tau_msg = Time::ps(250);
+            if (costs == 2) {  // packets of one size end together with the message start-up: ties
+              s.machine.tau = Time::ps(100);
+              s.machine.t_c = Time::ps(100);
+            }
+            s.topology = Topology::hypercube(n);
+            s.params.M = M;
+            s.params.B = B;
+            s.data_mode = false;
+            const RunOutcome a = run_point(rp, *info, true, nullptr, without_lockstep());
+            const RunOutcome b = run_point(rp, *info, true, nullptr, with_lockstep());
+            ASSERT_EQ(comparable(a).dump(), comparable(b).dump())
+                << algo << " n=" << n << " M=" << M << " B=" << B << " costs " << costs;
+            ++runs;
+            by_lockstep += b.stats.lockstep_runs;
+          }
+  }
+  std::cout << "[ lockstep ] grid: " << runs << " runs, " << by_lockstep << " by the lockstep simulator\n";
+  EXPECT_GE(by_lockstep * 3, runs * 2);
+}
+
+TEST(Lockstep, LeavesToTheEngineWhatItDoesNotTimeExactly) {
+  const Registry reg = make_registry();
+  const AlgorithmInfo* info = reg.find("allgather.gcea");
+  ASSERT_NE(info, nullptr);
+  RunPoint rp;
+  rp.info = info;
+  rp.setup.machine = test::simple_machine({PortKind::all, 0}, 256);
+  rp.setup.topology = Topology::hypercube(4);
+  rp.setup.params.M = 8;
+  rp.setup.params.B = 4;
+  rp.setup.data_mode = false;
+  EXPECT_EQ(run_point(rp, *info, true, nullptr, with_lockstep()).stats.lockstep_runs, 1);
+  // Data mode moves data: the engine's.
+  RunPoint data = rp;
+  data.setup.data_mode = true;
+  EXPECT_EQ(run_point(data, *info, true, nullptr, with_lockstep()).stats.lockstep_runs, 0);
+  // One-port, node software, --per-packet, an observer: the engine's.
+  RunPoint one = rp;
+  one.setup.machine.ports = PortModel{PortKind::one, 1};
+  EXPECT_EQ(run_point(one, *info, true, nullptr, with_lockstep()).stats.lockstep_runs, 0);
+  RunPoint soft = rp;
+  soft.setup.machine.o_send = Time::ps(5);
+  EXPECT_EQ(run_point(soft, *info, true, nullptr, with_lockstep()).stats.lockstep_runs, 0);
+  RunLimits per_packet;
+  per_packet.packet_trains = false;
+  EXPECT_EQ(run_point(rp, *info, true, nullptr, per_packet).stats.lockstep_runs, 0);
+}
+
+/// A program of one step on the 2-cube whose outcome the engine's order of events would decide,
+/// or that is not a step program at all.
+class Scripted final : public StepProgram {
+ public:
+  explicit Scripted(std::vector<std::vector<std::vector<StepOp>>> ops) : ops_(std::move(ops)) {}
+  [[nodiscard]] std::int64_t steps() const override { return static_cast<std::int64_t>(ops_.size()); }
+  void step(NodeId x, std::int64_t s, std::vector<StepOp>& out) const override {
+    const auto& v = ops_[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)];
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  [[nodiscard]] std::int64_t result_elements(NodeId) const override { return 0; }
+
+ private:
+  std::vector<std::vector<std::vector<StepOp>>> ops_;
+};
+
+StepOp snd(int port, std::int64_t e, int tag = 0) { return {.send = true, .port = port, .tag = tag, .elements = e}; }
+StepOp rcv(int port, int tag = 0) { return {.send = false, .port = port, .tag = tag}; }
+
+TEST(Lockstep, GivesUpWhereTheEnginesOrderOfEventsWouldDecide) {
+  const Machine m = test::simple_machine({PortKind::all, 0}, 1000);  // tau 1000 ps, t_c 10 ps
+  const Topology cube = Topology::hypercube(2);
+  EngineOptions o{1000, false};
+  std::vector<Buffer> results;
+  // Step 0: node 0 receives 100 elements from node 1 (one packet: 1000 + 1000 ps, chain 1
+  // start-up, 100 elements, pushed at 0) and, from node 2, the second of two empty messages (2 x
+  // 1000 ps, chain 2 start-ups, pushed at 1000): both at 2000 ps; the engine takes the end pushed
+  // first. Step 1: node 0 sends 500 elements to node 1 (6000 ps): nodes 0 and 1 end last, at
+  // 8000 ps, on the chain node 0 went on with.
+  const std::vector<std::vector<StepOp>> first{
+      {rcv(0), rcv(1, 0), rcv(1, 1)}, {snd(0, 100)}, {snd(1, 0, 0), snd(1, 0, 1)}, {}};
+  const std::vector<std::vector<StepOp>> then{{snd(0, 500)}, {rcv(0)}, {}, {}};
+  const auto pushed_first = run_lockstep(m, cube, o, Scripted({first, then}), results);
+  ASSERT_TRUE(pushed_first);
+  EXPECT_EQ(pushed_first->time, Time::ps(8000));
+  EXPECT_EQ(pushed_first->critical_path.startups, 2);
+  EXPECT_EQ(pushed_first->critical_path.element_transfers, 600);
+  EXPECT_EQ(pushed_first->queued_transmissions, 1);
+  EXPECT_EQ(pushed_first->unreceived_messages, 0);
+  EXPECT_EQ(pushed_first->messages, 4);
+  // Step 0: node 3 sends 100 elements to node 1 (ends at 2000 ps, chain 1 start-up and 100
+  // elements) and two empty messages to node 2 (ends at 2000 ps, chain 2 start-ups). Step 1: both
+  // send 100 elements to node 0 at 2000 ps: two ends at 4000 ps, both pushed at 2000 ps, with
+  // different chains; only the engine's sequence numbers order them. Step 2: node 0 sends 500
+  // elements to node 1: the unsure chain is the critical path.
+  const std::vector<std::vector<StepOp>> s0{
+      {}, {rcv(1)}, {rcv(0, 0), rcv(0, 1)}, {snd(1, 100), snd(0, 0, 0), snd(0, 0, 1)}};
+  std::vector<std::vector<StepOp>> s1{{rcv(0), rcv(1)}, {snd(0, 100)}, {snd(1, 100)}, {}};
+  EXPECT_FALSE(run_lockstep(m, cube, o, Scripted({s0, s1, then}), results));
+  // Node 2 sends 90 elements instead (ends at 3900 ps): node 0 goes on with node 1's chain.
+  s1[2] = {snd(1, 90)};
+  const auto later = run_lockstep(m, cube, o, Scripted({s0, s1, then}), results);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->time, Time::ps(10000));
+  EXPECT_EQ(later->critical_path.startups, 3);
+  EXPECT_EQ(later->critical_path.element_transfers, 700);
+  // The unsure chain that does not end as the critical path: node 2 (not 0) goes on to the end.
+  s1[2] = {snd(1, 100)};
+  const std::vector<std::vector<StepOp>> away{{}, {}, {snd(0, 900)}, {rcv(0)}};
+  const auto elsewhere = run_lockstep(m, cube, o, Scripted({s0, s1, away}), results);
+  ASSERT_TRUE(elsewhere);
+  EXPECT_EQ(elsewhere->time, Time::ps(2000 + 2000 + 1000 + 9000));
+  EXPECT_EQ(elsewhere->critical_path.startups, 4);  // 2 empty messages, 100 elements, 900 elements
+  EXPECT_EQ(elsewhere->critical_path.element_transfers, 1000);
+  // A receive whose message is sent in a later step.
+  const std::vector<std::vector<StepOp>> early{{rcv(0)}, {}, {}, {}}, late{{}, {snd(0, 1)}, {}, {}};
+  EXPECT_FALSE(run_lockstep(m, cube, o, Scripted({early, late}), results));
+  // A port without a link is a program's error.
+  const std::vector<std::vector<StepOp>> bad{{snd(5, 1)}, {}, {}, {}};
+  EXPECT_THROW(run_lockstep(m, cube, o, Scripted({bad}), results), SimulationError);
+}
+
+TEST(Lockstep, KeepsTheEventBudget) {
+  const Registry reg = make_registry();
+  const AlgorithmInfo* info = reg.find("allgather.gcea");
+  ASSERT_NE(info, nullptr);
+  RunPoint rp;
+  rp.info = info;
+  rp.setup.machine = test::simple_machine({PortKind::all, 0}, 256);
+  rp.setup.topology = Topology::hypercube(8);
+  rp.setup.params.M = 8;
+  rp.setup.params.B = 8;
+  rp.setup.data_mode = false;
+  RunLimits l;
+  l.max_events = 10000;
+  const RunOutcome o = run_point(rp, *info, true, nullptr, l);
+  EXPECT_NE(o.error.find("the budget of 10000 events is spent"), std::string::npos) << o.error;
+}
+
+}  // namespace
+}  // namespace cubesim
