@@ -55,13 +55,15 @@ class Lockstep {
     link_free_.assign(n_ * ports_, Time{});
     link_chain_.assign(n_ * ports_, PathCounts{});
     load_.assign(n_ * ports_, 0);
-    head_.assign(n_ * ports_, detail::kNone);
-    tail_.assign(n_ * ports_, detail::kNone);
+    inbox_.assign(n_ * ports_, Inbox{});
     st_.resumes = static_cast<std::int64_t>(n_);  // each process's first run
     st_.lockstep_runs = 1;
     const std::int64_t steps = program_.steps();
+    recv_begin_.assign(n_ + 1, 0);
     for (std::int64_t s = 0; s < steps; ++s) {
+      recv_ops_.clear();
       for (std::size_t x = 0; x < n_; ++x) sends(static_cast<NodeId>(x), s);
+      recv_begin_[n_] = recv_ops_.size();
       for (std::size_t x = 0; x < n_; ++x)
         if (!receives(static_cast<NodeId>(x), s)) return std::nullopt;
     }
@@ -142,6 +144,7 @@ class Lockstep {
     const auto i = static_cast<std::size_t>(x);
     ops_.clear();
     program_.step(x, s, ops_);
+    recv_begin_[i] = recv_ops_.size();
     wt_[i] = T_[i];
     wc_[i] = C_[i];
     wu_[i] = Cu_[i];
@@ -151,7 +154,10 @@ class Lockstep {
     ++st_.resumes;
     const std::int64_t B = o_.packet_elements;
     for (const StepOp& op : ops_) {
-      if (!op.send) continue;
+      if (!op.send) {
+        recv_ops_.push_back(op);  // for the receives' sweep
+        continue;
+      }
       const NodeId y = topo_.neighbor(x, op.port);
       if (y < 0)
         throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " +
@@ -189,47 +195,37 @@ class Lockstep {
       comm_[i] += d;
       fold(x, end, pushed, ch, unsure);
       const std::size_t ri = link(y, topo_.port_to(y, x));
-      const std::uint32_t pi = pool_.acquire();
-      Pending& p = pool_[pi];
-      p.end = end;
-      p.pushed = pushed;
-      p.chain = ch;
-      p.unsure = unsure;
-      p.tag = op.tag;
-      p.next = detail::kNone;
-      if (tail_[ri] == detail::kNone)
-        head_[ri] = pi;
-      else
-        pool_[tail_[ri]].next = pi;
-      tail_[ri] = pi;
+      Inbox& b = inbox_[ri];
+      Pending* p = &b.first;
+      if (b.full) {  // a second message on the link before the first is received: in the pool
+        const std::uint32_t pi = pool_.acquire();
+        p = &pool_[pi];
+        if (b.more_tail == detail::kNone)
+          b.more_head = pi;
+        else
+          pool_[b.more_tail].next = pi;
+        b.more_tail = pi;
+      }
+      b.full = true;
+      p->end = end;
+      p->pushed = pushed;
+      p->chain = ch;
+      p->unsure = unsure;
+      p->tag = op.tag;
+      p->next = detail::kNone;
     }
   }
 
   /// Node x's receives of step s, then its resumption; false where the engine's order decides.
   bool receives(NodeId x, std::int64_t s) {
     const auto i = static_cast<std::size_t>(x);
-    ops_.clear();
-    program_.step(x, s, ops_);
-    for (const StepOp& op : ops_) {
-      if (op.send) continue;
+    for (std::size_t r = recv_begin_[i]; r < recv_begin_[i + 1]; ++r) {
+      const StepOp& op = recv_ops_[r];
       if (topo_.neighbor(x, op.port) < 0)
         throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " +
                               std::to_string(op.port) + " has no link");
       const std::size_t ri = link(x, op.port);
-      std::uint32_t prev = detail::kNone, pi = head_[ri];
-      while (pi != detail::kNone && pool_[pi].tag != op.tag) {
-        prev = pi;
-        pi = pool_[pi].next;
-      }
-      if (pi == detail::kNone) return false;  // sent in a later step: not a step program's
-      const Pending& p = pool_[pi];
-      fold(x, p.end, p.pushed, p.chain, p.unsure);
-      if (prev == detail::kNone)
-        head_[ri] = p.next;
-      else
-        pool_[prev].next = p.next;
-      if (tail_[ri] == pi) tail_[ri] = prev;
-      pool_.release(pi);
+      if (!take(inbox_[ri], op.tag, x)) return false;  // sent in a later step: not a step program's
     }
     T_[i] = wt_[i];
     C_[i] = wc_[i];
@@ -250,8 +246,9 @@ class Lockstep {
           st_.busiest_link_node = static_cast<NodeId>(i);
           st_.busiest_link_port = static_cast<int>(p);
         }
-        for (std::uint32_t pi = head_[i * ports_ + p]; pi != detail::kNone; pi = pool_[pi].next)
-          ++st_.unreceived_messages;
+        const Inbox& b = inbox_[i * ports_ + p];
+        if (b.full) ++st_.unreceived_messages;
+        for (std::uint32_t pi = b.more_head; pi != detail::kNone; pi = pool_[pi].next) ++st_.unreceived_messages;
       }
       st_.max_node_comm_busy = std::max(st_.max_node_comm_busy, comm_[i]);
       st_.mean_node_comm_busy_s += comm_[i].seconds() / static_cast<double>(n_);
@@ -275,9 +272,52 @@ class Lockstep {
   std::vector<PathCounts> C_, wc_, link_chain_;
   std::vector<std::uint8_t> wu_, Cu_, link_u_;  ///< chains marked unsure (fold)
   std::vector<std::int64_t> load_;
-  std::vector<std::uint32_t> head_, tail_;  ///< per receiving end of a link: messages not yet received
+  /// Per receiving end of a link, the messages not yet received, oldest first: the first in
+  /// place (a receiver's inboxes are side by side: the receives' sweep reads them in order), any
+  /// more in the pool.
+  struct Inbox {
+    Pending first;
+    std::uint32_t more_head = detail::kNone, more_tail = detail::kNone;
+    bool full = false;
+  };
+  std::vector<Inbox> inbox_;
   detail::Pool<Pending> pool_;
+
+  /// Node x receives the oldest message with `tag` in `b`; false if there is none.
+  bool take(Inbox& b, int tag, NodeId x) {
+    if (!b.full) return false;
+    if (b.first.tag == tag) {
+      fold(x, b.first.end, b.first.pushed, b.first.chain, b.first.unsure);
+      if (b.more_head == detail::kNone) {
+        b.full = false;
+        return true;
+      }
+      const std::uint32_t pi = b.more_head;
+      b.first = pool_[pi];
+      b.more_head = pool_[pi].next;
+      if (b.more_head == detail::kNone) b.more_tail = detail::kNone;
+      pool_.release(pi);
+      return true;
+    }
+    std::uint32_t prev = detail::kNone, pi = b.more_head;
+    while (pi != detail::kNone && pool_[pi].tag != tag) {
+      prev = pi;
+      pi = pool_[pi].next;
+    }
+    if (pi == detail::kNone) return false;
+    const Pending& p = pool_[pi];
+    fold(x, p.end, p.pushed, p.chain, p.unsure);
+    if (prev == detail::kNone)
+      b.more_head = p.next;
+    else
+      pool_[prev].next = p.next;
+    if (b.more_tail == pi) b.more_tail = prev;
+    pool_.release(pi);
+    return true;
+  }
   std::vector<StepOp> ops_;
+  std::vector<StepOp> recv_ops_;         ///< the step's receives, node by node
+  std::vector<std::size_t> recv_begin_;  ///< node x's: recv_ops_[recv_begin_[x], recv_begin_[x + 1])
   std::int64_t since_check_ = 0, published_ = 0;
 };
 

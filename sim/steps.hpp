@@ -26,7 +26,7 @@ class StepProgram {
   virtual ~StepProgram() = default;
   [[nodiscard]] virtual std::int64_t steps() const = 0;
   /// Appends node x's operations of step s (0-based) to `ops`, in the order its process posts
-  /// them. Called twice a step (the sends' sweep and the receives'): it must not change state.
+  /// them.
   virtual void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const = 0;
   /// The elements node x holds at the end (its result in timing mode, which the check sizes).
   [[nodiscard]] virtual std::int64_t result_elements(NodeId x) const = 0;
