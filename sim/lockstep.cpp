@@ -7,6 +7,7 @@
 
 #include "sim/errors.hpp"
 #include "sim/kernel/pool.hpp"
+#include "sim/kernel/prefetch.hpp"
 #include "sim/net/network.hpp"
 #include "sim/resources.hpp"
 
@@ -21,18 +22,53 @@ bool lockstep_supports(const Machine& m, const EngineOptions& options) {
 
 namespace {
 
-/// A message on its way or arrived, not yet received: when its last packet ends and its chain.
+/// The part of a chain (PathCounts) a step program adds to: start-ups, message start-ups and
+/// element transfers. Its flops, copies, delays, routing and overheads stay 0 (no computation, no
+/// node software, store-and-forward), so 24 bytes stand for the 64 of a PathCounts.
+struct Chain {
+  std::int64_t startups = 0, msg_startups = 0, element_transfers = 0;
+  bool operator==(const Chain&) const = default;
+  [[nodiscard]] PathCounts counts() const {
+    PathCounts p;
+    p.startups = startups;
+    p.msg_startups = msg_startups;
+    p.element_transfers = element_transfers;
+    return p;
+  }
+};
+
+/// A message on its way or arrived, not yet received: when its last packet ends, when the engine
+/// pushes that end's event (its key's second part), its chain.
 struct Pending {
   Time end;
-  Time pushed;  ///< when the engine pushes the event of its last packet's end (its key's second part)
-  PathCounts chain;
-  int tag = 0;
-  std::uint8_t unsure = 0;
-  std::uint32_t next = detail::kNone;
+  Time pushed;
+  Chain chain;
+  std::int32_t tag = 0;
+  std::uint32_t next = detail::kNone;  ///< the next message on the link, in the pool
+  std::uint8_t unsure = 0;             ///< the chain is one of several the engine's order would pick from
+  std::uint8_t full = 0;               ///< a link's first: holds a message
+};
+
+/// A directed link, by its sender's end: the messages sent on it and not yet received, oldest
+/// first (the first in place, the rest in the pool), and when its last message ends. One cache
+/// line; the sends' sweep writes a node's links side by side.
+struct Link {
+  Pending first;
+  Time free;
+};
+static_assert(sizeof(Link) == 64, "a link is one cache line");
+
+/// A node: its time and chain, and its group's last completion so far while a step is timed.
+struct NodeState {
+  Time t, wt, wp;  ///< the node's time; the group's last completion, and when its event was pushed
+  Chain c, wc;
+  std::uint8_t unsure = 0, wunsure = 0;
 };
 
 class Lockstep {
  public:
+  struct Abort {};
+
   Lockstep(const Machine& m, const Topology& topo, const EngineOptions& o, const StepProgram& program)
       : m_(m),
         topo_(topo),
@@ -43,19 +79,10 @@ class Lockstep {
 
   std::optional<RunStats> run(std::vector<Buffer>& results) {
     const auto wall0 = std::chrono::steady_clock::now();
-    T_.assign(n_, Time{});
-    C_.assign(n_, PathCounts{});
-    wt_.assign(n_, Time{});
-    wp_.assign(n_, Time{});
-    wc_.assign(n_, PathCounts{});
-    wu_.assign(n_, 0);
-    Cu_.assign(n_, 0);
-    link_u_.assign(n_ * ports_, 0);
+    nodes_.assign(n_, NodeState{});
     comm_.assign(n_, Time{});
-    link_free_.assign(n_ * ports_, Time{});
-    link_chain_.assign(n_ * ports_, PathCounts{});
+    links_.assign(n_ * ports_, Link{});
     load_.assign(n_ * ports_, 0);
-    inbox_.assign(n_ * ports_, Inbox{});
     st_.resumes = static_cast<std::int64_t>(n_);  // each process's first run
     st_.lockstep_runs = 1;
     const std::int64_t steps = program_.steps();
@@ -71,18 +98,17 @@ class Lockstep {
     // engine keeps the first of those that end at that instant, in its order of events: unknown
     // here, so they must agree.
     Time last{};
-    for (std::size_t x = 0; x < n_; ++x) last = std::max(last, T_[x]);
-    bool first = true;
-    for (std::size_t x = 0; x < n_; ++x) {
-      if (T_[x] != last) continue;
-      if (first) {
-        st_.critical_path = C_[x];
-        if (Cu_[x] != 0) return std::nullopt;
-        first = false;
-      } else if (Cu_[x] != 0 || !(C_[x] == st_.critical_path)) {
+    for (const NodeState& v : nodes_) last = std::max(last, v.t);
+    const NodeState* first = nullptr;
+    for (const NodeState& v : nodes_) {
+      if (v.t != last) continue;
+      if (v.unsure != 0) return std::nullopt;
+      if (first == nullptr)
+        first = &v;
+      else if (!(v.c == first->c))
         return std::nullopt;
-      }
     }
+    st_.critical_path = first != nullptr ? first->c.counts() : PathCounts{};
     st_.time = last;
     check_invariant(st_.critical_path.time(m_) == last, "the critical path accounts for the whole simulated time");
     finish(wall0);
@@ -96,7 +122,7 @@ class Lockstep {
     return static_cast<std::size_t>(x) * ports_ + static_cast<std::size_t>(port);
   }
 
-  /// A completion of node x's group at t with chain c, at the end of a transmission whose last
+  /// A completion of node v's group at t with chain c, at the end of a transmission whose last
   /// packet's event the engine pushed at `pushed` (the engine's keep_chain, completing in the
   /// order of its events' keys (time, push time, sequence)): the last one wins, and of those at
   /// one instant the first pushed; one at the node's own time keeps the node's chain. Two at one
@@ -104,15 +130,14 @@ class Lockstep {
   /// numbers would settle: the node goes on with one of them, marked unsure (`unsure`: c is
   /// already), and so does every chain that runs through it. The times do not depend on it; the
   /// run gives up only if an unsure chain ends up as the critical path.
-  void fold(NodeId x, Time t, Time pushed, const PathCounts& c, std::uint8_t unsure) {
-    const auto i = static_cast<std::size_t>(x);
-    if (t > wt_[i] || (t == wt_[i] && t > T_[i] && pushed < wp_[i])) {
-      wt_[i] = t;
-      wp_[i] = pushed;
-      wc_[i] = c;
-      wu_[i] = unsure;
-    } else if (t == wt_[i] && t > T_[i] && pushed == wp_[i] && (unsure != 0 || wu_[i] != 0 || !(c == wc_[i]))) {
-      wu_[i] = 1;
+  static void fold(NodeState& v, Time t, Time pushed, const Chain& c, std::uint8_t unsure) {
+    if (t > v.wt || (t == v.wt && t > v.t && pushed < v.wp)) {
+      v.wt = t;
+      v.wp = pushed;
+      v.wc = c;
+      v.wunsure = unsure;
+    } else if (t == v.wt && t > v.t && pushed == v.wp && (unsure != 0 || v.wunsure != 0 || !(c == v.wc))) {
+      v.wunsure = 1;
     }
   }
 
@@ -138,6 +163,11 @@ class Lockstep {
                                                            std::to_string(st_.resumes) + " resumes)");
   }
 
+  [[noreturn]] static void no_link(NodeId x, std::int64_t s, int port) {
+    throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " +
+                          std::to_string(port) + " has no link");
+  }
+
   /// Node x posts step s: its sends leave now (the engine's StoreAndForward::advance of a
   /// message to a neighbour: link first come first served, all its packets in one go).
   void sends(NodeId x, std::int64_t s) {
@@ -145,46 +175,45 @@ class Lockstep {
     ops_.clear();
     program_.step(x, s, ops_);
     recv_begin_[i] = recv_ops_.size();
-    wt_[i] = T_[i];
-    wc_[i] = C_[i];
-    wu_[i] = Cu_[i];
+    NodeState& v = nodes_[i];
+    v.wt = v.t;
+    v.wc = v.c;
+    v.wunsure = v.unsure;
     if (ops_.empty()) return;
     tick();
     ++st_.events;
     ++st_.resumes;
-    const std::int64_t B = o_.packet_elements;
     for (const StepOp& op : ops_) {
       if (!op.send) {
         recv_ops_.push_back(op);  // for the receives' sweep
         continue;
       }
-      const NodeId y = topo_.neighbor(x, op.port);
-      if (y < 0)
-        throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " +
-                              std::to_string(op.port) + " has no link");
+      if (topo_.neighbor(x, op.port) < 0) no_link(x, s, op.port);
       const std::size_t li = link(x, op.port);
-      Time start = T_[i];
-      PathCounts ch = C_[i];
-      std::uint8_t unsure = Cu_[i];
-      if (link_free_[li] > start) {  // behind this node's earlier message on the link: its chain
-        start = link_free_[li];
-        ch = link_chain_[li];
-        unsure = link_u_[li];
+      Link& l = links_[li];
+      Time start = v.t;
+      Chain ch = v.c;
+      std::uint8_t unsure = v.unsure;
+      if (l.free > start) {  // behind this node's earlier message of the step on the link: its chain
+        check_invariant(l.first.full != 0, "a link busy past its sender's step holds that step's message");
+        const Pending& before = newest(l);
+        start = l.free;
+        ch = before.chain;
+        unsure = before.unsure;
         ++st_.queued_transmissions;
       }
-      const std::int64_t e = op.elements, k = e == 0 ? 1 : (e + B - 1) / B;
-      const Time d = m_.tau * k + m_.tau_msg + m_.t_c * e;
-      if (d <= Time{}) throw Abort{};  // ends as it starts: the engine's order of events decides
+      const std::int64_t e = op.elements;
+      if (e != size_.elements) size_ = sized(e);  // a step's messages have few sizes
+      const std::int64_t k = size_.packets;
+      const Time d = size_.duration;
       ch.startups += k;
       ch.msg_startups += 1;
       ch.element_transfers += e;
       const Time end = start + d;
       // The per-packet engine pushes the last packet's end when that packet starts; a train or
       // a message in closed form pushes it with the same key (store_and_forward.cpp).
-      const Time pushed = k == 1 ? start : end - (m_.tau + m_.t_c * (e - (k - 1) * B));
-      link_free_[li] = end;
-      link_chain_[li] = ch;
-      link_u_[li] = unsure;
+      const Time pushed = k == 1 ? start : end - size_.last_packet;
+      l.free = end;
       ++st_.messages;
       st_.packets += k;
       st_.packet_hops += k;
@@ -193,43 +222,97 @@ class Lockstep {
       if (k > 1) ++st_.packet_trains;
       load_[li] += e;
       comm_[i] += d;
-      fold(x, end, pushed, ch, unsure);
-      const std::size_t ri = link(y, topo_.port_to(y, x));
-      Inbox& b = inbox_[ri];
-      Pending* p = &b.first;
-      if (b.full) {  // a second message on the link before the first is received: in the pool
+      fold(v, end, pushed, ch, unsure);
+      Pending* p = &l.first;
+      if (l.first.full != 0) {  // a second message on the link before the first is received: in the pool
         const std::uint32_t pi = pool_.acquire();
         p = &pool_[pi];
-        if (b.more_tail == detail::kNone)
-          b.more_head = pi;
-        else
-          pool_[b.more_tail].next = pi;
-        b.more_tail = pi;
+        Pending& tail = newest(l);  // (p is not yet linked)
+        tail.next = pi;
       }
-      b.full = true;
       p->end = end;
       p->pushed = pushed;
       p->chain = ch;
       p->unsure = unsure;
       p->tag = op.tag;
       p->next = detail::kNone;
+      p->full = 1;
     }
   }
 
+  /// A message's packets, its transmission's time, and its last packet's (the engine's
+  /// Engine::start_send and StoreAndForward::train_time).
+  struct Size {
+    std::int64_t elements = -1, packets = 0;
+    Time duration, last_packet;
+  };
+  Size sized(std::int64_t e) const {
+    const std::int64_t B = o_.packet_elements;
+    Size z;
+    z.elements = e;
+    z.packets = e == 0 ? 1 : (e + B - 1) / B;
+    z.duration = m_.tau * z.packets + m_.tau_msg + m_.t_c * e;
+    z.last_packet = m_.tau + m_.t_c * (e - (z.packets - 1) * B);
+    if (z.duration <= Time{}) throw Abort{};  // ends as it starts: the engine's order of events decides
+    return z;
+  }
+
+  /// The last message sent on a link that holds one.
+  Pending& newest(Link& l) {
+    Pending* p = &l.first;
+    while (p->next != detail::kNone) p = &pool_[p->next];
+    return *p;
+  }
+
+  static constexpr std::size_t kAhead = 4;
   /// Node x's receives of step s, then its resumption; false where the engine's order decides.
   bool receives(NodeId x, std::int64_t s) {
     const auto i = static_cast<std::size_t>(x);
+    // The links of a node kAhead further on, whose messages are read from its neighbours' records:
+    // asked for now, they arrive while this node and the next ones are timed.
+    if (i + kAhead < n_)
+      for (std::size_t r = recv_begin_[i + kAhead]; r < recv_begin_[i + kAhead + 1]; ++r) {
+        const auto z = static_cast<NodeId>(i + kAhead);
+        const NodeId from = topo_.neighbor(z, recv_ops_[r].port);
+        if (from >= 0) detail::prefetch(&links_[link(from, topo_.port_to(from, z))]);
+      }
+    NodeState& v = nodes_[i];
     for (std::size_t r = recv_begin_[i]; r < recv_begin_[i + 1]; ++r) {
       const StepOp& op = recv_ops_[r];
-      if (topo_.neighbor(x, op.port) < 0)
-        throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " +
-                              std::to_string(op.port) + " has no link");
-      const std::size_t ri = link(x, op.port);
-      if (!take(inbox_[ri], op.tag, x)) return false;  // sent in a later step: not a step program's
+      const NodeId from = topo_.neighbor(x, op.port);
+      if (from < 0) no_link(x, s, op.port);
+      // The message is in its sender's record of the link.
+      if (!take(links_[link(from, topo_.port_to(from, x))], op.tag, v)) return false;  // sent in a later step
     }
-    T_[i] = wt_[i];
-    C_[i] = wc_[i];
-    Cu_[i] = wu_[i];
+    v.t = v.wt;
+    v.c = v.wc;
+    v.unsure = v.wunsure;
+    return true;
+  }
+
+  /// Node v receives the oldest message with `tag` on link l; false if there is none.
+  bool take(Link& l, int tag, NodeState& v) {
+    if (l.first.full == 0) return false;
+    if (l.first.tag == tag) {
+      fold(v, l.first.end, l.first.pushed, l.first.chain, l.first.unsure);
+      if (l.first.next == detail::kNone) {
+        l.first.full = 0;
+        return true;
+      }
+      const std::uint32_t pi = l.first.next;
+      l.first = pool_[pi];  // (full, and its next)
+      l.first.full = 1;
+      pool_.release(pi);
+      return true;
+    }
+    Pending* prev = &l.first;
+    while (prev->next != detail::kNone && pool_[prev->next].tag != tag) prev = &pool_[prev->next];
+    if (prev->next == detail::kNone) return false;
+    const std::uint32_t pi = prev->next;
+    const Pending& p = pool_[pi];
+    fold(v, p.end, p.pushed, p.chain, p.unsure);
+    prev->next = p.next;
+    pool_.release(pi);
     return true;
   }
 
@@ -246,9 +329,10 @@ class Lockstep {
           st_.busiest_link_node = static_cast<NodeId>(i);
           st_.busiest_link_port = static_cast<int>(p);
         }
-        const Inbox& b = inbox_[i * ports_ + p];
-        if (b.full) ++st_.unreceived_messages;
-        for (std::uint32_t pi = b.more_head; pi != detail::kNone; pi = pool_[pi].next) ++st_.unreceived_messages;
+        const Pending& f = links_[i * ports_ + p].first;
+        if (f.full != 0) ++st_.unreceived_messages;
+        for (std::uint32_t pi = f.full != 0 ? f.next : detail::kNone; pi != detail::kNone; pi = pool_[pi].next)
+          ++st_.unreceived_messages;
       }
       st_.max_node_comm_busy = std::max(st_.max_node_comm_busy, comm_[i]);
       st_.mean_node_comm_busy_s += comm_[i].seconds() / static_cast<double>(n_);
@@ -258,67 +342,22 @@ class Lockstep {
     st_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   }
 
- public:
-  struct Abort {};
-
- private:
   const Machine& m_;
   const Topology& topo_;
   const EngineOptions& o_;
   const StepProgram& program_;
   std::size_t n_, ports_;
   RunStats st_;
-  std::vector<Time> T_, wt_, wp_, comm_, link_free_;
-  std::vector<PathCounts> C_, wc_, link_chain_;
-  std::vector<std::uint8_t> wu_, Cu_, link_u_;  ///< chains marked unsure (fold)
-  std::vector<std::int64_t> load_;
-  /// Per receiving end of a link, the messages not yet received, oldest first: the first in
-  /// place (a receiver's inboxes are side by side: the receives' sweep reads them in order), any
-  /// more in the pool.
-  struct Inbox {
-    Pending first;
-    std::uint32_t more_head = detail::kNone, more_tail = detail::kNone;
-    bool full = false;
-  };
-  std::vector<Inbox> inbox_;
+  std::vector<NodeState> nodes_;
+  std::vector<Time> comm_;
+  std::vector<Link> links_;
+  std::vector<std::int64_t> load_;  ///< elements each link carried
   detail::Pool<Pending> pool_;
-
-  /// Node x receives the oldest message with `tag` in `b`; false if there is none.
-  bool take(Inbox& b, int tag, NodeId x) {
-    if (!b.full) return false;
-    if (b.first.tag == tag) {
-      fold(x, b.first.end, b.first.pushed, b.first.chain, b.first.unsure);
-      if (b.more_head == detail::kNone) {
-        b.full = false;
-        return true;
-      }
-      const std::uint32_t pi = b.more_head;
-      b.first = pool_[pi];
-      b.more_head = pool_[pi].next;
-      if (b.more_head == detail::kNone) b.more_tail = detail::kNone;
-      pool_.release(pi);
-      return true;
-    }
-    std::uint32_t prev = detail::kNone, pi = b.more_head;
-    while (pi != detail::kNone && pool_[pi].tag != tag) {
-      prev = pi;
-      pi = pool_[pi].next;
-    }
-    if (pi == detail::kNone) return false;
-    const Pending& p = pool_[pi];
-    fold(x, p.end, p.pushed, p.chain, p.unsure);
-    if (prev == detail::kNone)
-      b.more_head = p.next;
-    else
-      pool_[prev].next = p.next;
-    if (b.more_tail == pi) b.more_tail = prev;
-    pool_.release(pi);
-    return true;
-  }
   std::vector<StepOp> ops_;
   std::vector<StepOp> recv_ops_;         ///< the step's receives, node by node
   std::vector<std::size_t> recv_begin_;  ///< node x's: recv_ops_[recv_begin_[x], recv_begin_[x + 1])
   std::int64_t since_check_ = 0, published_ = 0;
+  Size size_;  ///< the last message's
 };
 
 }  // namespace
