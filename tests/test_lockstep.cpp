@@ -102,14 +102,16 @@ TEST(Lockstep, GivesTheEnginesReportOnEveryRegressPointWithAStepProgram) {
   }
   std::cout << "[ lockstep ] " << points << " runs of " << with_program.size() << " algorithms with a step program, "
             << by_lockstep << " by the lockstep simulator\n";
-  EXPECT_TRUE(with_program.count("allgather.gcea") && with_program.count("allgather.cra"));
+  EXPECT_TRUE(with_program.count("allgather.gcea") && with_program.count("allgather.cra") &&
+              with_program.count("allgather.hybrid"));
   // The 1-cube rows have no program; every other point must have been the simulator's, or it
   // gave up too often to be worth its name.
   EXPECT_GE(by_lockstep * 3, points * 2);
 }
 
 /// GCEA(n,N) and CRA(n,N) on cubes of 2 to 7 dimensions, over sizes that split unevenly into n
-/// parts, packets of 1, 3 and 256 elements, and three machines.
+/// parts, packets of 1, 3 and 256 elements, and three machines; the hybrid with 0 to n doubling
+/// steps.
 TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
   const Registry reg = make_registry();
   std::int64_t runs = 0, by_lockstep = 0;
@@ -141,6 +143,30 @@ TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
             by_lockstep += b.stats.lockstep_runs;
           }
   }
+  // The hybrid (TR-530 §5.1): k doubling steps of growing sizes, then the GCEA on super-blocks.
+  const AlgorithmInfo* hybrid = reg.find("allgather.hybrid");
+  ASSERT_NE(hybrid, nullptr);
+  for (int n = 1; n <= 7; ++n)
+    for (int k : {0, 1, n / 2, n})
+      for (std::int64_t M : {1, 7, 300})
+        for (std::int64_t B : {1, 4, 256}) {
+          RunPoint rp;
+          rp.info = hybrid;
+          cubesim::Setup& s = rp.setup;
+          s.machine = test::simple_machine({PortKind::all, 0}, 256);
+          s.machine.tau_msg = Time::ps(70);
+          s.topology = Topology::hypercube(n);
+          s.params.M = M;
+          s.params.B = B;
+          s.params.k = k;
+          s.data_mode = false;
+          const RunOutcome a = run_point(rp, *hybrid, true, nullptr, without_lockstep());
+          const RunOutcome b = run_point(rp, *hybrid, true, nullptr, with_lockstep());
+          ASSERT_EQ(comparable(a).dump(), comparable(b).dump())
+              << "hybrid n=" << n << " k=" << k << " M=" << M << " B=" << B;
+          ++runs;
+          by_lockstep += b.stats.lockstep_runs;
+        }
   std::cout << "[ lockstep ] grid: " << runs << " runs, " << by_lockstep << " by the lockstep simulator\n";
   EXPECT_GE(by_lockstep * 3, runs * 2);
 }

@@ -308,6 +308,39 @@ Task<> allgather_hybrid(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
+/// allgather_hybrid as a step program (sim/steps.hpp), for all-port machines (the lockstep
+/// simulator times no other): the k doubling exchanges of allgather_doubling, then the GCEA's.
+class HybridSteps final : public StepProgram {
+ public:
+  explicit HybridSteps(const Setup& s)
+      : N_(s.topology.size()), n_(s.topology.dim()), k_(static_cast<int>(s.params.k)), M_(s.params.M) {}
+  [[nodiscard]] std::int64_t steps() const override { return k_ + (std::int64_t{1} << (n_ - k_)) - 1; }
+  void step(NodeId /*x*/, std::int64_t s, std::vector<StepOp>& ops) const override {
+    int d = 0;
+    std::int64_t elements = 0;
+    if (s < k_) {  // doubling step i = s: the 2^i blocks gathered so far, across dimension i
+      d = static_cast<int>(s);
+      elements = (std::int64_t{1} << s) * M_;
+    } else {  // GCEA step s - k + 1 on the quotient cube: a super-block of 2^k blocks
+      d = k_ + gray::transition(s - k_, n_ - k_);
+      elements = (std::int64_t{1} << k_) * M_;
+    }
+    ops.push_back({.send = true, .port = d, .tag = 0, .elements = elements});
+    ops.push_back({.send = false, .port = d, .tag = 0});
+  }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return N_ * M_; }
+
+ private:
+  NodeId N_;
+  int n_, k_;
+  std::int64_t M_;
+};
+
+std::unique_ptr<StepProgram> hybrid_steps(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all) return nullptr;
+  return std::make_unique<HybridSteps>(s);
+}
+
 /// TR-530 §5.1: Table 2 SBT-b(1,2^k) followed by GCEA(1,2^(n-k)) on blocks of 2^k M: element
 /// transfers (2^k - 1)M + (2^(n-k) - 1) 2^k M = (N-1)M, start-ups
 /// sum_{i<k} ceil(2^i M/B) + (2^(n-k) - 1) ceil(2^k M/B); buffer 2^k M. Exact.
@@ -501,6 +534,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .predict = predict_allgather_hybrid,
          .verify = verify_allgather,
          .memory = allgather_memory,
+         .steps = hybrid_steps,
          .one_port = {.row = "§5.1: SBT-b(1,2^k) + GCEA(1,2^(n-k)) on 2^k M blocks", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add({.name = "allgather.sbnt",
