@@ -183,6 +183,9 @@ class Lockstep {
     tick();
     ++st_.events;
     ++st_.resumes;
+    // The run's counts, added up here and into the run's statistics once a node-step.
+    std::int64_t messages = 0, packets = 0, elements = 0, largest = st_.largest_message, trains = 0;
+    Time busy{};
     for (const StepOp& op : ops_) {
       if (!op.send) {
         recv_ops_.push_back(op);  // for the receives' sweep
@@ -214,14 +217,13 @@ class Lockstep {
       // a message in closed form pushes it with the same key (store_and_forward.cpp).
       const Time pushed = k == 1 ? start : end - size_.last_packet;
       l.free = end;
-      ++st_.messages;
-      st_.packets += k;
-      st_.packet_hops += k;
-      st_.element_hops += e;
-      st_.largest_message = std::max(st_.largest_message, e);
-      if (k > 1) ++st_.packet_trains;
+      ++messages;
+      packets += k;
+      elements += e;
+      largest = std::max(largest, e);
+      trains += k > 1 ? 1 : 0;
       load_[li] += e;
-      comm_[i] += d;
+      busy += d;
       fold(v, end, pushed, ch, unsure);
       Pending* p = &l.first;
       if (l.first.full != 0) {  // a second message on the link before the first is received: in the pool
@@ -238,6 +240,13 @@ class Lockstep {
       p->next = detail::kNone;
       p->full = 1;
     }
+    st_.messages += messages;
+    st_.packets += packets;
+    st_.packet_hops += packets;
+    st_.element_hops += elements;
+    st_.largest_message = largest;
+    st_.packet_trains += trains;
+    comm_[i] += busy;
   }
 
   /// A message's packets, its transmission's time, and its last packet's (the engine's
