@@ -79,6 +79,7 @@ EngineOptions engine_options(const Setup& s, const RunLimits& limits) {
   o.stop = limits.stop;
   o.packet_trains = limits.packet_trains;
   o.progress = limits.progress;
+  o.threads = limits.threads;
   return o;
 }
 

@@ -67,6 +67,9 @@ struct RunLimits {
   /// Step programs by the lockstep simulator where it times them as the engine does
   /// (sim/lockstep.hpp); false: --no-lockstep, and --per-packet, the engine's reference.
   bool lockstep = true;
+  /// Threads a run of the lockstep simulator may use (EngineOptions::threads): a sweep gives each
+  /// point the cores its other points leave (app/sweep.cpp).
+  int threads = 1;
   std::atomic<std::int64_t>* progress = nullptr;  ///< EngineOptions::progress
 };
 /// "cycle", "simgrid" or "both"; an InputError naming `option` (the command line's --engine, the

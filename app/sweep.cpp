@@ -197,6 +197,9 @@ SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
   plan.jobs = std::max<std::size_t>(
       1, std::min({jobs, plan.todo.size(),
                    static_cast<std::size_t>(std::max<std::int64_t>(1, available_memory_bytes() / floor))}));
+  // A point the lockstep simulator times may split its sweeps among the cores the other points
+  // leave (one point: all of them): the same report for any number (docs/lockstep.md).
+  plan.threads = std::max<std::size_t>(1, jobs / plan.jobs);
   return plan;
 }
 
@@ -419,6 +422,7 @@ SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLim
     RunnerOptions ro;
     ro.limits = limits;
     ro.limits.progress = &progress.events;
+    ro.limits.threads = static_cast<int>(plan.threads);
     ro.traces = o.traces;
     if (o.traces.any()) ro.trace_dir = out.staged("traces");
     ro.on_finished = [&](std::size_t i, const RunOutcome& r) {

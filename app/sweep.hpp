@@ -85,6 +85,7 @@ struct SweepPlan {
   std::vector<std::optional<RunOutcome>> reused;
   std::vector<std::size_t> todo;  ///< the points (indexes into ex.runs) that run, in this order
   std::size_t jobs = 1;           ///< points run at once (make_executor)
+  std::size_t threads = 1;        ///< threads a point may use (RunLimits::threads): the cores jobs leave
   /// This binary and the whole sweep (before a shard's points are taken): stamped into
   /// shard.json, resume.json and the journal; `cubesim merge` refuses a shard of another.
   SweepStamp stamp;

@@ -1,9 +1,15 @@
 #include "sim/lockstep.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <barrier>
 #include <chrono>
+#include <exception>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "sim/errors.hpp"
 #include "sim/kernel/pool.hpp"
@@ -68,6 +74,8 @@ struct NodeState {
 class Lockstep {
  public:
   struct Abort {};
+  /// How many nodes ahead of the one being timed its links are asked of the cache.
+  static constexpr std::size_t kAhead = 4;
 
   Lockstep(const Machine& m, const Topology& topo, const EngineOptions& o, const StepProgram& program)
       : m_(m),
@@ -75,7 +83,17 @@ class Lockstep {
         o_(o),
         program_(program),
         n_(static_cast<std::size_t>(topo.size())),
-        ports_(static_cast<std::size_t>(std::max(1, topo.num_ports()))) {}
+        ports_(static_cast<std::size_t>(std::max(1, topo.num_ports()))) {
+    // Contiguous ranges of nodes, one a worker, none empty.
+    const std::size_t t =
+        std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, o.threads)), 1, std::max<std::size_t>(1, n_ / 16));
+    chunk_ = (n_ + t - 1) / t;
+    workers_.resize((n_ + chunk_ - 1) / chunk_);
+    for (std::size_t w = 0; w < workers_.size(); ++w) {
+      workers_[w].lo = w * chunk_;
+      workers_[w].hi = std::min(n_, (w + 1) * chunk_);
+    }
+  }
 
   std::optional<RunStats> run(std::vector<Buffer>& results) {
     const auto wall0 = std::chrono::steady_clock::now();
@@ -83,16 +101,33 @@ class Lockstep {
     comm_.assign(n_, Time{});
     links_.assign(n_ * ports_, Link{});
     load_.assign(n_ * ports_, 0);
+    recv_range_.assign(n_, {0, 0});
     st_.resumes = static_cast<std::int64_t>(n_);  // each process's first run
     st_.lockstep_runs = 1;
-    const std::int64_t steps = program_.steps();
-    recv_begin_.assign(n_ + 1, 0);
-    for (std::int64_t s = 0; s < steps; ++s) {
-      recv_ops_.clear();
-      for (std::size_t x = 0; x < n_; ++x) sends(static_cast<NodeId>(x), s);
-      recv_begin_[n_] = recv_ops_.size();
-      for (std::size_t x = 0; x < n_; ++x)
-        if (!receives(static_cast<NodeId>(x), s)) return std::nullopt;
+    steps_ = program_.steps();
+    if (workers_.size() == 1) {
+      body(0, nullptr);
+    } else {
+      // Every worker times its nodes' sends, waits for all, times their receives, waits for all;
+      // between two steps one of them (the barrier's completion) frees what was received and
+      // checks the budgets. A node's timing reads only its own state and the records of the links
+      // into it, which no other worker writes in that sweep: the report is the same for any
+      // number of workers.
+      Sync sync(static_cast<std::ptrdiff_t>(workers_.size()), Between{this});
+      std::vector<std::jthread> threads;
+      for (std::size_t w = 1; w < workers_.size(); ++w) threads.emplace_back([this, w, &sync] { body(w, &sync); });
+      body(0, &sync);
+    }
+    if (error_) std::rethrow_exception(error_);
+    if (gave_up_) return std::nullopt;
+    for (const Worker& w : workers_) {
+      st_.messages += w.messages;
+      st_.packets += w.packets;
+      st_.packet_hops += w.packets;
+      st_.element_hops += w.elements;
+      st_.largest_message = std::max(st_.largest_message, w.largest);
+      st_.packet_trains += w.trains;
+      st_.queued_transmissions += w.queued;
     }
     // The run ends when its last process ends; that process's chain is the critical path. The
     // engine keeps the first of those that end at that instant, in its order of events: unknown
@@ -118,9 +153,107 @@ class Lockstep {
   }
 
  private:
+  /// A worker: a range of nodes, its scratch, its counts, and the pool of the messages its nodes
+  /// send beyond a link's first.
+  struct alignas(128) Worker {  // (its counts change every message: no line shared with another's)
+    std::size_t lo = 0, hi = 0;
+    std::vector<StepOp> ops, recv_ops;
+    std::int64_t messages = 0, packets = 0, elements = 0, largest = 0, trains = 0, queued = 0, node_steps = 0;
+    detail::Pool<Pending> pool;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> received;  ///< (worker, index) of pooled messages taken
+    struct Size {
+      std::int64_t elements = -1, packets = 0;
+      Time duration, last_packet;
+    } size;  ///< the last message's
+  };
+
+  /// The barrier's completion: between_steps, on the last thread to arrive.
+  struct Between {
+    Lockstep* l;
+    void operator()() noexcept { l->between_steps(); }
+  };
+  using Sync = std::barrier<Between>;
+
+  /// Worker wi's part of every step (sync: the other workers', or null when it is alone).
+  void body(std::size_t wi, Sync* sync) {
+    Worker& w = workers_[wi];
+    for (std::int64_t s = 0; s < steps_; ++s) {
+      w.recv_ops.clear();
+      guarded([&] {
+        for (std::size_t x = w.lo; x < w.hi; ++x) sends(w, static_cast<NodeId>(x), s);
+      });
+      if (sync != nullptr) sync->arrive_and_wait();
+      guarded([&] {
+        for (std::size_t x = w.lo; x < w.hi; ++x)
+          if (!receives(w, static_cast<NodeId>(x), s)) {
+            gave_up_.store(true);
+            return;
+          }
+      });
+      if (sync != nullptr)
+        sync->arrive_and_wait();
+      else
+        between_steps();
+      if (gave_up_.load() || failed_.load()) return;
+    }
+  }
+
+  /// Runs f; an exception (a program's error, a budget) stops the run and is rethrown from run().
+  template <class F>
+  void guarded(F&& f) {
+    if (failed_.load() || gave_up_.load()) return;
+    try {
+      f();
+    } catch (const Abort&) {
+      gave_up_.store(true);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex_);
+      if (!error_) error_ = std::current_exception();
+      failed_.store(true);
+    }
+  }
+
+  /// Between two steps, on one thread: the pooled messages received go back to their pools; the
+  /// budgets and the stop flag are checked every 4,096 node-steps, as the engine checks them every
+  /// 4,096 of its steps.
+  void between_steps() noexcept {
+    for (Worker& w : workers_) {
+      for (const auto& [owner, index] : w.received) workers_[owner].pool.release(index);
+      w.received.clear();
+    }
+    std::int64_t node_steps = 0;
+    for (const Worker& w : workers_) node_steps += w.node_steps;
+    st_.events = node_steps;
+    st_.resumes = static_cast<std::int64_t>(n_) + node_steps;
+    if (node_steps - checked_ < 4096) return;
+    checked_ = node_steps;
+    try {
+      if (o_.progress != nullptr) {
+        o_.progress->fetch_add(st_.events - published_, std::memory_order_relaxed);
+        published_ = st_.events;
+      }
+      if (o_.stop != nullptr)
+        if (const int sig = o_.stop->load(std::memory_order_relaxed); sig != 0) throw Interrupted(sig);
+      if (o_.max_events > 0 && st_.resumes > o_.max_events)
+        throw BudgetError(BudgetError::Budget::events, "the budget of " + std::to_string(o_.max_events) +
+                                                           " events is spent (" + std::to_string(st_.resumes) +
+                                                           " resumes), a run longer than the budget");
+      if (o_.max_resident_bytes > 0)
+        if (const std::int64_t rss = resident_bytes(); rss > o_.max_resident_bytes)
+          throw BudgetError(BudgetError::Budget::memory, "the memory budget of " + format_bytes(o_.max_resident_bytes) +
+                                                             " is spent (" + format_bytes(rss) + " resident after " +
+                                                             std::to_string(st_.resumes) + " resumes)");
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex_);
+      if (!error_) error_ = std::current_exception();
+      failed_.store(true);
+    }
+  }
+
   std::size_t link(NodeId x, int port) const {
     return static_cast<std::size_t>(x) * ports_ + static_cast<std::size_t>(port);
   }
+  std::size_t owner(NodeId x) const { return static_cast<std::size_t>(x) / chunk_; }
 
   /// A completion of node v's group at t with chain c, at the end of a transmission whose last
   /// packet's event the engine pushed at `pushed` (the engine's keep_chain, completing in the
@@ -141,54 +274,46 @@ class Lockstep {
     }
   }
 
-  void tick() {
-    // Budgets and the stop flag every 4,096 node-steps, as the engine checks them every 4,096
-    // of its steps.
-    if (++since_check_ < 4096) return;
-    since_check_ = 0;
-    if (o_.progress != nullptr) {
-      o_.progress->fetch_add(st_.events - published_, std::memory_order_relaxed);
-      published_ = st_.events;
-    }
-    if (o_.stop != nullptr)
-      if (const int sig = o_.stop->load(std::memory_order_relaxed); sig != 0) throw Interrupted(sig);
-    if (o_.max_events > 0 && st_.resumes > o_.max_events)
-      throw BudgetError(BudgetError::Budget::events, "the budget of " + std::to_string(o_.max_events) +
-                                                         " events is spent (" + std::to_string(st_.resumes) +
-                                                         " resumes), a run longer than the budget");
-    if (o_.max_resident_bytes > 0)
-      if (const std::int64_t rss = resident_bytes(); rss > o_.max_resident_bytes)
-        throw BudgetError(BudgetError::Budget::memory, "the memory budget of " + format_bytes(o_.max_resident_bytes) +
-                                                           " is spent (" + format_bytes(rss) + " resident after " +
-                                                           std::to_string(st_.resumes) + " resumes)");
-  }
-
   [[noreturn]] static void no_link(NodeId x, std::int64_t s, int port) {
     throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " +
                           std::to_string(port) + " has no link");
   }
 
+  /// A message's packets, its transmission's time, and its last packet's (the engine's
+  /// Engine::start_send and StoreAndForward::train_time).
+  Worker::Size sized(std::int64_t e) const {
+    const std::int64_t B = o_.packet_elements;
+    Worker::Size z;
+    z.elements = e;
+    z.packets = e == 0 ? 1 : (e + B - 1) / B;
+    z.duration = m_.tau * z.packets + m_.tau_msg + m_.t_c * e;
+    z.last_packet = m_.tau + m_.t_c * (e - (z.packets - 1) * B);
+    if (z.duration <= Time{}) throw Abort{};  // ends as it starts: the engine's order of events decides
+    return z;
+  }
+
   /// Node x posts step s: its sends leave now (the engine's StoreAndForward::advance of a
   /// message to a neighbour: link first come first served, all its packets in one go).
-  void sends(NodeId x, std::int64_t s) {
+  void sends(Worker& w, NodeId x, std::int64_t s) {
     const auto i = static_cast<std::size_t>(x);
-    ops_.clear();
-    program_.step(x, s, ops_);
-    recv_begin_[i] = recv_ops_.size();
+    w.ops.clear();
+    program_.step(x, s, w.ops);
+    recv_range_[i].first = w.recv_ops.size();
+    recv_range_[i].second = w.recv_ops.size();
     NodeState& v = nodes_[i];
     v.wt = v.t;
     v.wc = v.c;
     v.wunsure = v.unsure;
-    if (ops_.empty()) return;
-    tick();
-    ++st_.events;
-    ++st_.resumes;
-    // The run's counts, added up here and into the run's statistics once a node-step.
-    std::int64_t messages = 0, packets = 0, elements = 0, largest = st_.largest_message, trains = 0;
+    if (w.ops.empty()) return;
+    ++w.node_steps;
+    // The links of a node kAhead further on, side by side, which its sends will write: last
+    // touched by their receivers in the step before.
+    if (i + kAhead < w.hi)
+      for (std::size_t p = 0; p < ports_; ++p) detail::prefetch(&links_[(i + kAhead) * ports_ + p], true);
     Time busy{};
-    for (const StepOp& op : ops_) {
+    for (const StepOp& op : w.ops) {
       if (!op.send) {
-        recv_ops_.push_back(op);  // for the receives' sweep
+        w.recv_ops.push_back(op);  // for the receives' sweep
         continue;
       }
       if (topo_.neighbor(x, op.port) < 0) no_link(x, s, op.port);
@@ -199,37 +324,37 @@ class Lockstep {
       std::uint8_t unsure = v.unsure;
       if (l.free > start) {  // behind this node's earlier message of the step on the link: its chain
         check_invariant(l.first.full != 0, "a link busy past its sender's step holds that step's message");
-        const Pending& before = newest(l);
+        const Pending& before = newest(w, l);
         start = l.free;
         ch = before.chain;
         unsure = before.unsure;
-        ++st_.queued_transmissions;
+        ++w.queued;
       }
       const std::int64_t e = op.elements;
-      if (e != size_.elements) size_ = sized(e);  // a step's messages have few sizes
-      const std::int64_t k = size_.packets;
-      const Time d = size_.duration;
+      if (e != w.size.elements) w.size = sized(e);  // a step's messages have few sizes
+      const std::int64_t k = w.size.packets;
+      const Time d = w.size.duration;
       ch.startups += k;
       ch.msg_startups += 1;
       ch.element_transfers += e;
       const Time end = start + d;
       // The per-packet engine pushes the last packet's end when that packet starts; a train or
       // a message in closed form pushes it with the same key (store_and_forward.cpp).
-      const Time pushed = k == 1 ? start : end - size_.last_packet;
+      const Time pushed = k == 1 ? start : end - w.size.last_packet;
       l.free = end;
-      ++messages;
-      packets += k;
-      elements += e;
-      largest = std::max(largest, e);
-      trains += k > 1 ? 1 : 0;
+      ++w.messages;
+      w.packets += k;
+      w.elements += e;
+      w.largest = std::max(w.largest, e);
+      w.trains += k > 1 ? 1 : 0;
       load_[li] += e;
       busy += d;
       fold(v, end, pushed, ch, unsure);
       Pending* p = &l.first;
       if (l.first.full != 0) {  // a second message on the link before the first is received: in the pool
-        const std::uint32_t pi = pool_.acquire();
-        p = &pool_[pi];
-        Pending& tail = newest(l);  // (p is not yet linked)
+        const std::uint32_t pi = w.pool.acquire();
+        p = &w.pool[pi];
+        Pending& tail = newest(w, l);  // (p is not yet linked)
         tail.next = pi;
       }
       p->end = end;
@@ -240,58 +365,35 @@ class Lockstep {
       p->next = detail::kNone;
       p->full = 1;
     }
-    st_.messages += messages;
-    st_.packets += packets;
-    st_.packet_hops += packets;
-    st_.element_hops += elements;
-    st_.largest_message = largest;
-    st_.packet_trains += trains;
+    recv_range_[i].second = w.recv_ops.size();
     comm_[i] += busy;
   }
 
-  /// A message's packets, its transmission's time, and its last packet's (the engine's
-  /// Engine::start_send and StoreAndForward::train_time).
-  struct Size {
-    std::int64_t elements = -1, packets = 0;
-    Time duration, last_packet;
-  };
-  Size sized(std::int64_t e) const {
-    const std::int64_t B = o_.packet_elements;
-    Size z;
-    z.elements = e;
-    z.packets = e == 0 ? 1 : (e + B - 1) / B;
-    z.duration = m_.tau * z.packets + m_.tau_msg + m_.t_c * e;
-    z.last_packet = m_.tau + m_.t_c * (e - (z.packets - 1) * B);
-    if (z.duration <= Time{}) throw Abort{};  // ends as it starts: the engine's order of events decides
-    return z;
-  }
-
-  /// The last message sent on a link that holds one.
-  Pending& newest(Link& l) {
+  /// The last message sent on a link that holds one (a link of one of w's nodes: in w's pool).
+  static Pending& newest(Worker& w, Link& l) {
     Pending* p = &l.first;
-    while (p->next != detail::kNone) p = &pool_[p->next];
+    while (p->next != detail::kNone) p = &w.pool[p->next];
     return *p;
   }
 
-  static constexpr std::size_t kAhead = 4;
   /// Node x's receives of step s, then its resumption; false where the engine's order decides.
-  bool receives(NodeId x, std::int64_t s) {
+  bool receives(Worker& w, NodeId x, std::int64_t s) {
     const auto i = static_cast<std::size_t>(x);
     // The links of a node kAhead further on, whose messages are read from its neighbours' records:
     // asked for now, they arrive while this node and the next ones are timed.
-    if (i + kAhead < n_)
-      for (std::size_t r = recv_begin_[i + kAhead]; r < recv_begin_[i + kAhead + 1]; ++r) {
+    if (i + kAhead < w.hi)
+      for (std::size_t r = recv_range_[i + kAhead].first; r < recv_range_[i + kAhead].second; ++r) {
         const auto z = static_cast<NodeId>(i + kAhead);
-        const NodeId from = topo_.neighbor(z, recv_ops_[r].port);
+        const NodeId from = topo_.neighbor(z, w.recv_ops[r].port);
         if (from >= 0) detail::prefetch(&links_[link(from, topo_.port_to(from, z))]);
       }
     NodeState& v = nodes_[i];
-    for (std::size_t r = recv_begin_[i]; r < recv_begin_[i + 1]; ++r) {
-      const StepOp& op = recv_ops_[r];
+    for (std::size_t r = recv_range_[i].first; r < recv_range_[i].second; ++r) {
+      const StepOp& op = w.recv_ops[r];
       const NodeId from = topo_.neighbor(x, op.port);
       if (from < 0) no_link(x, s, op.port);
       // The message is in its sender's record of the link.
-      if (!take(links_[link(from, topo_.port_to(from, x))], op.tag, v)) return false;  // sent in a later step
+      if (!take(w, links_[link(from, topo_.port_to(from, x))], from, op.tag, v)) return false;
     }
     v.t = v.wt;
     v.c = v.wc;
@@ -299,8 +401,9 @@ class Lockstep {
     return true;
   }
 
-  /// Node v receives the oldest message with `tag` on link l; false if there is none.
-  bool take(Link& l, int tag, NodeState& v) {
+  /// Node v (of worker w) receives the oldest message with `tag` on link l from node `from`; false
+  /// if there is none. Pooled messages taken go back to their sender's worker's pool between steps.
+  bool take(Worker& w, Link& l, NodeId from, int tag, NodeState& v) {
     if (l.first.full == 0) return false;
     if (l.first.tag == tag) {
       fold(v, l.first.end, l.first.pushed, l.first.chain, l.first.unsure);
@@ -308,26 +411,31 @@ class Lockstep {
         l.first.full = 0;
         return true;
       }
+    }
+    const std::size_t o = owner(from);
+    detail::Pool<Pending>& pool = workers_[o].pool;
+    if (l.first.tag == tag) {  // (folded above)
       const std::uint32_t pi = l.first.next;
-      l.first = pool_[pi];  // (full, and its next)
+      l.first = pool[pi];  // (full, and its next)
       l.first.full = 1;
-      pool_.release(pi);
+      w.received.emplace_back(static_cast<std::uint32_t>(o), pi);
       return true;
     }
     Pending* prev = &l.first;
-    while (prev->next != detail::kNone && pool_[prev->next].tag != tag) prev = &pool_[prev->next];
+    while (prev->next != detail::kNone && pool[prev->next].tag != tag) prev = &pool[prev->next];
     if (prev->next == detail::kNone) return false;
     const std::uint32_t pi = prev->next;
-    const Pending& p = pool_[pi];
+    const Pending& p = pool[pi];
     fold(v, p.end, p.pushed, p.chain, p.unsure);
     prev->next = p.next;
-    pool_.release(pi);
+    w.received.emplace_back(static_cast<std::uint32_t>(o), pi);
     return true;
   }
 
   void finish(std::chrono::steady_clock::time_point wall0) {
     std::int64_t links = 0, load = 0;
     for (std::size_t i = 0; i < n_; ++i) {
+      const detail::Pool<Pending>& pool = workers_[owner(static_cast<NodeId>(i))].pool;
       for (std::size_t p = 0; p < ports_ && topo_.num_ports() > 0; ++p) {
         if (topo_.neighbor(static_cast<NodeId>(i), static_cast<int>(p)) < 0) continue;
         ++links;
@@ -340,7 +448,7 @@ class Lockstep {
         }
         const Pending& f = links_[i * ports_ + p].first;
         if (f.full != 0) ++st_.unreceived_messages;
-        for (std::uint32_t pi = f.full != 0 ? f.next : detail::kNone; pi != detail::kNone; pi = pool_[pi].next)
+        for (std::uint32_t pi = f.full != 0 ? f.next : detail::kNone; pi != detail::kNone; pi = pool[pi].next)
           ++st_.unreceived_messages;
       }
       st_.max_node_comm_busy = std::max(st_.max_node_comm_busy, comm_[i]);
@@ -355,18 +463,20 @@ class Lockstep {
   const Topology& topo_;
   const EngineOptions& o_;
   const StepProgram& program_;
-  std::size_t n_, ports_;
+  std::size_t n_, ports_, chunk_ = 1;
+  std::int64_t steps_ = 0;
   RunStats st_;
   std::vector<NodeState> nodes_;
   std::vector<Time> comm_;
   std::vector<Link> links_;
   std::vector<std::int64_t> load_;  ///< elements each link carried
-  detail::Pool<Pending> pool_;
-  std::vector<StepOp> ops_;
-  std::vector<StepOp> recv_ops_;         ///< the step's receives, node by node
-  std::vector<std::size_t> recv_begin_;  ///< node x's: recv_ops_[recv_begin_[x], recv_begin_[x + 1])
-  std::int64_t since_check_ = 0, published_ = 0;
-  Size size_;  ///< the last message's
+  /// Node x's receives of the step: its worker's recv_ops[first, second).
+  std::vector<std::pair<std::size_t, std::size_t>> recv_range_;
+  std::vector<Worker> workers_;
+  std::atomic<bool> gave_up_{false}, failed_{false};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+  std::int64_t checked_ = 0, published_ = 0;
 };
 
 }  // namespace

@@ -32,7 +32,11 @@ ojson comparable(const RunOutcome& o) {
   return j;
 }
 
-RunLimits with_lockstep() { return RunLimits{}; }
+RunLimits with_lockstep(int threads = 1) {
+  RunLimits l;
+  l.threads = threads;
+  return l;
+}
 RunLimits without_lockstep() {
   RunLimits l;
   l.lockstep = false;
@@ -139,6 +143,12 @@ TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
             const RunOutcome b = run_point(rp, *info, true, nullptr, with_lockstep());
             ASSERT_EQ(comparable(a).dump(), comparable(b).dump())
                 << algo << " n=" << n << " M=" << M << " B=" << B << " costs " << costs;
+            // Split among threads (ranges of at least 16 nodes: up to 8 on 2^7 nodes), the same
+            // report, events and resumes included.
+            const RunOutcome c = run_point(rp, *info, true, nullptr, with_lockstep(n == 7 ? 8 : 3));
+            ASSERT_EQ(comparable(b).dump(), comparable(c).dump()) << algo << " n=" << n << " threads";
+            EXPECT_EQ(b.stats.events, c.stats.events);
+            EXPECT_EQ(b.stats.resumes, c.stats.resumes);
             ++runs;
             by_lockstep += b.stats.lockstep_runs;
           }

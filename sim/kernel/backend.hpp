@@ -41,6 +41,9 @@ struct EngineOptions {
   /// Non-null: the run adds the events it has taken here as it goes (within 4,096 steps) and at
   /// its end, for a progress line; read from another thread.
   std::atomic<std::int64_t>* progress = nullptr;
+  /// Threads the lockstep simulator (sim/lockstep.hpp) may split a run's sweeps among; the same
+  /// report for any number. The engine runs on one.
+  int threads = 1;
 };
 
 namespace detail {
