@@ -791,27 +791,35 @@ RunStats Engine::run_once(const ProcessFactory& make_process) {
   match_.for_each([&](const detail::MatchTable::Slot& s) {
     for (std::uint32_t mi = s.msg_head; mi != detail::kNone; mi = messages_[mi].next) ++stats_.unreceived_messages;
   });
-  std::int64_t links = 0, load = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t p = 0; p < ports_ && topology_.num_ports() > 0; ++p) {
-      if (topology_.neighbor(static_cast<NodeId>(i), static_cast<int>(p)) < 0) continue;
-      ++links;
-      const std::int64_t l = link_load_[i * ports_ + p];
-      load += l;
-      if (l > stats_.max_link_load) {
-        stats_.max_link_load = l;
-        stats_.busiest_link_node = static_cast<NodeId>(i);
-        stats_.busiest_link_port = static_cast<int>(p);
-      }
-    }
-    stats_.max_node_comm_busy = std::max(stats_.max_node_comm_busy, comm_busy_[i]);
-    stats_.max_node_compute_busy = std::max(stats_.max_node_compute_busy, compute_busy_[i]);
-    stats_.mean_node_comm_busy_s += comm_busy_[i].seconds() / static_cast<double>(n);
-    stats_.mean_node_compute_busy_s += compute_busy_[i].seconds() / static_cast<double>(n);
-  }
-  stats_.mean_link_load = links > 0 ? static_cast<double>(load) / static_cast<double>(links) : 0.0;
+  add_load_and_busy(topology_, ports_, link_load_, comm_busy_, compute_busy_, stats_);
   stats_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return stats_;
+}
+
+void add_load_and_busy(const Topology& topology, std::size_t ports, const std::vector<std::int64_t>& link_load,
+                       const std::vector<Time>& comm_busy, const std::vector<Time>& compute_busy, RunStats& st) {
+  const std::size_t n = comm_busy.size();
+  std::int64_t links = 0, load = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t p = 0; p < ports && topology.num_ports() > 0; ++p) {
+      if (topology.neighbor(static_cast<NodeId>(i), static_cast<int>(p)) < 0) continue;
+      ++links;
+      const std::int64_t l = link_load[i * ports + p];
+      load += l;
+      if (l > st.max_link_load) {
+        st.max_link_load = l;
+        st.busiest_link_node = static_cast<NodeId>(i);
+        st.busiest_link_port = static_cast<int>(p);
+      }
+    }
+    st.max_node_comm_busy = std::max(st.max_node_comm_busy, comm_busy[i]);
+    st.mean_node_comm_busy_s += comm_busy[i].seconds() / static_cast<double>(n);
+    if (!compute_busy.empty()) {
+      st.max_node_compute_busy = std::max(st.max_node_compute_busy, compute_busy[i]);
+      st.mean_node_compute_busy_s += compute_busy[i].seconds() / static_cast<double>(n);
+    }
+  }
+  st.mean_link_load = links > 0 ? static_cast<double>(load) / static_cast<double>(links) : 0.0;
 }
 
 // ---- Relay trains (docs/performance.md "Relay trains") ----------------------------------------

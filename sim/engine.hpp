@@ -90,6 +90,13 @@ struct RunStats {
   double wall_s = 0;
 };
 
+/// The run's link and node statistics (RunStats: the busiest link, the mean load over the links
+/// that exist, the nodes' busy times) from each link's elements (by node * ports + port) and each
+/// node's communication and computation times (computation: none if empty). The engine's and the
+/// lockstep simulator's.
+void add_load_and_busy(const Topology& topology, std::size_t ports, const std::vector<std::int64_t>& link_load,
+                       const std::vector<Time>& comm_busy, const std::vector<Time>& compute_busy, RunStats& st);
+
 class Network;
 
 /// The kernel: one event queue and one clock, the processes, message matching, budgets and the

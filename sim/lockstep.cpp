@@ -433,28 +433,16 @@ class Lockstep {
   }
 
   void finish(std::chrono::steady_clock::time_point wall0) {
-    std::int64_t links = 0, load = 0;
+    add_load_and_busy(topo_, ports_, load_, comm_, {}, st_);
     for (std::size_t i = 0; i < n_; ++i) {
       const detail::Pool<Pending>& pool = workers_[owner(static_cast<NodeId>(i))].pool;
-      for (std::size_t p = 0; p < ports_ && topo_.num_ports() > 0; ++p) {
-        if (topo_.neighbor(static_cast<NodeId>(i), static_cast<int>(p)) < 0) continue;
-        ++links;
-        const std::int64_t l = load_[i * ports_ + p];
-        load += l;
-        if (l > st_.max_link_load) {
-          st_.max_link_load = l;
-          st_.busiest_link_node = static_cast<NodeId>(i);
-          st_.busiest_link_port = static_cast<int>(p);
-        }
+      for (std::size_t p = 0; p < ports_; ++p) {
         const Pending& f = links_[i * ports_ + p].first;
-        if (f.full != 0) ++st_.unreceived_messages;
-        for (std::uint32_t pi = f.full != 0 ? f.next : detail::kNone; pi != detail::kNone; pi = pool[pi].next)
-          ++st_.unreceived_messages;
+        if (f.full == 0) continue;
+        ++st_.unreceived_messages;
+        for (std::uint32_t pi = f.next; pi != detail::kNone; pi = pool[pi].next) ++st_.unreceived_messages;
       }
-      st_.max_node_comm_busy = std::max(st_.max_node_comm_busy, comm_[i]);
-      st_.mean_node_comm_busy_s += comm_[i].seconds() / static_cast<double>(n_);
     }
-    st_.mean_link_load = links > 0 ? static_cast<double>(load) / static_cast<double>(links) : 0.0;
     if (o_.progress != nullptr) o_.progress->fetch_add(st_.events - published_, std::memory_order_relaxed);
     st_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   }

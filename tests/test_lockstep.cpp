@@ -9,28 +9,15 @@
 #include "helpers.hpp"
 #include "sim/lockstep.hpp"
 #include "tests/cli_helpers.hpp"
+#include "tests/report_compare.hpp"
 
 namespace cubesim {
 namespace {
 
 namespace fs = std::filesystem;
 
-/// What the two must agree on: the report's "simulated" object without the engine's counters,
-/// the verdicts, an error's text.
-ojson comparable(const RunOutcome& o) {
-  ojson j;
-  j["error"] = o.error;
-  if (!o.error.empty()) return j;
-  ojson sim = simulated_json(o.stats, ReportOptions{.reproducible = true});
-  sim.erase("events");
-  sim.erase("resumes");
-  j["simulated"] = std::move(sim);
-  j["verified"] = o.verified;
-  j["verify_message"] = o.verify_message;
-  j["relation_holds"] = o.relation_holds;
-  j["terms_match"] = o.terms_match;
-  return j;
-}
+using test::comparable;
+using test::regress_configs;
 
 RunLimits with_lockstep(int threads = 1) {
   RunLimits l;
@@ -41,6 +28,18 @@ RunLimits without_lockstep() {
   RunLimits l;
   l.lockstep = false;
   return l;
+}
+
+/// A timing-mode point of `info` on the all-port simple machine and the n-cube.
+RunPoint timing_point(const AlgorithmInfo* info, int n, std::int64_t M, std::int64_t B) {
+  RunPoint rp;
+  rp.info = info;
+  rp.setup.machine = test::simple_machine({PortKind::all, 0}, 256);
+  rp.setup.topology = Topology::hypercube(n);
+  rp.setup.params.M = M;
+  rp.setup.params.B = B;
+  rp.setup.data_mode = false;
+  return rp;
 }
 
 /// The variants of a point the lockstep simulator may run: timing mode, all-port, as configured
@@ -71,18 +70,13 @@ std::vector<std::pair<std::string, Setup>> variants(const Setup& s0) {
   return v;
 }
 
-std::vector<std::string> regress_configs() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(fs::path(CUBESIM_SOURCE_DIR) / "configs" / "regress"))
-    if (e.path().extension() == ".json" && e.path().filename() != "golden.json" && e.path().filename() != "suite.json")
-      names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+/// The quick tier (CUBESIM_TEST_TIER=quick, the sanitizer run) takes every fourth point of the
+/// grids below; the plain build every point.
+bool skipped(std::int64_t& count) { return test::quick_tier() && (count++ % 4) != 0; }
 
 TEST(Lockstep, GivesTheEnginesReportOnEveryRegressPointWithAStepProgram) {
   const Registry reg = make_registry();
-  std::int64_t points = 0, by_lockstep = 0;
+  std::int64_t points = 0, by_lockstep = 0, count = 0;
   std::set<std::string> with_program;
   for (const std::string& name : regress_configs()) {
     const Experiment ex =
@@ -91,6 +85,7 @@ TEST(Lockstep, GivesTheEnginesReportOnEveryRegressPointWithAStepProgram) {
       if (!p.info->steps) continue;
       with_program.insert(p.info->name);
       for (const auto& [label, setup] : variants(p.setup)) {
+        if (skipped(count)) continue;
         RunPoint rp = p;
         rp.setup = setup;
         const RunOutcome a = run_point(rp, *p.info, true, nullptr, without_lockstep());
@@ -118,7 +113,7 @@ TEST(Lockstep, GivesTheEnginesReportOnEveryRegressPointWithAStepProgram) {
 /// steps.
 TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
   const Registry reg = make_registry();
-  std::int64_t runs = 0, by_lockstep = 0;
+  std::int64_t runs = 0, by_lockstep = 0, count = 0;
   for (const char* algo : {"allgather.gcea", "allgather.cra"}) {
     const AlgorithmInfo* info = reg.find(algo);
     ASSERT_NE(info, nullptr);
@@ -126,19 +121,13 @@ TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
       for (std::int64_t M : {1, 5, 12, 300})
         for (std::int64_t B : {1, 3, 256})
           for (int costs = 0; costs < 3; ++costs) {
-            RunPoint rp;
-            rp.info = info;
-            cubesim::Setup& s = rp.setup;
-            s.machine = test::simple_machine({PortKind::all, 0}, 256);
-            if (costs == 1) s.machine.tau_msg = Time::ps(250);
+            if (skipped(count)) continue;
+            RunPoint rp = timing_point(info, n, M, B);
+            if (costs == 1) rp.setup.machine.tau_msg = Time::ps(250);
             if (costs == 2) {  // packets of one size end together with the message start-up: ties
-              s.machine.tau = Time::ps(100);
-              s.machine.t_c = Time::ps(100);
+              rp.setup.machine.tau = Time::ps(100);
+              rp.setup.machine.t_c = Time::ps(100);
             }
-            s.topology = Topology::hypercube(n);
-            s.params.M = M;
-            s.params.B = B;
-            s.data_mode = false;
             const RunOutcome a = run_point(rp, *info, true, nullptr, without_lockstep());
             const RunOutcome b = run_point(rp, *info, true, nullptr, with_lockstep());
             ASSERT_EQ(comparable(a).dump(), comparable(b).dump())
@@ -160,16 +149,10 @@ TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
     for (int k : {0, 1, n / 2, n})
       for (std::int64_t M : {1, 7, 300})
         for (std::int64_t B : {1, 4, 256}) {
-          RunPoint rp;
-          rp.info = hybrid;
-          cubesim::Setup& s = rp.setup;
-          s.machine = test::simple_machine({PortKind::all, 0}, 256);
-          s.machine.tau_msg = Time::ps(70);
-          s.topology = Topology::hypercube(n);
-          s.params.M = M;
-          s.params.B = B;
-          s.params.k = k;
-          s.data_mode = false;
+          if (skipped(count)) continue;
+          RunPoint rp = timing_point(hybrid, n, M, B);
+          rp.setup.machine.tau_msg = Time::ps(70);
+          rp.setup.params.k = k;
           const RunOutcome a = run_point(rp, *hybrid, true, nullptr, without_lockstep());
           const RunOutcome b = run_point(rp, *hybrid, true, nullptr, with_lockstep());
           ASSERT_EQ(comparable(a).dump(), comparable(b).dump())
@@ -185,13 +168,7 @@ TEST(Lockstep, LeavesToTheEngineWhatItDoesNotTimeExactly) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find("allgather.gcea");
   ASSERT_NE(info, nullptr);
-  RunPoint rp;
-  rp.info = info;
-  rp.setup.machine = test::simple_machine({PortKind::all, 0}, 256);
-  rp.setup.topology = Topology::hypercube(4);
-  rp.setup.params.M = 8;
-  rp.setup.params.B = 4;
-  rp.setup.data_mode = false;
+  const RunPoint rp = timing_point(info, 4, 8, 4);
   EXPECT_EQ(run_point(rp, *info, true, nullptr, with_lockstep()).stats.lockstep_runs, 1);
   // Data mode moves data: the engine's.
   RunPoint data = rp;
@@ -285,13 +262,7 @@ TEST(Lockstep, KeepsTheEventBudget) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find("allgather.gcea");
   ASSERT_NE(info, nullptr);
-  RunPoint rp;
-  rp.info = info;
-  rp.setup.machine = test::simple_machine({PortKind::all, 0}, 256);
-  rp.setup.topology = Topology::hypercube(8);
-  rp.setup.params.M = 8;
-  rp.setup.params.B = 8;
-  rp.setup.data_mode = false;
+  const RunPoint rp = timing_point(info, 8, 8, 8);
   RunLimits l;
   l.max_events = 10000;
   const RunOutcome o = run_point(rp, *info, true, nullptr, l);

@@ -9,27 +9,15 @@
 #include "app/report.hpp"
 #include "helpers.hpp"
 #include "tests/cli_helpers.hpp"
+#include "tests/report_compare.hpp"
 
 namespace cubesim {
 namespace {
 
 namespace fs = std::filesystem;
 
-/// What the per-packet engine and the trains must agree on: the report's "simulated" object
-/// without the engine's counters, the verdicts, and an error's text.
-ojson comparable(const RunOutcome& o) {
-  ojson j;
-  j["error"] = o.error;
-  if (!o.error.empty()) return j;
-  ojson sim = simulated_json(o.stats, ReportOptions{.reproducible = true});
-  sim.erase("events");
-  sim.erase("resumes");
-  j["simulated"] = std::move(sim);
-  j["verified"] = o.verified;
-  j["relation_holds"] = o.relation_holds;
-  j["terms_match"] = o.terms_match;
-  return j;
-}
+using test::comparable;
+using test::regress_configs;
 
 /// The variants of a regress point the grid runs: as configured, with packets of 1 and 3
 /// elements (the most trains and breaks), on the other port model, and with the simple machine's
@@ -55,16 +43,6 @@ std::vector<std::pair<std::string, Setup>> variants(const Setup& s) {
   simple.params.B = std::min<std::int64_t>(4, s.params.B);
   v.emplace_back("simple costs, B=" + std::to_string(simple.params.B), simple);
   return v;
-}
-
-/// The regress configs (configs/regress/*.json but the golden values and the suite), by name.
-std::vector<std::string> regress_configs() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(fs::path(CUBESIM_SOURCE_DIR) / "configs" / "regress"))
-    if (e.path().extension() == ".json" && e.path().filename() != "golden.json" && e.path().filename() != "suite.json")
-      names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 /// One regress config, every point in every variant, both ways (one test a config, so that each

@@ -158,41 +158,49 @@ Task<> allgather_cra_all_port(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
-/// GCEA(n,N) and CRA(n,N) as step programs (sim/lockstep.hpp): the operations of
-/// allgather_gcea_all_port and allgather_cra_all_port, step by step, without their data.
-class GceaAllPortSteps final : public StepProgram {
+/// GCEA(n,N) and CRA(n,N) as step programs (sim/steps.hpp): the operations of
+/// allgather_gcea_all_port and allgather_cra_all_port, step by step, without their data. Their
+/// common part: N - 1 steps, a block of M split into n parts.
+class PartsSteps : public StepProgram {
  public:
-  explicit GceaAllPortSteps(const Setup& s) : N_(s.topology.size()), n_(s.topology.dim()), M_(s.params.M) {
+  explicit PartsSteps(const Setup& s) : N_(s.topology.size()), n_(s.topology.dim()), M_(s.params.M) {
     for (int k = 0; k < n_; ++k) sizes_.push_back(part_size(M_, n_, k));
   }
   [[nodiscard]] std::int64_t steps() const override { return N_ - 1; }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return N_ * M_; }
+
+ protected:
+  [[nodiscard]] std::int64_t size(int k) const { return sizes_[static_cast<std::size_t>(k)]; }
+  NodeId N_;
+  int n_;
+  std::int64_t M_;
+
+ private:
+  std::vector<std::int64_t> sizes_;  ///< part k's elements
+};
+
+class GceaAllPortSteps final : public PartsSteps {
+ public:
+  using PartsSteps::PartsSteps;
   void step(NodeId /*x*/, std::int64_t s0, std::vector<StepOp>& ops) const override {
     const std::int64_t s = s0 + 1;
     const int j = gray::transition(s - 1, n_);
     for (int k = 0; k < n_; ++k) {
-      if (sizes_[static_cast<std::size_t>(k)] == 0) continue;
+      if (size(k) == 0) continue;
       const int d = (j + k) % n_;
-      ops.push_back({.send = true, .port = d, .tag = k, .elements = sizes_[static_cast<std::size_t>(k)]});
+      ops.push_back({.send = true, .port = d, .tag = k, .elements = size(k)});
       ops.push_back({.send = false, .port = d, .tag = k});
     }
   }
-  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return N_ * M_; }
-
- private:
-  NodeId N_;
-  int n_;
-  std::int64_t M_;
-  std::vector<std::int64_t> sizes_;  ///< part k's elements
 };
 
-class CraAllPortSteps final : public StepProgram {
+class CraAllPortSteps final : public PartsSteps {
  public:
-  explicit CraAllPortSteps(const Setup& s) : N_(s.topology.size()), n_(s.topology.dim()), M_(s.params.M) {
+  explicit CraAllPortSteps(const Setup& s) : PartsSteps(s) {
     // The same ports every step: ring k's successor and predecessor of each node.
     auto at = [&](int k, std::int64_t q) {
       return static_cast<NodeId>(rotl(gray::encode(((q % N_) + N_) % N_), k, n_));
     };
-    for (int k = 0; k < n_; ++k) sizes_.push_back(part_size(M_, n_, k));
     ports_.resize(static_cast<std::size_t>(N_) * static_cast<std::size_t>(n_) * 2);
     for (NodeId x = 0; x < N_; ++x)
       for (int k = 0; k < n_; ++k) {
@@ -203,23 +211,16 @@ class CraAllPortSteps final : public StepProgram {
         ports_[i + 1] = static_cast<std::uint8_t>(s.topology.port_to(x, at(k, q - 1)));
       }
   }
-  [[nodiscard]] std::int64_t steps() const override { return N_ - 1; }
   void step(NodeId x, std::int64_t /*s*/, std::vector<StepOp>& ops) const override {
     const std::uint8_t* p = &ports_[static_cast<std::size_t>(x) * static_cast<std::size_t>(n_) * 2];
     for (int k = 0; k < n_; ++k, p += 2) {
-      const std::int64_t size = sizes_[static_cast<std::size_t>(k)];
-      if (size == 0) continue;
-      ops.push_back({.send = true, .port = p[0], .tag = k, .elements = size});
+      if (size(k) == 0) continue;
+      ops.push_back({.send = true, .port = p[0], .tag = k, .elements = size(k)});
       ops.push_back({.send = false, .port = p[1], .tag = k});
     }
   }
-  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return N_ * M_; }
 
  private:
-  NodeId N_;
-  int n_;
-  std::int64_t M_;
-  std::vector<std::int64_t> sizes_;  ///< part k's elements
   std::vector<std::uint8_t> ports_;  ///< per node and ring: the ports to its successor and from its predecessor
 };
 
