@@ -232,6 +232,12 @@ void BM_Workload_PipelinedBroadcastByTrains(benchmark::State& s) {
   const int n = static_cast<int>(s.range(0));
   workload(s, point("broadcast.sbt", kAll, n, sweep_M(n)));
 }
+// The lockstep simulator (docs/lockstep.md) on one thread: the all-port GCEA(n,N), N - 1 steps of
+// n messages a node, M = 16384 (201 M messages on 2^12 nodes). It keeps no event queue (live 0, no
+// heap ratio): packet_hops_per_s and events_per_s (node-steps) are its figures.
+void BM_Workload_LockstepGceaAllPort(benchmark::State& s) {
+  workload(s, point("allgather.gcea", kAll, static_cast<int>(s.range(0)), 16384));
+}
 
 // ---- The cycle engine beside SimGrid ---------------------------------------------------------
 
@@ -288,6 +294,7 @@ BENCHMARK(BM_Workload_CmRouterTranspose_2e16)->Unit(benchmark::kMillisecond)->It
 BENCHMARK(BM_Workload_BroadcastSbtOnePort_2e20)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Workload_PerPacketGrayPipeline)->DenseRange(8, 16, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Workload_PipelinedBroadcastByTrains)->DenseRange(8, 16, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_LockstepGceaAllPort)->DenseRange(8, 12, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_EnginesBroadcastSbtAllPort)->Arg(6)->Arg(10)->Arg(14)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_EnginesAllgatherSbtOnePort)->Arg(6)->Arg(10)->Arg(14)->Unit(benchmark::kMillisecond)->Iterations(1);
 
