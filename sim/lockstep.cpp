@@ -5,7 +5,6 @@
 #include <barrier>
 #include <chrono>
 #include <exception>
-#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>

@@ -8,6 +8,7 @@
 
 #include "app/report.hpp"
 #include "app/runner.hpp"
+#include "helpers.hpp"
 
 namespace cubesim::test {
 
@@ -26,6 +27,19 @@ inline ojson comparable(const RunOutcome& o) {
   j["relation_holds"] = o.relation_holds;
   j["terms_match"] = o.terms_match;
   return j;
+}
+
+/// `s` on the simple machine's costs (tau = 100 t_c, no message start-up: packets of one size
+/// end together, so ties abound) with packets of at most 4 elements, its ports kept.
+inline Setup with_simple_costs(Setup s) {
+  const Machine m = simple_machine(s.machine.ports, s.machine.packet_elements);
+  s.machine.tau = m.tau;
+  s.machine.t_c = m.t_c;
+  s.machine.t_a = m.t_a;
+  s.machine.t_copy = m.t_copy;
+  s.machine.tau_msg = Time{};
+  s.params.B = std::min<std::int64_t>(4, s.params.B);
+  return s;
 }
 
 /// The regress configs (configs/regress/*.json but the golden values and the suite), by name.

@@ -55,14 +55,7 @@ std::vector<std::pair<std::string, Setup>> variants(const Setup& s0) {
     t.params.B = std::min<std::int64_t>(b, s.params.B);
     v.emplace_back("B=" + std::to_string(t.params.B), t);
   }
-  Setup simple = s;
-  const Machine m = test::simple_machine(s.machine.ports, s.machine.packet_elements);
-  simple.machine.tau = m.tau;
-  simple.machine.t_c = m.t_c;
-  simple.machine.t_a = m.t_a;
-  simple.machine.t_copy = m.t_copy;
-  simple.machine.tau_msg = Time{};
-  simple.params.B = std::min<std::int64_t>(4, s.params.B);
+  const Setup simple = test::with_simple_costs(s);
   v.emplace_back("simple costs, B=" + std::to_string(simple.params.B), simple);
   Setup msg = simple;
   msg.machine.tau_msg = Time::ps(333);

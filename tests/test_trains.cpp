@@ -33,14 +33,7 @@ std::vector<std::pair<std::string, Setup>> variants(const Setup& s) {
   ports.machine.ports =
       s.machine.ports.kind == PortKind::all ? PortModel{PortKind::one, 1} : PortModel{PortKind::all, 0};
   v.emplace_back("ports " + ports.machine.ports.name(), ports);
-  Setup simple = s;
-  const Machine m = test::simple_machine(s.machine.ports, s.machine.packet_elements);
-  simple.machine.tau = m.tau;
-  simple.machine.t_c = m.t_c;
-  simple.machine.t_a = m.t_a;
-  simple.machine.t_copy = m.t_copy;
-  simple.machine.tau_msg = Time{};
-  simple.params.B = std::min<std::int64_t>(4, s.params.B);
+  const Setup simple = test::with_simple_costs(s);
   v.emplace_back("simple costs, B=" + std::to_string(simple.params.B), simple);
   return v;
 }
