@@ -1,6 +1,7 @@
 #include "sim/lockstep.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 
 #include "sim/errors.hpp"
 #include "sim/kernel/pool.hpp"
@@ -42,37 +44,73 @@ struct Chain {
   }
 };
 
+/// A program that computes (wide()): the flops and the kernel calls' overheads (t_call) too.
+struct WideChain : Chain {
+  std::int64_t flops = 0;
+  Time overheads;
+  bool operator==(const WideChain&) const = default;
+  [[nodiscard]] PathCounts counts() const {
+    PathCounts p = Chain::counts();
+    p.flops = flops;
+    p.overheads = overheads;
+    return p;
+  }
+};
+
 /// A message on its way or arrived, not yet received: when its last packet ends, when the engine
 /// pushes that end's event (its key's second part), its chain.
+template <class C>
 struct Pending {
   Time end;
   Time pushed;
-  Chain chain;
+  C chain;
   std::int32_t tag = 0;
   std::uint32_t next = detail::kNone;  ///< the next message on the link, in the pool
   std::uint8_t unsure = 0;             ///< the chain is one of several the engine's order would pick from
   std::uint8_t full = 0;               ///< a link's first: holds a message
+  std::uint8_t strand = 0, epoch = 0;  ///< a link's first: the strand that sent last, and in which of its node's epochs
 };
 
 /// A directed link, by its sender's end: the messages sent on it and not yet received, oldest
 /// first (the first in place, the rest in the pool), and when its last message ends. One cache
-/// line; the sends' sweep writes a node's links side by side.
+/// line (narrow records); the sends' sweep writes a node's links side by side.
+template <class C>
 struct Link {
-  Pending first;
+  Pending<C> first;
   Time free;
 };
-static_assert(sizeof(Link) == 64, "a link is one cache line");
+static_assert(sizeof(Link<Chain>) == 64, "a link is one cache line");
 
-/// A node: its time and chain, and its group's last completion so far while a step is timed.
-struct NodeState {
-  Time t, wt, wp;  ///< the node's time; the group's last completion, and when its event was pushed
-  Chain c, wc;
+/// A strand of a node: its time and chain, and its group's last completion so far while a step is
+/// timed.
+template <class C>
+struct Strand {
+  Time t, wt, wp;  ///< the strand's time; the group's last completion, and when its event was pushed
+  C c, wc;
   std::uint8_t unsure = 0, wunsure = 0;
+  std::uint8_t running = 0;  ///< strands > 0: forked and not yet joined
 };
 
+/// A node: its strands (the process is strand 0), and its epoch (joins so far, mod 256), which
+/// tells the links' records which strands sent on them since the last join.
+template <class C, int K>
+struct NodeState {
+  std::array<Strand<C>, K> s;
+  std::uint8_t epoch = 0;
+};
+
+/// Thrown where the engine's order of events would decide: the run gives up.
+struct Abort {};
+
+template <bool kWide>
 class Lockstep {
  public:
-  struct Abort {};
+  using C = std::conditional_t<kWide, WideChain, Chain>;
+  static constexpr int K = kWide ? StepProgram::kMaxStrands : 1;
+  using Pend = Pending<C>;
+  using Lnk = Link<C>;
+  using Node = NodeState<C, K>;
+  using St = Strand<C>;
   /// How many nodes ahead of the one being timed its links are asked of the cache.
   static constexpr std::size_t kAhead = 4;
 
@@ -96,10 +134,11 @@ class Lockstep {
 
   std::optional<RunStats> run(std::vector<Buffer>& results) {
     const auto wall0 = std::chrono::steady_clock::now();
-    nodes_.assign(n_, NodeState{});
+    nodes_.assign(n_, Node{});
     comm_.assign(n_, Time{});
-    links_.assign(n_ * ports_, Link{});
+    links_.assign(n_ * ports_, Lnk{});
     load_.assign(n_ * ports_, 0);
+    if (kWide) compute_.assign(n_, Time{});
     recv_range_.assign(n_, {0, 0});
     st_.resumes = static_cast<std::int64_t>(n_);  // each process's first run
     st_.lockstep_runs = 1;
@@ -132,9 +171,13 @@ class Lockstep {
     // engine keeps the first of those that end at that instant, in its order of events: unknown
     // here, so they must agree.
     Time last{};
-    for (const NodeState& v : nodes_) last = std::max(last, v.t);
-    const NodeState* first = nullptr;
-    for (const NodeState& v : nodes_) {
+    for (const Node& v : nodes_) last = std::max(last, v.s[0].t);
+    const St* first = nullptr;
+    for (const Node& u : nodes_) {
+      for (int k = 1; k < K; ++k)
+        if (u.s[static_cast<std::size_t>(k)].running != 0)
+          throw SimulationError("a step program ends with strand " + std::to_string(k) + " not joined");
+      const St& v = u.s[0];
       if (v.t != last) continue;
       if (v.unsure != 0) return std::nullopt;
       if (first == nullptr)
@@ -158,7 +201,7 @@ class Lockstep {
     std::size_t lo = 0, hi = 0;
     std::vector<StepOp> ops, recv_ops;
     std::int64_t messages = 0, packets = 0, elements = 0, largest = 0, trains = 0, queued = 0, node_steps = 0;
-    detail::Pool<Pending> pool;
+    detail::Pool<Pend> pool;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> received;  ///< (worker, index) of pooled messages taken
     struct Size {
       std::int64_t elements = -1, packets = 0;
@@ -262,7 +305,7 @@ class Lockstep {
   /// numbers would settle: the node goes on with one of them, marked unsure (`unsure`: c is
   /// already), and so does every chain that runs through it. The times do not depend on it; the
   /// run gives up only if an unsure chain ends up as the critical path.
-  static void fold(NodeState& v, Time t, Time pushed, const Chain& c, std::uint8_t unsure) {
+  static void fold(St& v, Time t, Time pushed, const C& c, std::uint8_t unsure) {
     if (t > v.wt || (t == v.wt && t > v.t && pushed < v.wp)) {
       v.wt = t;
       v.wp = pushed;
@@ -280,15 +323,74 @@ class Lockstep {
 
   /// A message's packets, its transmission's time, and its last packet's (the engine's
   /// Engine::start_send and StoreAndForward::train_time).
-  Worker::Size sized(std::int64_t e) const {
+  typename Worker::Size sized(std::int64_t e) const {
     const std::int64_t B = o_.packet_elements;
-    Worker::Size z;
+    typename Worker::Size z;
     z.elements = e;
     z.packets = e == 0 ? 1 : (e + B - 1) / B;
     z.duration = m_.tau * z.packets + m_.tau_msg + m_.t_c * e;
     z.last_packet = m_.tau + m_.t_c * (e - (z.packets - 1) * B);
     if (z.duration <= Time{}) throw Abort{};  // ends as it starts: the engine's order of events decides
     return z;
+  }
+
+  /// Strand k of node v, forked from strand 0 if it is not running.
+  static St& strand(Node& v, const StepOp& op, NodeId x, std::int64_t s) {
+    if (op.strand >= K)
+      throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": strand " +
+                            std::to_string(op.strand) +
+                            (kWide ? " is beyond the simulator's" : " in a program not wide()"));
+    if constexpr (K > 1) {
+      St& u = v.s[op.strand];
+      if (op.strand == 0) {
+        for (std::size_t k = 1; k < K; ++k)
+          if (v.s[k].running != 0)
+            throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) +
+                                  ": strand 0 posts while strand " + std::to_string(k) + " runs (join first)");
+        return u;
+      }
+      if (u.running == 0) {  // forked: strand 0's time and chain, its group empty
+        const St& p = v.s[0];
+        u.t = u.wt = p.t;
+        u.c = u.wc = p.c;
+        u.unsure = u.wunsure = p.unsure;
+        u.wp = Time{};
+        u.running = 1;
+      }
+      return u;
+    } else {
+      return v.s[0];
+    }
+  }
+
+  /// The join: strand 0 goes on when the last of the running strands ends (matmul::both's all_of
+  /// of two Tasks: the last child to finish resumes the parent, in its event), with that strand's
+  /// chain; strands that end at one instant with different chains: the engine's order would pick,
+  /// so the chain is unsure. A strand that posted nothing ended at once, at the fork.
+  static void join(Node& v) {
+    St& p = v.s[0];
+    Time t = p.t;
+    C c = p.c;
+    std::uint8_t unsure = p.unsure;
+    bool any = false;
+    for (std::size_t k = 1; k < K; ++k) {
+      St& u = v.s[k];
+      if (u.running == 0) continue;
+      u.running = 0;
+      if (!any || u.t > t) {
+        t = u.t;
+        c = u.c;
+        unsure = u.unsure;
+      } else if (u.t == t && (u.unsure != 0 || unsure != 0 || !(u.c == c))) {
+        unsure = 1;
+      }
+      any = true;
+    }
+    // (no strand ran: the all_of's Tasks all ended at once, at strand 0's time, with its chain)
+    p.t = p.wt = t;
+    p.c = p.wc = c;
+    p.unsure = p.wunsure = unsure;
+    v.epoch = static_cast<std::uint8_t>(v.epoch + 1);
   }
 
   /// Node x posts step s: its sends leave now (the engine's StoreAndForward::advance of a
@@ -299,10 +401,12 @@ class Lockstep {
     program_.step(x, s, w.ops);
     recv_range_[i].first = w.recv_ops.size();
     recv_range_[i].second = w.recv_ops.size();
-    NodeState& v = nodes_[i];
-    v.wt = v.t;
-    v.wc = v.c;
-    v.wunsure = v.unsure;
+    Node& v = nodes_[i];
+    for (St& u : v.s) {
+      u.wt = u.t;
+      u.wc = u.c;
+      u.wunsure = u.unsure;
+    }
     if (w.ops.empty()) return;
     ++w.node_steps;
     // The links of a node kAhead further on, side by side, which its sends will write: last
@@ -310,20 +414,43 @@ class Lockstep {
     if (i + kAhead < w.hi)
       for (std::size_t p = 0; p < ports_; ++p) detail::prefetch(&links_[(i + kAhead) * ports_ + p], true);
     Time busy{};
+    std::uint32_t computed = 0;  // strands that computed in this step (bit k): they post no more
     for (const StepOp& op : w.ops) {
-      if (!op.send) {
+      if (op.kind == StepOp::Kind::join) {
+        if constexpr (K > 1) join(v);
+        continue;
+      }
+      if (op.kind == StepOp::Kind::compute && !kWide) throw SimulationError("a compute in a program not wide()");
+      St& u = strand(v, op, x, s);
+      if (op.kind != StepOp::Kind::send) {
+        if (op.kind == StepOp::Kind::compute)
+          computed |= 1U << op.strand;
+        else if ((computed >> op.strand) & 1U)
+          throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) +
+                                ": a receive after a compute of its strand");
         w.recv_ops.push_back(op);  // for the receives' sweep
         continue;
       }
+      if ((computed >> op.strand) & 1U)
+        throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) +
+                              ": a send after a compute of its strand");
       if (topo_.neighbor(x, op.port) < 0) no_link(x, s, op.port);
       const std::size_t li = link(x, op.port);
-      Link& l = links_[li];
-      Time start = v.t;
-      Chain ch = v.c;
-      std::uint8_t unsure = v.unsure;
-      if (l.free > start) {  // behind this node's earlier message of the step on the link: its chain
+      Lnk& l = links_[li];
+      if constexpr (K > 1) {
+        // Two strands on one link between two joins: which sends first is the engine's order of
+        // events, not the program's.
+        if (l.first.epoch == v.epoch && l.first.strand != op.strand && l.first.strand != 0 && op.strand != 0)
+          throw Abort{};
+        l.first.strand = op.strand;
+        l.first.epoch = v.epoch;
+      }
+      Time start = u.t;
+      C ch = u.c;
+      std::uint8_t unsure = u.unsure;
+      if (l.free > start) {  // behind this node's earlier message on the link: its chain
         check_invariant(l.first.full != 0, "a link busy past its sender's step holds that step's message");
-        const Pending& before = newest(w, l);
+        const Pend& before = newest(w, l);
         start = l.free;
         ch = before.chain;
         unsure = before.unsure;
@@ -348,12 +475,12 @@ class Lockstep {
       w.trains += k > 1 ? 1 : 0;
       load_[li] += e;
       busy += d;
-      fold(v, end, pushed, ch, unsure);
-      Pending* p = &l.first;
+      fold(u, end, pushed, ch, unsure);
+      Pend* p = &l.first;
       if (l.first.full != 0) {  // a second message on the link before the first is received: in the pool
         const std::uint32_t pi = w.pool.acquire();
         p = &w.pool[pi];
-        Pending& tail = newest(w, l);  // (p is not yet linked)
+        Pend& tail = newest(w, l);  // (p is not yet linked)
         tail.next = pi;
       }
       p->end = end;
@@ -369,8 +496,8 @@ class Lockstep {
   }
 
   /// The last message sent on a link that holds one (a link of one of w's nodes: in w's pool).
-  static Pending& newest(Worker& w, Link& l) {
-    Pending* p = &l.first;
+  static Pend& newest(Worker& w, Lnk& l) {
+    Pend* p = &l.first;
     while (p->next != detail::kNone) p = &w.pool[p->next];
     return *p;
   }
@@ -383,26 +510,50 @@ class Lockstep {
     if (i + kAhead < w.hi)
       for (std::size_t r = recv_range_[i + kAhead].first; r < recv_range_[i + kAhead].second; ++r) {
         const auto z = static_cast<NodeId>(i + kAhead);
+        if (w.recv_ops[r].kind != StepOp::Kind::recv) continue;
         const NodeId from = topo_.neighbor(z, w.recv_ops[r].port);
         if (from >= 0) detail::prefetch(&links_[link(from, topo_.port_to(from, z))]);
       }
-    NodeState& v = nodes_[i];
+    Node& v = nodes_[i];
     for (std::size_t r = recv_range_[i].first; r < recv_range_[i].second; ++r) {
       const StepOp& op = w.recv_ops[r];
+      St& u = v.s[kWide ? op.strand : 0];
+      if (kWide && op.kind == StepOp::Kind::compute) {
+        // Once the strand's group has completed (the rest of its receives came before): the
+        // engine's compute operation, t_a a flop and the call's overhead t_call.
+        complete(u);
+        const Time dur = m_.t_a * op.elements + m_.t_call;
+        if (op.elements == 0 && dur == Time{}) continue;  // (the engine's too: done at once)
+        if (dur <= Time{}) throw Abort{};                 // ends as it starts: the engine's order of events decides
+        if constexpr (kWide) {
+          u.c.flops += op.elements;
+          u.c.overheads += m_.t_call;
+        }
+        u.t += dur;
+        u.wt = u.t;
+        u.wc = u.c;
+        compute_[i] += dur;
+        continue;
+      }
       const NodeId from = topo_.neighbor(x, op.port);
       if (from < 0) no_link(x, s, op.port);
       // The message is in its sender's record of the link.
-      if (!take(w, links_[link(from, topo_.port_to(from, x))], from, op.tag, v)) return false;
+      if (!take(w, links_[link(from, topo_.port_to(from, x))], from, op.tag, u)) return false;
     }
-    v.t = v.wt;
-    v.c = v.wc;
-    v.unsure = v.wunsure;
+    for (St& u : v.s) complete(u);
     return true;
+  }
+
+  /// A strand's group has completed: it goes on at the last completion with its chain.
+  static void complete(St& u) {
+    u.t = u.wt;
+    u.c = u.wc;
+    u.unsure = u.wunsure;
   }
 
   /// Node v (of worker w) receives the oldest message with `tag` on link l from node `from`; false
   /// if there is none. Pooled messages taken go back to their sender's worker's pool between steps.
-  bool take(Worker& w, Link& l, NodeId from, int tag, NodeState& v) {
+  bool take(Worker& w, Lnk& l, NodeId from, int tag, St& v) {
     if (l.first.full == 0) return false;
     if (l.first.tag == tag) {
       fold(v, l.first.end, l.first.pushed, l.first.chain, l.first.unsure);
@@ -412,19 +563,22 @@ class Lockstep {
       }
     }
     const std::size_t o = owner(from);
-    detail::Pool<Pending>& pool = workers_[o].pool;
+    detail::Pool<Pend>& pool = workers_[o].pool;
     if (l.first.tag == tag) {  // (folded above)
       const std::uint32_t pi = l.first.next;
+      const std::uint8_t strand = l.first.strand, epoch = l.first.epoch;
       l.first = pool[pi];  // (full, and its next)
       l.first.full = 1;
+      l.first.strand = strand;
+      l.first.epoch = epoch;
       w.received.emplace_back(static_cast<std::uint32_t>(o), pi);
       return true;
     }
-    Pending* prev = &l.first;
+    Pend* prev = &l.first;
     while (prev->next != detail::kNone && pool[prev->next].tag != tag) prev = &pool[prev->next];
     if (prev->next == detail::kNone) return false;
     const std::uint32_t pi = prev->next;
-    const Pending& p = pool[pi];
+    const Pend& p = pool[pi];
     fold(v, p.end, p.pushed, p.chain, p.unsure);
     prev->next = p.next;
     w.received.emplace_back(static_cast<std::uint32_t>(o), pi);
@@ -432,11 +586,11 @@ class Lockstep {
   }
 
   void finish(std::chrono::steady_clock::time_point wall0) {
-    add_load_and_busy(topo_, ports_, load_, comm_, {}, st_);
+    add_load_and_busy(topo_, ports_, load_, comm_, compute_, st_);
     for (std::size_t i = 0; i < n_; ++i) {
-      const detail::Pool<Pending>& pool = workers_[owner(static_cast<NodeId>(i))].pool;
+      const detail::Pool<Pend>& pool = workers_[owner(static_cast<NodeId>(i))].pool;
       for (std::size_t p = 0; p < ports_; ++p) {
-        const Pending& f = links_[i * ports_ + p].first;
+        const Pend& f = links_[i * ports_ + p].first;
         if (f.full == 0) continue;
         ++st_.unreceived_messages;
         for (std::uint32_t pi = f.next; pi != detail::kNone; pi = pool[pi].next) ++st_.unreceived_messages;
@@ -453,9 +607,9 @@ class Lockstep {
   std::size_t n_, ports_, chunk_ = 1;
   std::int64_t steps_ = 0;
   RunStats st_;
-  std::vector<NodeState> nodes_;
-  std::vector<Time> comm_;
-  std::vector<Link> links_;
+  std::vector<Node> nodes_;
+  std::vector<Time> comm_, compute_;  ///< each node's time sending; computing (wide programs)
+  std::vector<Lnk> links_;
   std::vector<std::int64_t> load_;  ///< elements each link carried
   /// Node x's receives of the step: its worker's recv_ops[first, second).
   std::vector<std::pair<std::size_t, std::size_t>> recv_range_;
@@ -471,10 +625,14 @@ class Lockstep {
 std::optional<RunStats> run_lockstep(const Machine& m, const Topology& topo, const EngineOptions& options,
                                      const StepProgram& program, std::vector<Buffer>& results) {
   if (!lockstep_supports(m, options)) return std::nullopt;
-  Lockstep l(m, topo, options, program);
   try {
+    if (program.wide()) {
+      Lockstep<true> l(m, topo, options, program);
+      return l.run(results);
+    }
+    Lockstep<false> l(m, topo, options, program);
     return l.run(results);
-  } catch (const Lockstep::Abort&) {
+  } catch (const Abort&) {
     return std::nullopt;
   }
 }

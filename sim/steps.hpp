@@ -10,13 +10,23 @@
 
 namespace cubesim {
 
-/// One operation of a step: a send of `elements` on `port` with `tag`, or a receive on `port`
-/// with `tag` (its size is the message's).
+/// One operation of a step.
+///  - send: `elements` on `port` with `tag`;
+///  - recv: on `port` with `tag` (its size is the message's);
+///  - compute: `elements` flops (Node::compute: t_a a flop and t_call), once the strand's sends
+///    and receives of the step have completed;
+///  - join: strands 1.. end and strand 0 goes on when the last of them has (an all_of of Tasks).
+/// A node's process is strand 0; an operation of strand k > 0 forks strand k from strand 0 if it
+/// is not running (matmul::both's two Tasks are strands 1 and 2), and strand 0 posts nothing until
+/// a join. In a step each strand's sends and receives form one group (posted in this order, all
+/// awaited) and its computes follow them.
 struct StepOp {
-  bool send = false;
+  enum class Kind : std::uint8_t { recv, send, compute, join };
+  Kind kind = Kind::recv;
+  std::uint8_t strand = 0;
   int port = 0;
   int tag = 0;
-  std::int64_t elements = 0;
+  std::int64_t elements = 0;  ///< a send's elements, a compute's flops
 };
 
 /// What a node does, step by step. Written beside the algorithm's process (the reference, which
@@ -30,6 +40,10 @@ class StepProgram {
   virtual void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const = 0;
   /// The elements node x holds at the end (its result in timing mode, which the check sizes).
   [[nodiscard]] virtual std::int64_t result_elements(NodeId x) const = 0;
+  /// Whether the program computes or runs strands besides strand 0 (up to kMaxStrands): the
+  /// simulator then keeps wider records (a chain with flops and overheads, a state a strand).
+  [[nodiscard]] virtual bool wide() const { return false; }
+  static constexpr int kMaxStrands = 4;
 };
 
 }  // namespace cubesim

@@ -2,6 +2,7 @@
 // field but the engine's own counters (events, resumes) identical, on every regression point of an
 // algorithm with a step program and on a grid of cubes, sizes and costs; and where it cannot tell
 // what the engine would do, it says so (nullopt) and the engine runs the point.
+#include <array>
 #include <filesystem>
 
 #include "app/config.hpp"
@@ -95,7 +96,7 @@ TEST(Lockstep, GivesTheEnginesReportOnEveryRegressPointWithAStepProgram) {
   std::cout << "[ lockstep ] " << points << " runs of " << with_program.size() << " algorithms with a step program, "
             << by_lockstep << " by the lockstep simulator\n";
   EXPECT_TRUE(with_program.count("allgather.gcea") && with_program.count("allgather.cra") &&
-              with_program.count("allgather.hybrid"));
+              with_program.count("allgather.hybrid") && with_program.count("matmul2d.cannon"));
   // The 1-cube rows have no program; every other point must have been the simulator's, or it
   // gave up too often to be worth its name.
   EXPECT_GE(by_lockstep * 3, points * 2);
@@ -157,6 +158,52 @@ TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
   EXPECT_GE(by_lockstep * 3, runs * 2);
 }
 
+/// Cannon all-port (the CRA alignment: strands, a join, computes) on cubes of 0 to 7 dimensions
+/// (odd n: rings of two items a node), matrices that the grid divides and that it does not, one
+/// and two products, packets of 1, 4 and 256 elements, and two machines: the simple one with
+/// tau = t_c = t_a (C's and D's blocks, alignments and multiplies end together: ties) and one with
+/// a message start-up and a kernel call's overhead (t_call).
+TEST(Lockstep, GivesTheEnginesReportForCannonsStrandsJoinsAndComputes) {
+  const Registry reg = make_registry();
+  const AlgorithmInfo* info = reg.find("matmul2d.cannon");
+  ASSERT_NE(info, nullptr);
+  std::int64_t runs = 0, by_lockstep = 0, count = 0;
+  for (int n = 0; n <= 7; ++n)
+    for (const auto& pqr : {std::array<std::int64_t, 3>{32, 32, 32}, {48, 40, 36}, {5, 7, 3}})
+      for (std::int64_t K : {1, 2})
+        for (std::int64_t B : {1, 4, 256})
+          for (int costs = 0; costs < 2; ++costs) {
+            if (skipped(count)) continue;
+            RunPoint rp = timing_point(info, n, 1, B);
+            rp.setup.params.P = pqr[0];
+            rp.setup.params.Q = pqr[1];
+            rp.setup.params.R = pqr[2];
+            rp.setup.params.K = K;
+            if (costs == 0) {
+              rp.setup.machine.tau = Time::ps(100);
+              rp.setup.machine.t_c = Time::ps(100);
+              rp.setup.machine.t_a = Time::ps(100);
+            } else {
+              rp.setup.machine.tau_msg = Time::ps(250);
+              rp.setup.machine.t_call = Time::ps(40);
+            }
+            const RunOutcome a = run_point(rp, *info, true, nullptr, without_lockstep());
+            const RunOutcome b = run_point(rp, *info, true, nullptr, with_lockstep());
+            const std::string where = "n=" + std::to_string(n) + " P=" + std::to_string(pqr[0]) +
+                                      " K=" + std::to_string(K) + " B=" + std::to_string(B) + " costs " +
+                                      std::to_string(costs);
+            ASSERT_EQ(comparable(a).dump(), comparable(b).dump()) << where;
+            EXPECT_TRUE(b.verified) << where << ": " << b.verify_message;
+            const RunOutcome c = run_point(rp, *info, true, nullptr, with_lockstep(3));
+            ASSERT_EQ(comparable(b).dump(), comparable(c).dump()) << where << " threads";
+            EXPECT_EQ(b.stats.events, c.stats.events);
+            ++runs;
+            by_lockstep += b.stats.lockstep_runs;
+          }
+  std::cout << "[ lockstep ] Cannon: " << runs << " runs, " << by_lockstep << " by the lockstep simulator\n";
+  EXPECT_EQ(by_lockstep, runs);
+}
+
 TEST(Lockstep, LeavesToTheEngineWhatItDoesNotTimeExactly) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find("allgather.gcea");
@@ -195,8 +242,10 @@ class Scripted final : public StepProgram {
   std::vector<std::vector<std::vector<StepOp>>> ops_;
 };
 
-StepOp snd(int port, std::int64_t e, int tag = 0) { return {.send = true, .port = port, .tag = tag, .elements = e}; }
-StepOp rcv(int port, int tag = 0) { return {.send = false, .port = port, .tag = tag}; }
+StepOp snd(int port, std::int64_t e, int tag = 0) {
+  return {.kind = StepOp::Kind::send, .port = port, .tag = tag, .elements = e};
+}
+StepOp rcv(int port, int tag = 0) { return {.kind = StepOp::Kind::recv, .port = port, .tag = tag}; }
 
 TEST(Lockstep, GivesUpWhereTheEnginesOrderOfEventsWouldDecide) {
   const Machine m = test::simple_machine({PortKind::all, 0}, 1000);  // tau 1000 ps, t_c 10 ps
@@ -249,6 +298,74 @@ TEST(Lockstep, GivesUpWhereTheEnginesOrderOfEventsWouldDecide) {
   // A port without a link is a program's error.
   const std::vector<std::vector<StepOp>> bad{{snd(5, 1)}, {}, {}, {}};
   EXPECT_THROW(run_lockstep(m, cube, o, Scripted({bad}), results), SimulationError);
+}
+
+/// A wide program (strands, joins, computes) on the 2-cube, scripted.
+class WideScripted final : public StepProgram {
+ public:
+  explicit WideScripted(std::vector<std::vector<std::vector<StepOp>>> ops) : ops_(std::move(ops)) {}
+  [[nodiscard]] bool wide() const override { return true; }
+  [[nodiscard]] std::int64_t steps() const override { return static_cast<std::int64_t>(ops_.size()); }
+  void step(NodeId x, std::int64_t s, std::vector<StepOp>& out) const override {
+    const auto& v = ops_[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)];
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  [[nodiscard]] std::int64_t result_elements(NodeId) const override { return 0; }
+
+ private:
+  std::vector<std::vector<std::vector<StepOp>>> ops_;
+};
+
+StepOp on(std::uint8_t strand, StepOp op) {
+  op.strand = strand;
+  return op;
+}
+StepOp compute(std::int64_t flops, std::uint8_t strand = 0) {
+  return {.kind = StepOp::Kind::compute, .strand = strand, .elements = flops};
+}
+StepOp join() { return {.kind = StepOp::Kind::join}; }
+
+TEST(Lockstep, JoinsStrandsAsTheLastToEndAndGivesUpOnTheirTies) {
+  Machine m = test::simple_machine({PortKind::all, 0}, 1000);  // tau 1000 ps, t_c 10 ps, t_a 3 ps
+  m.t_call = Time::ps(10);
+  const Topology cube = Topology::hypercube(2);
+  EngineOptions o{1000, false};
+  std::vector<Buffer> results;
+  // Node 0 forks: strand 1 sends 100 elements to node 1 (2000 ps), strand 2 sends 200 to node 2
+  // (3000 ps) and computes 10 flops (40 ps); then joins, at 3040 ps with strand 2's chain, and
+  // computes 1 flop (13 ps).
+  const std::vector<std::vector<StepOp>> fork{
+      {on(1, snd(0, 100)), on(2, snd(1, 200)), compute(10, 2)}, {rcv(0)}, {rcv(1)}, {}};
+  const std::vector<std::vector<StepOp>> joined{{join(), compute(1)}, {}, {}, {}};
+  const auto r = run_lockstep(m, cube, o, WideScripted({fork, joined}), results);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->time, Time::ps(3053));
+  EXPECT_EQ(r->critical_path.startups, 1);
+  EXPECT_EQ(r->critical_path.element_transfers, 200);
+  EXPECT_EQ(r->critical_path.flops, 11);
+  EXPECT_EQ(r->critical_path.overheads, Time::ps(20));
+  EXPECT_EQ(r->max_node_compute_busy, Time::ps(53));
+  // The strands end together at 2010 ps (strand 1 sends 101 elements; strand 2 sends 100, then
+  // computes 0 flops: t_call alone) with different chains: which one the process goes on with is
+  // the engine's order of events.
+  const std::vector<std::vector<StepOp>> tie{
+      {on(1, snd(0, 101)), on(2, snd(1, 100)), compute(0, 2)}, {rcv(0)}, {rcv(1)}, {}};
+  EXPECT_FALSE(run_lockstep(m, cube, o, WideScripted({tie, joined}), results));
+  // Two strands on one link between joins: the engine's order of events says which goes first.
+  const std::vector<std::vector<StepOp>> shared{{on(1, snd(0, 1)), on(2, snd(0, 1, 1))}, {rcv(0), rcv(0, 1)}, {}, {}};
+  EXPECT_FALSE(run_lockstep(m, cube, o, WideScripted({shared, joined}), results));
+  // Programs that are not ones: strand 0 posting while strands run, a send after its strand's
+  // compute, strands not joined at the end, a strand beyond the simulator's, a compute in a
+  // narrow program.
+  const std::vector<std::vector<StepOp>> early{{on(1, snd(0, 1)), snd(1, 1)}, {rcv(0)}, {rcv(1)}, {}};
+  EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({early, joined}), results), SimulationError);
+  const std::vector<std::vector<StepOp>> after{{compute(1), snd(0, 1)}, {rcv(0)}, {}, {}};
+  EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({after}), results), SimulationError);
+  EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({fork}), results), SimulationError);
+  const std::vector<std::vector<StepOp>> beyond{{on(StepProgram::kMaxStrands, snd(0, 1))}, {rcv(0)}, {}, {}};
+  EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({beyond}), results), SimulationError);
+  const std::vector<std::vector<StepOp>> narrow{{compute(1)}, {}, {}, {}};
+  EXPECT_THROW(run_lockstep(m, cube, o, Scripted({narrow}), results), SimulationError);
 }
 
 TEST(Lockstep, KeepsTheEventBudget) {

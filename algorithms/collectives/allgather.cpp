@@ -188,8 +188,8 @@ class GceaAllPortSteps final : public PartsSteps {
     for (int k = 0; k < n_; ++k) {
       if (size(k) == 0) continue;
       const int d = (j + k) % n_;
-      ops.push_back({.send = true, .port = d, .tag = k, .elements = size(k)});
-      ops.push_back({.send = false, .port = d, .tag = k});
+      ops.push_back({.kind = StepOp::Kind::send, .port = d, .tag = k, .elements = size(k)});
+      ops.push_back({.kind = StepOp::Kind::recv, .port = d, .tag = k});
     }
   }
 };
@@ -215,8 +215,8 @@ class CraAllPortSteps final : public PartsSteps {
     const std::uint8_t* p = &ports_[static_cast<std::size_t>(x) * static_cast<std::size_t>(n_) * 2];
     for (int k = 0; k < n_; ++k, p += 2) {
       if (size(k) == 0) continue;
-      ops.push_back({.send = true, .port = p[0], .tag = k, .elements = size(k)});
-      ops.push_back({.send = false, .port = p[1], .tag = k});
+      ops.push_back({.kind = StepOp::Kind::send, .port = p[0], .tag = k, .elements = size(k)});
+      ops.push_back({.kind = StepOp::Kind::recv, .port = p[1], .tag = k});
     }
   }
 
@@ -326,8 +326,8 @@ class HybridSteps final : public StepProgram {
       d = k_ + gray::transition(s - k_, n_ - k_);
       elements = (std::int64_t{1} << k_) * M_;
     }
-    ops.push_back({.send = true, .port = d, .tag = 0, .elements = elements});
-    ops.push_back({.send = false, .port = d, .tag = 0});
+    ops.push_back({.kind = StepOp::Kind::send, .port = d, .tag = 0, .elements = elements});
+    ops.push_back({.kind = StepOp::Kind::recv, .port = d, .tag = 0});
   }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return N_ * M_; }
 

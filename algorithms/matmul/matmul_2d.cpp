@@ -108,11 +108,13 @@ struct Ring {
 struct ShiftPorts {
   int to = -1, from = -1;
 };
+ShiftPorts shift_ports(const Topology& t, NodeId x, const routing::SubCube& sub, std::int64_t L, int dir) {
+  const std::int64_t pos = gray::decode(sub.local(x));
+  auto at = [&](std::int64_t q) { return sub.member(x, gray::encode(((q % L) + L) % L)); };
+  return {t.port_to(x, at(pos + dir)), t.port_to(x, at(pos - dir))};
+}
 ShiftPorts shift_ports(Node& self, const Ring& ring, int dir) {
-  const NodeId x = self.id();
-  const std::int64_t L = ring.nodes, pos = gray::decode(ring.sub.local(x));
-  auto at = [&](std::int64_t q) { return ring.sub.member(x, gray::encode(((q % L) + L) % L)); };
-  return {self.topology().port_to(x, at(pos + dir)), self.topology().port_to(x, at(pos - dir))};
+  return shift_ports(self.topology(), self.id(), ring.sub, ring.nodes, dir);
 }
 /// The boundary item that leaves in a shift toward `dir`, taken off the ring.
 Buffer shift_out(Ring& ring, int dir) {
@@ -295,6 +297,92 @@ Task<> cannon(Node& self, Params p) {
   self.set_result(std::move(out));
 }
 
+/// Cannon all-port with the CRA alignment (variant 0) as a step program (sim/steps.hpp), the
+/// lockstep simulator's: cannon_one's operations, product by product. The alignment's C and D
+/// shifts are matmul::both's two Tasks, strands 1 and 2 (a ring of one node shifts in place and
+/// posts nothing), A steps (the longest alignment on the grid; a node shorter posts nothing in the
+/// last ones); then the join and the first multiply; then the L - 1 rolls, each one group of C's
+/// send and receive and D's (or the one ring's that has more than one node: the other's Task ends
+/// at once) and a multiply.
+class CannonSteps final : public StepProgram {
+ public:
+  explicit CannonSteps(const Setup& s)
+      : cg_(s.params, s.topology),
+        products_(std::max<std::int64_t>(s.params.K, 1)),
+        X_(cg_.g.bP1 * cg_.bq),
+        Y_(cg_.bq * cg_.g.bR2),
+        flops_(2 * cg_.g.bP1 * cg_.bq * cg_.g.bR2) {
+    const Grid& g = cg_.g;
+    const std::int64_t L = cg_.L;
+    nodes_.resize(static_cast<std::size_t>(g.N));
+    for (NodeId x = 0; x < g.N; ++x) {
+      Plan& p = nodes_[static_cast<std::size_t>(x)];
+      const std::int64_t r = g.row_of(x), c = g.col_of(x);
+      // align(): the shorter way round, one item a step.
+      auto aligned = [&](Ring& ring, const routing::SubCube& sub, std::int64_t nodes, std::int64_t amount) {
+        const bool down = amount <= L / 2;
+        ring.steps = nodes > 1 ? (down ? amount : L - amount) : 0;
+        if (nodes > 1) ring.align = shift_ports(s.topology, x, sub, nodes, down ? -1 : 1);
+        if (nodes > 1) ring.roll = shift_ports(s.topology, x, sub, nodes, -1);
+        ring.moves = nodes > 1;
+      };
+      aligned(p.C, g.row_cube(), g.N2, (r * cg_.kD) % L);
+      aligned(p.D, g.col_cube(), g.N1, (c * cg_.kC) % L);
+      align_steps_ = std::max({align_steps_, p.C.steps, p.D.steps});
+    }
+  }
+  [[nodiscard]] bool wide() const override { return true; }
+  [[nodiscard]] std::int64_t steps() const override { return products_ * (align_steps_ + cg_.L); }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return products_ * cg_.g.bP1 * cg_.g.bR2; }
+  void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
+    const Plan& p = nodes_[static_cast<std::size_t>(x)];
+    const std::int64_t q = s % (align_steps_ + cg_.L);
+    using enum StepOp::Kind;
+    if (q < align_steps_) {  // matmul::both(align C, align D)
+      if (q < p.C.steps) {
+        ops.push_back({.kind = send, .strand = 1, .port = p.C.align.to, .elements = X_});
+        ops.push_back({.kind = recv, .strand = 1, .port = p.C.align.from});
+      }
+      if (q < p.D.steps) {
+        ops.push_back({.kind = send, .strand = 2, .port = p.D.align.to, .elements = Y_});
+        ops.push_back({.kind = recv, .strand = 2, .port = p.D.align.from});
+      }
+      return;
+    }
+    if (q == align_steps_) {
+      ops.push_back({.kind = join});
+    } else {  // a roll
+      if (p.C.moves) {
+        ops.push_back({.kind = send, .port = p.C.roll.to, .elements = X_});
+        ops.push_back({.kind = recv, .port = p.C.roll.from});
+      }
+      if (p.D.moves) {
+        ops.push_back({.kind = send, .port = p.D.roll.to, .elements = Y_});
+        ops.push_back({.kind = recv, .port = p.D.roll.from});
+      }
+    }
+    ops.push_back({.kind = compute, .elements = flops_});
+  }
+
+ private:
+  struct Ring {
+    std::int64_t steps = 0;  ///< the alignment's
+    ShiftPorts align, roll;
+    bool moves = false;  ///< more than one node
+  };
+  struct Plan {
+    Ring C, D;
+  };
+  CannonGrid cg_;
+  std::int64_t products_, X_, Y_, flops_, align_steps_ = 0;
+  std::vector<Plan> nodes_;
+};
+
+std::unique_ptr<StepProgram> cannon_steps(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all || s.params.variant != 0) return nullptr;
+  return std::make_unique<CannonSteps>(s);
+}
+
 /// §5.2.1 (Fig. 17): an alignment of at most ⌊L/2⌋ item shifts of C then of D, then L - 1 rolls of
 /// both; L multiplies of 2⌈P/N1⌉(Q̃/L)⌈R/N2⌉ flops; L = max(N1, N2), an item Q̃/L wide. One-port:
 /// the C and D shifts add; all-port: the larger of the two each time. (The paper's alignment moves
@@ -422,6 +510,7 @@ const Registration kRegistrationMatmul2d{[](Registry& r) {
              [](const Setup& s) {
                return model_bytes(s, {1024, 10}, static_cast<double>(default_elements(s)));
              },
+         .steps = cannon_steps,
          .one_port = {.row = "§5.2.1: ⌊L/2⌋ + L - 1 shifts of C then D + L multiplies, L = max(N1, N2)",
                       .relation = "approx <= 50 % (nodes leave the unequal alignment out of step)",
                       .deviations = {{Relation::approx, 0.5, 0.473, "n=5 P=32 Q=32 R=32 B=1 N1=4"}}},
