@@ -111,8 +111,9 @@ class Lockstep {
   using Lnk = Link<C>;
   using Node = NodeState<C, K>;
   using St = Strand<C>;
-  /// How many nodes ahead of the one being timed its links are asked of the cache.
-  static constexpr std::size_t kAhead = 4;
+  /// How many nodes ahead of the one being timed its links are asked of the cache: its own in
+  /// the sends' sweep, its neighbours' in the receives' (8 against 4: 0.94 on CRA 2^12; 16: 1.06).
+  static constexpr std::size_t kAhead = 4, kRecvAhead = 8;
 
   Lockstep(const Machine& m, const Topology& topo, const EngineOptions& o, const StepProgram& program)
       : m_(m),
@@ -263,6 +264,7 @@ class Lockstep {
       for (const auto& [owner, index] : w.received) workers_[owner].pool.release(index);
       w.received.clear();
     }
+    for (Worker& w : workers_) w.pool.rewind();
     std::int64_t node_steps = 0;
     for (const Worker& w : workers_) node_steps += w.node_steps;
     st_.events = node_steps;
@@ -505,11 +507,11 @@ class Lockstep {
   /// Node x's receives of step s, then its resumption; false where the engine's order decides.
   bool receives(Worker& w, NodeId x, std::int64_t s) {
     const auto i = static_cast<std::size_t>(x);
-    // The links of a node kAhead further on, whose messages are read from its neighbours' records:
+    // The links of a node kRecvAhead further on, whose messages are read from its neighbours' records:
     // asked for now, they arrive while this node and the next ones are timed.
-    if (i + kAhead < w.hi)
-      for (std::size_t r = recv_range_[i + kAhead].first; r < recv_range_[i + kAhead].second; ++r) {
-        const auto z = static_cast<NodeId>(i + kAhead);
+    if (i + kRecvAhead < w.hi)
+      for (std::size_t r = recv_range_[i + kRecvAhead].first; r < recv_range_[i + kRecvAhead].second; ++r) {
+        const auto z = static_cast<NodeId>(i + kRecvAhead);
         if (w.recv_ops[r].kind != StepOp::Kind::recv) continue;
         const NodeId from = topo_.neighbor(z, w.recv_ops[r].port);
         if (from >= 0) detail::prefetch(&links_[link(from, topo_.port_to(from, z))]);

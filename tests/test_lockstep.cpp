@@ -96,7 +96,8 @@ TEST(Lockstep, GivesTheEnginesReportOnEveryRegressPointWithAStepProgram) {
   std::cout << "[ lockstep ] " << points << " runs of " << with_program.size() << " algorithms with a step program, "
             << by_lockstep << " by the lockstep simulator\n";
   EXPECT_TRUE(with_program.count("allgather.gcea") && with_program.count("allgather.cra") &&
-              with_program.count("allgather.hybrid") && with_program.count("matmul2d.cannon"));
+              with_program.count("allgather.hybrid") && with_program.count("matmul2d.cannon") &&
+              with_program.count("matmul2d.dekel") && with_program.count("matmul2d.outer"));
   // The 1-cube rows have no program; every other point must have been the simulator's, or it
   // gave up too often to be worth its name.
   EXPECT_GE(by_lockstep * 3, points * 2);
@@ -158,49 +159,57 @@ TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
   EXPECT_GE(by_lockstep * 3, runs * 2);
 }
 
-/// Cannon all-port (the CRA alignment: strands, a join, computes) on cubes of 0 to 7 dimensions
-/// (odd n: rings of two items a node), matrices that the grid divides and that it does not, one
-/// and two products, packets of 1, 4 and 256 elements, and two machines: the simple one with
-/// tau = t_c = t_a (C's and D's blocks, alignments and multiplies end together: ties) and one with
-/// a message start-up and a kernel call's overhead (t_call).
-TEST(Lockstep, GivesTheEnginesReportForCannonsStrandsJoinsAndComputes) {
+/// Cannon all-port (the CRA alignment: strands, a join, computes), Dekel all-port (groups of one
+/// or two exchanges, computes) and the outer product all-port (a wave: messages received steps
+/// after they were sent, queued on the links) on cubes of 0 to 7 dimensions (odd n: rings of two
+/// items a node; the outer product only on square grids), matrices that the grid divides and
+/// that it does not, one and two products (Cannon, the outer product),
+/// packets of 1, 4 and 256 elements, and two machines: the simple one with tau = t_c = t_a (C's
+/// and D's blocks, alignments and multiplies end together: ties) and one with a message start-up
+/// and a kernel call's overhead (t_call).
+TEST(Lockstep, GivesTheEnginesReportForTheMultiplications) {
   const Registry reg = make_registry();
-  const AlgorithmInfo* info = reg.find("matmul2d.cannon");
-  ASSERT_NE(info, nullptr);
   std::int64_t runs = 0, by_lockstep = 0, count = 0;
-  for (int n = 0; n <= 7; ++n)
-    for (const auto& pqr : {std::array<std::int64_t, 3>{32, 32, 32}, {48, 40, 36}, {5, 7, 3}})
-      for (std::int64_t K : {1, 2})
-        for (std::int64_t B : {1, 4, 256})
-          for (int costs = 0; costs < 2; ++costs) {
-            if (skipped(count)) continue;
-            RunPoint rp = timing_point(info, n, 1, B);
-            rp.setup.params.P = pqr[0];
-            rp.setup.params.Q = pqr[1];
-            rp.setup.params.R = pqr[2];
-            rp.setup.params.K = K;
-            if (costs == 0) {
-              rp.setup.machine.tau = Time::ps(100);
-              rp.setup.machine.t_c = Time::ps(100);
-              rp.setup.machine.t_a = Time::ps(100);
-            } else {
-              rp.setup.machine.tau_msg = Time::ps(250);
-              rp.setup.machine.t_call = Time::ps(40);
+  for (const char* algo : {"matmul2d.cannon", "matmul2d.dekel", "matmul2d.outer"}) {
+    const AlgorithmInfo* info = reg.find(algo);
+    ASSERT_NE(info, nullptr);
+    for (int n = 0; n <= 7; ++n)
+      for (const auto& pqr : {std::array<std::int64_t, 3>{32, 32, 32}, {48, 40, 36}, {5, 7, 3}})
+        for (std::int64_t K : {1, 2})
+          for (std::int64_t B : {1, 4, 256})
+            for (int costs = 0; costs < 2; ++costs) {
+              const std::string_view name(algo);
+              if ((K > 1 && name == "matmul2d.dekel") || (n % 2 == 1 && name == "matmul2d.outer") || skipped(count))
+                continue;
+              RunPoint rp = timing_point(info, n, 1, B);
+              rp.setup.params.P = pqr[0];
+              rp.setup.params.Q = pqr[1];
+              rp.setup.params.R = pqr[2];
+              rp.setup.params.K = K;
+              if (costs == 0) {
+                rp.setup.machine.tau = Time::ps(100);
+                rp.setup.machine.t_c = Time::ps(100);
+                rp.setup.machine.t_a = Time::ps(100);
+              } else {
+                rp.setup.machine.tau_msg = Time::ps(250);
+                rp.setup.machine.t_call = Time::ps(40);
+              }
+              const RunOutcome a = run_point(rp, *info, true, nullptr, without_lockstep());
+              const RunOutcome b = run_point(rp, *info, true, nullptr, with_lockstep());
+              const std::string where = std::string(algo) + " n=" + std::to_string(n) + " P=" + std::to_string(pqr[0]) +
+                                        " K=" + std::to_string(K) + " B=" + std::to_string(B) + " costs " +
+                                        std::to_string(costs);
+              ASSERT_EQ(comparable(a).dump(), comparable(b).dump()) << where;
+              EXPECT_TRUE(b.verified) << where << ": " << b.verify_message;
+              const RunOutcome c = run_point(rp, *info, true, nullptr, with_lockstep(3));
+              ASSERT_EQ(comparable(b).dump(), comparable(c).dump()) << where << " threads";
+              EXPECT_EQ(b.stats.events, c.stats.events);
+              ++runs;
+              by_lockstep += b.stats.lockstep_runs;
             }
-            const RunOutcome a = run_point(rp, *info, true, nullptr, without_lockstep());
-            const RunOutcome b = run_point(rp, *info, true, nullptr, with_lockstep());
-            const std::string where = "n=" + std::to_string(n) + " P=" + std::to_string(pqr[0]) +
-                                      " K=" + std::to_string(K) + " B=" + std::to_string(B) + " costs " +
-                                      std::to_string(costs);
-            ASSERT_EQ(comparable(a).dump(), comparable(b).dump()) << where;
-            EXPECT_TRUE(b.verified) << where << ": " << b.verify_message;
-            const RunOutcome c = run_point(rp, *info, true, nullptr, with_lockstep(3));
-            ASSERT_EQ(comparable(b).dump(), comparable(c).dump()) << where << " threads";
-            EXPECT_EQ(b.stats.events, c.stats.events);
-            ++runs;
-            by_lockstep += b.stats.lockstep_runs;
-          }
-  std::cout << "[ lockstep ] Cannon: " << runs << " runs, " << by_lockstep << " by the lockstep simulator\n";
+  }
+  std::cout << "[ lockstep ] Cannon, Dekel, the outer product: " << runs << " runs, " << by_lockstep
+            << " by the lockstep simulator\n";
   EXPECT_EQ(by_lockstep, runs);
 }
 

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <memory>
 
 #include "algorithms/collectives/tree_routing.hpp"
 #include "algorithms/embedding/gray.hpp"

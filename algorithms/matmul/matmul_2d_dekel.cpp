@@ -20,6 +20,7 @@
 // row and column have few 1-bits finish aligning early and their exchanges then queue behind
 // partners still aligning.
 #include <algorithm>
+#include <memory>
 
 #include "algorithms/matmul/grid.hpp"
 #include "algorithms/registry.hpp"
@@ -127,6 +128,57 @@ Task<> dekel(Node& self, Params p) {
   self.set_result(std::move(A));
 }
 
+/// Dekel all-port as a step program (sim/steps.hpp), the lockstep simulator's: dekel()'s
+/// operations, one group a step (exchange_both all-port: C's send and receive, then D's, as many
+/// as move), the alignment's max(n1, n2) steps, then L steps of an exchange (none in the first)
+/// and a multiply.
+class DekelSteps final : public StepProgram {
+ public:
+  explicit DekelSteps(const Setup& s)
+      : dg_(s.params, s.topology),
+        align_(std::max(dg_.g.n1, dg_.g.n2)),
+        X_(dg_.g.bP1 * dg_.g.bQ2),
+        Y_(dg_.g.bQ1 * dg_.g.bR2),
+        flops_(2 * dg_.g.bP1 * dg_.bq * dg_.g.bR2) {}
+  [[nodiscard]] bool wide() const override { return true; }
+  [[nodiscard]] std::int64_t steps() const override { return align_ + dg_.L; }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return dg_.g.bP1 * dg_.g.bR2; }
+  void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
+    const Grid& g = dg_.g;
+    using enum StepOp::Kind;
+    auto exchange = [&](int dc, int dd) {
+      if (dc >= 0) {
+        ops.push_back({.kind = send, .port = dc, .elements = X_});
+        ops.push_back({.kind = recv, .port = dc});
+      }
+      if (dd >= 0) {
+        ops.push_back({.kind = send, .port = dd, .elements = Y_});
+        ops.push_back({.kind = recv, .port = dd});
+      }
+    };
+    if (s < align_) {
+      const auto j = static_cast<int>(s);
+      const std::int64_t mC = dg_.c_shift(dg_.row(x)), mD = dg_.d_shift(dg_.col(x));
+      exchange(j < g.n2 && (mC >> j & 1) ? j : -1, j < g.n1 && (mD >> j & 1) ? g.n2 + j : -1);
+      return;
+    }
+    if (const std::int64_t i = s - align_; i > 0) {
+      const int t = gray::transition(i - 1, dg_.l);
+      exchange(t >= dg_.lC ? t - dg_.lC : -1, t >= dg_.lD ? g.n2 + t - dg_.lD : -1);
+    }
+    ops.push_back({.kind = compute, .elements = flops_});
+  }
+
+ private:
+  DekelGrid dg_;
+  std::int64_t align_, X_, Y_, flops_;
+};
+
+std::unique_ptr<StepProgram> dekel_steps(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all) return nullptr;
+  return std::make_unique<DekelSteps>(s);
+}
+
 Prediction predict_dekel(const Setup& s) {
   const DekelGrid dg(s.params, s.topology);
   const Grid& g = dg.g;
@@ -181,6 +233,7 @@ const Registration kRegistrationMatmul2dDekel{[](Registry& r) {
        .process = dekel,
        .predict = predict_dekel,
        .verify = verify_dekel,
+       .steps = dekel_steps,
        .one_port = {.row =
                         "§5.2.1: the XOR alignment + L - 1 GCEA exchanges of C then D + L multiplies, L = max(N1, N2)",
                     .relation = "approx <= 60 %",

@@ -25,6 +25,7 @@
 // per product, exact.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include "algorithms/matmul/grid.hpp"
 #include "algorithms/registry.hpp"
@@ -100,6 +101,79 @@ Task<> outer(Node& self, Params p) {
   self.set_result(std::move(out));
 }
 
+/// The outer product all-port as a step program (sim/steps.hpp), the lockstep simulator's:
+/// outer()'s operations, item by item in its order, each item in two steps: its receives (C from
+/// the left, D from above, as many as it takes), then its forwards and its multiply. Item (κ, s)
+/// at wave step t = κL + a + b, the r-th (0 or 1: ties in t, by a) of this node's at t, takes steps
+/// 4t + 2r and 4t + 2r + 1; what it receives was forwarded at t - 1, in an earlier step.
+class OuterSteps final : public StepProgram {
+ public:
+  explicit OuterSteps(const Setup& s)
+      : g_(s.params, s.topology),
+        L_(g_.N1),
+        K_(products(s.params)),
+        X_(g_.bP1 * g_.bQ2),
+        Y_(g_.bQ1 * g_.bR2),
+        flops_(2 * g_.bP1 * g_.bQ2 * g_.bR2) {
+    nodes_.resize(static_cast<std::size_t>(g_.N));
+    for (NodeId x = 0; x < g_.N; ++x) {
+      Plan& p = nodes_[static_cast<std::size_t>(x)];
+      const std::int64_t i = g_.row_of(x), j = g_.col_of(x);
+      p.i = static_cast<std::int32_t>(i);
+      p.d = static_cast<std::int32_t>(((i - j) % L_ + L_) % L_);
+      if (L_ == 1) continue;
+      auto at = [&](std::int64_t r, std::int64_t c) {
+        return static_cast<std::int8_t>(s.topology.port_to(x, g_.node(((r % L_) + L_) % L_, ((c % L_) + L_) % L_)));
+      };
+      p.left = at(i, j - 1), p.right = at(i, j + 1), p.up = at(i - 1, j), p.down = at(i + 1, j);
+    }
+  }
+  [[nodiscard]] bool wide() const override { return true; }
+  [[nodiscard]] std::int64_t steps() const override { return 4 * (K_ + 1) * L_; }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return K_ * g_.bP1 * g_.bR2; }
+  void step(NodeId x, std::int64_t sigma, std::vector<StepOp>& ops) const override {
+    const Plan& p = nodes_[static_cast<std::size_t>(x)];
+    const std::int64_t t = sigma / 4, r = (sigma / 2) % 2;
+    // This node's items at wave step t: a + b = t - κL, b = (a - d) mod L (d = i - j mod L), so
+    // a = (t' + d) / 2 >= d or a = (t' + d - L) / 2 < d; at most two, sorted by a.
+    std::int64_t found[2];
+    int n = 0;
+    for (std::int64_t k = t / L_ - 1; k <= t / L_; ++k) {
+      if (k < 0 || k >= K_) continue;
+      const std::int64_t tp = t - k * L_;
+      if (tp > 2 * L_ - 2) continue;
+      if ((tp + p.d) % 2 == 0 && (tp + p.d) / 2 >= p.d && (tp + p.d) / 2 < L_) found[n++] = (tp + p.d) / 2;
+      if ((tp + p.d - L_) % 2 == 0 && tp + p.d - L_ >= 0 && (tp + p.d - L_) / 2 < p.d) found[n++] = (tp + p.d - L_) / 2;
+    }
+    if (r >= n) return;
+    if (n == 2 && found[1] < found[0]) std::swap(found[0], found[1]);
+    const std::int64_t a = found[r], b = (a - p.d + L_) % L_;
+    using enum StepOp::Kind;
+    if (sigma % 2 == 0) {  // the receives
+      if (b != 0) ops.push_back({.kind = recv, .port = p.left});
+      if (a != 0) ops.push_back({.kind = recv, .port = p.up});
+      return;
+    }
+    if (b < L_ - 1) ops.push_back({.kind = send, .port = p.right, .elements = X_});
+    if (a < L_ - 1) ops.push_back({.kind = send, .port = p.down, .elements = Y_});
+    ops.push_back({.kind = compute, .elements = flops_});
+  }
+
+ private:
+  struct Plan {
+    std::int32_t i = 0, d = 0;
+    std::int8_t left = -1, right = -1, up = -1, down = -1;
+  };
+  Grid g_;
+  std::int64_t L_, K_, X_, Y_, flops_;
+  std::vector<Plan> nodes_;
+};
+
+std::unique_ptr<StepProgram> outer_steps(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::all) return nullptr;
+  return std::make_unique<OuterSteps>(s);
+}
+
 /// The paper's step count times one step (module comment).
 Prediction predict_outer(const Setup& s) {
   const Grid g(s.params, s.topology);
@@ -148,6 +222,7 @@ const Registration kRegistrationMatmul2dOuter{[](Registry& r) {
          .process = outer,
          .predict = predict_outer,
          .verify = verify_outer,
+         .steps = outer_steps,
          .one_port = {.row = "§5.2.1: 2√N + 1 steps ((K + 1)√N + 1 for K products) of two blocks + one multiply",
                       .relation =
                           "approx <= 75 % (the step count is loose on small grids: 26 % of it simulated at L = 2)",

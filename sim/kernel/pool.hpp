@@ -28,6 +28,14 @@ class Pool {
     return static_cast<std::uint32_t>(items_.size() - 1);
   }
   void release(std::uint32_t i) { free_.push_back(i); }
+  /// When every record is free: hands them out again in the order of their indices (the lockstep
+  /// simulator's pooled messages, freed in the order of their receivers, then come out in the
+  /// order of their senders, side by side). O(capacity); false (nothing done) while any is held.
+  bool rewind() {
+    if (free_.size() != items_.size()) return false;
+    for (std::size_t k = 0; k < free_.size(); ++k) free_[k] = static_cast<std::uint32_t>(free_.size() - 1 - k);
+    return true;
+  }
   T& operator[](std::uint32_t i) { return items_[i]; }
   const T& operator[](std::uint32_t i) const { return items_[i]; }
   [[nodiscard]] std::size_t capacity() const { return items_.size(); }
