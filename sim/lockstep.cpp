@@ -88,25 +88,26 @@ struct Strand {
   Time t, wt, wp;  ///< the strand's time; the group's last completion, and when its event was pushed
   C c, wc;
   std::uint8_t unsure = 0, wunsure = 0;
-  std::uint8_t running = 0;  ///< strands > 0: forked and not yet joined
 };
 
 /// A node: its strands (the process is strand 0), and its epoch (joins so far, mod 256), which
 /// tells the links' records which strands sent on them since the last join.
 template <class C, int K>
 struct NodeState {
-  std::array<Strand<C>, K> s;
   std::uint8_t epoch = 0;
+  std::uint8_t running = 0;  ///< the strands k > 0 (bit k) forked and not yet joined
+  std::array<Strand<C>, K> s;
 };
 
 /// Thrown where the engine's order of events would decide: the run gives up.
 struct Abort {};
 
-template <bool kWide>
+/// kWide: chains with flops and overheads (a program that computes); K: strands a node (1, or
+/// StepProgram::kMaxStrands for a program that forks).
+template <bool kWide, int K>
 class Lockstep {
  public:
   using C = std::conditional_t<kWide, WideChain, Chain>;
-  static constexpr int K = kWide ? StepProgram::kMaxStrands : 1;
   using Pend = Pending<C>;
   using Lnk = Link<C>;
   using Node = NodeState<C, K>;
@@ -141,6 +142,7 @@ class Lockstep {
     load_.assign(n_ * ports_, 0);
     if (kWide) compute_.assign(n_, Time{});
     recv_range_.assign(n_, {0, 0});
+    touched_.assign(n_, 0);
     st_.resumes = static_cast<std::int64_t>(n_);  // each process's first run
     st_.lockstep_runs = 1;
     steps_ = program_.steps();
@@ -176,7 +178,7 @@ class Lockstep {
     const St* first = nullptr;
     for (const Node& u : nodes_) {
       for (int k = 1; k < K; ++k)
-        if (u.s[static_cast<std::size_t>(k)].running != 0)
+        if (((u.running >> k) & 1U) != 0)
           throw SimulationError("a step program ends with strand " + std::to_string(k) + " not joined");
       const St& v = u.s[0];
       if (v.t != last) continue;
@@ -207,7 +209,10 @@ class Lockstep {
     struct Size {
       std::int64_t elements = -1, packets = 0;
       Time duration, last_packet;
-    } size;  ///< the last message's
+    };
+    /// The last messages' sizes, by their elements mod 4 (a step's messages have few sizes, and
+    /// CRA's parts two neighbouring ones, which one entry kept dividing for in turn).
+    std::array<Size, 4> sizes;
   };
 
   /// The barrier's completion: between_steps, on the last thread to arrive.
@@ -340,24 +345,23 @@ class Lockstep {
   static St& strand(Node& v, const StepOp& op, NodeId x, std::int64_t s) {
     if (op.strand >= K)
       throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": strand " +
-                            std::to_string(op.strand) +
-                            (kWide ? " is beyond the simulator's" : " in a program not wide()"));
+                            std::to_string(op.strand) + " is beyond the program's strands()");
     if constexpr (K > 1) {
       St& u = v.s[op.strand];
       if (op.strand == 0) {
         for (std::size_t k = 1; k < K; ++k)
-          if (v.s[k].running != 0)
+          if (((v.running >> k) & 1U) != 0)
             throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) +
                                   ": strand 0 posts while strand " + std::to_string(k) + " runs (join first)");
         return u;
       }
-      if (u.running == 0) {  // forked: strand 0's time and chain, its group empty
+      if (((v.running >> op.strand) & 1U) == 0) {  // forked: strand 0's time and chain, its group empty
         const St& p = v.s[0];
         u.t = u.wt = p.t;
         u.c = u.wc = p.c;
         u.unsure = u.wunsure = p.unsure;
         u.wp = Time{};
-        u.running = 1;
+        v.running = static_cast<std::uint8_t>(v.running | (1U << op.strand));
       }
       return u;
     } else {
@@ -376,9 +380,8 @@ class Lockstep {
     std::uint8_t unsure = p.unsure;
     bool any = false;
     for (std::size_t k = 1; k < K; ++k) {
-      St& u = v.s[k];
-      if (u.running == 0) continue;
-      u.running = 0;
+      const St& u = v.s[k];
+      if (((v.running >> k) & 1U) == 0) continue;
       if (!any || u.t > t) {
         t = u.t;
         c = u.c;
@@ -392,6 +395,7 @@ class Lockstep {
     p.t = p.wt = t;
     p.c = p.wc = c;
     p.unsure = p.wunsure = unsure;
+    v.running = 0;
     v.epoch = static_cast<std::uint8_t>(v.epoch + 1);
   }
 
@@ -404,26 +408,30 @@ class Lockstep {
     recv_range_[i].first = w.recv_ops.size();
     recv_range_[i].second = w.recv_ops.size();
     Node& v = nodes_[i];
-    for (St& u : v.s) {
-      u.wt = u.t;
-      u.wc = u.c;
-      u.wunsure = u.unsure;
-    }
+    std::uint8_t& touched = touched_[i];
+    touched = 0;
     if (w.ops.empty()) return;
     ++w.node_steps;
-    // The links of a node kAhead further on, side by side, which its sends will write: last
-    // touched by their receivers in the step before.
-    if (i + kAhead < w.hi)
-      for (std::size_t p = 0; p < ports_; ++p) detail::prefetch(&links_[(i + kAhead) * ports_ + p], true);
     Time busy{};
+    std::size_t sent = 0;
     std::uint32_t computed = 0;  // strands that computed in this step (bit k): they post no more
     for (const StepOp& op : w.ops) {
       if (op.kind == StepOp::Kind::join) {
+        if (&op != w.ops.data())
+          throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) +
+                                ": a join after another operation of the step");
         if constexpr (K > 1) join(v);
+        touched = 1;
         continue;
       }
       if (op.kind == StepOp::Kind::compute && !kWide) throw SimulationError("a compute in a program not wide()");
       St& u = strand(v, op, x, s);
+      if (((touched >> op.strand) & 1U) == 0) {  // its group begins: none of it completed yet
+        touched = static_cast<std::uint8_t>(touched | (1U << op.strand));
+        u.wt = u.t;
+        u.wc = u.c;
+        u.wunsure = u.unsure;
+      }
       if (op.kind != StepOp::Kind::send) {
         if (op.kind == StepOp::Kind::compute)
           computed |= 1U << op.strand;
@@ -439,6 +447,7 @@ class Lockstep {
       if (topo_.neighbor(x, op.port) < 0) no_link(x, s, op.port);
       const std::size_t li = link(x, op.port);
       Lnk& l = links_[li];
+      ++sent;
       if constexpr (K > 1) {
         // Two strands on one link between two joins: which sends first is the engine's order of
         // events, not the program's.
@@ -459,16 +468,17 @@ class Lockstep {
         ++w.queued;
       }
       const std::int64_t e = op.elements;
-      if (e != w.size.elements) w.size = sized(e);  // a step's messages have few sizes
-      const std::int64_t k = w.size.packets;
-      const Time d = w.size.duration;
+      typename Worker::Size& z = w.sizes[static_cast<std::size_t>(e) & 3];
+      if (e != z.elements) z = sized(e);
+      const std::int64_t k = z.packets;
+      const Time d = z.duration;
       ch.startups += k;
       ch.msg_startups += 1;
       ch.element_transfers += e;
       const Time end = start + d;
       // The per-packet engine pushes the last packet's end when that packet starts; a train or
       // a message in closed form pushes it with the same key (store_and_forward.cpp).
-      const Time pushed = k == 1 ? start : end - w.size.last_packet;
+      const Time pushed = k == 1 ? start : end - z.last_packet;
       l.free = end;
       ++w.messages;
       w.packets += k;
@@ -495,6 +505,11 @@ class Lockstep {
     }
     recv_range_[i].second = w.recv_ops.size();
     comm_[i] += busy;
+    // The links of a node kAhead further on, side by side, which its sends will write (last
+    // touched by their receivers in the step before): where this node sent on half its ports or
+    // more (the all-gathers: all), not where it sent on a few (the multiplications: 2 of 16).
+    if (2 * sent >= ports_ && i + kAhead < w.hi)
+      for (std::size_t p = 0; p < ports_; ++p) detail::prefetch(&links_[(i + kAhead) * ports_ + p], true);
   }
 
   /// The last message sent on a link that holds one (a link of one of w's nodes: in w's pool).
@@ -516,10 +531,12 @@ class Lockstep {
         const NodeId from = topo_.neighbor(z, w.recv_ops[r].port);
         if (from >= 0) detail::prefetch(&links_[link(from, topo_.port_to(from, z))]);
       }
+    const std::uint8_t touched = touched_[i];
+    if (touched == 0) return true;
     Node& v = nodes_[i];
     for (std::size_t r = recv_range_[i].first; r < recv_range_[i].second; ++r) {
       const StepOp& op = w.recv_ops[r];
-      St& u = v.s[kWide ? op.strand : 0];
+      St& u = v.s[K > 1 ? op.strand : 0];
       if (kWide && op.kind == StepOp::Kind::compute) {
         // Once the strand's group has completed (the rest of its receives came before): the
         // engine's compute operation, t_a a flop and the call's overhead t_call.
@@ -542,7 +559,8 @@ class Lockstep {
       // The message is in its sender's record of the link.
       if (!take(w, links_[link(from, topo_.port_to(from, x))], from, op.tag, u)) return false;
     }
-    for (St& u : v.s) complete(u);
+    for (std::size_t k = 0; k < K; ++k)
+      if ((touched >> k) & 1U) complete(v.s[k]);
     return true;
   }
 
@@ -615,6 +633,9 @@ class Lockstep {
   std::vector<std::int64_t> load_;  ///< elements each link carried
   /// Node x's receives of the step: its worker's recv_ops[first, second).
   std::vector<std::pair<std::size_t, std::size_t>> recv_range_;
+  /// The strands (bit k) of each node with an operation in the step being timed (none: the
+  /// receives' sweep passes the node by).
+  std::vector<std::uint8_t> touched_;
   std::vector<Worker> workers_;
   std::atomic<bool> gave_up_{false}, failed_{false};
   std::mutex error_mutex_;
@@ -628,11 +649,19 @@ std::optional<RunStats> run_lockstep(const Machine& m, const Topology& topo, con
                                      const StepProgram& program, std::vector<Buffer>& results) {
   if (!lockstep_supports(m, options)) return std::nullopt;
   try {
-    if (program.wide()) {
-      Lockstep<true> l(m, topo, options, program);
+    const int strands = program.strands();
+    if (strands < 1 || strands > StepProgram::kMaxStrands)
+      throw SimulationError("a step program of " + std::to_string(strands) + " strands (1 to " +
+                            std::to_string(StepProgram::kMaxStrands) + ")");
+    if (strands > 1) {
+      Lockstep<true, StepProgram::kMaxStrands> l(m, topo, options, program);
       return l.run(results);
     }
-    Lockstep<false> l(m, topo, options, program);
+    if (program.wide()) {
+      Lockstep<true, 1> l(m, topo, options, program);
+      return l.run(results);
+    }
+    Lockstep<false, 1> l(m, topo, options, program);
     return l.run(results);
   } catch (const Abort&) {
     return std::nullopt;

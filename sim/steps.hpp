@@ -40,9 +40,11 @@ class StepProgram {
   virtual void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const = 0;
   /// The elements node x holds at the end (its result in timing mode, which the check sizes).
   [[nodiscard]] virtual std::int64_t result_elements(NodeId x) const = 0;
-  /// Whether the program computes or runs strands besides strand 0 (up to kMaxStrands): the
-  /// simulator then keeps wider records (a chain with flops and overheads, a state a strand).
+  /// Whether the program computes: the simulator then keeps wider chains (flops and overheads).
   [[nodiscard]] virtual bool wide() const { return false; }
+  /// The strands a node runs at most, strand 0 included (1 to kMaxStrands): the simulator keeps a
+  /// state a strand, and wide chains where there is more than one.
+  [[nodiscard]] virtual int strands() const { return 1; }
   static constexpr int kMaxStrands = 4;
 };
 

@@ -314,6 +314,7 @@ class WideScripted final : public StepProgram {
  public:
   explicit WideScripted(std::vector<std::vector<std::vector<StepOp>>> ops) : ops_(std::move(ops)) {}
   [[nodiscard]] bool wide() const override { return true; }
+  [[nodiscard]] int strands() const override { return kMaxStrands; }
   [[nodiscard]] std::int64_t steps() const override { return static_cast<std::int64_t>(ops_.size()); }
   void step(NodeId x, std::int64_t s, std::vector<StepOp>& out) const override {
     const auto& v = ops_[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)];
@@ -364,8 +365,8 @@ TEST(Lockstep, JoinsStrandsAsTheLastToEndAndGivesUpOnTheirTies) {
   const std::vector<std::vector<StepOp>> shared{{on(1, snd(0, 1)), on(2, snd(0, 1, 1))}, {rcv(0), rcv(0, 1)}, {}, {}};
   EXPECT_FALSE(run_lockstep(m, cube, o, WideScripted({shared, joined}), results));
   // Programs that are not ones: strand 0 posting while strands run, a send after its strand's
-  // compute, strands not joined at the end, a strand beyond the simulator's, a compute in a
-  // narrow program.
+  // compute, strands not joined at the end, a strand beyond the simulator's, a join after another
+  // operation of its step, a compute in a narrow program.
   const std::vector<std::vector<StepOp>> early{{on(1, snd(0, 1)), snd(1, 1)}, {rcv(0)}, {rcv(1)}, {}};
   EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({early, joined}), results), SimulationError);
   const std::vector<std::vector<StepOp>> after{{compute(1), snd(0, 1)}, {rcv(0)}, {}, {}};
@@ -373,6 +374,8 @@ TEST(Lockstep, JoinsStrandsAsTheLastToEndAndGivesUpOnTheirTies) {
   EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({fork}), results), SimulationError);
   const std::vector<std::vector<StepOp>> beyond{{on(StepProgram::kMaxStrands, snd(0, 1))}, {rcv(0)}, {}, {}};
   EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({beyond}), results), SimulationError);
+  const std::vector<std::vector<StepOp>> late_join{{snd(0, 1), join()}, {rcv(0)}, {}, {}};
+  EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({late_join}), results), SimulationError);
   const std::vector<std::vector<StepOp>> narrow{{compute(1)}, {}, {}, {}};
   EXPECT_THROW(run_lockstep(m, cube, o, Scripted({narrow}), results), SimulationError);
 }

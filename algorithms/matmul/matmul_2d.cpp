@@ -333,6 +333,7 @@ class CannonSteps final : public StepProgram {
     }
   }
   [[nodiscard]] bool wide() const override { return true; }
+  [[nodiscard]] int strands() const override { return 3; }
   [[nodiscard]] std::int64_t steps() const override { return products_ * (align_steps_ + cg_.L); }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return products_ * cg_.g.bP1 * cg_.g.bR2; }
   void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {

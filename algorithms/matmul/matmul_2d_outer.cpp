@@ -111,6 +111,7 @@ class OuterSteps final : public StepProgram {
   explicit OuterSteps(const Setup& s)
       : g_(s.params, s.topology),
         L_(g_.N1),
+        lg_(g_.n1),
         K_(products(s.params)),
         X_(g_.bP1 * g_.bQ2),
         Y_(g_.bQ1 * g_.bR2),
@@ -133,12 +134,14 @@ class OuterSteps final : public StepProgram {
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return K_ * g_.bP1 * g_.bR2; }
   void step(NodeId x, std::int64_t sigma, std::vector<StepOp>& ops) const override {
     const Plan& p = nodes_[static_cast<std::size_t>(x)];
-    const std::int64_t t = sigma / 4, r = (sigma / 2) % 2;
+    const std::int64_t t = sigma >> 2, r = (sigma >> 1) & 1;
     // This node's items at wave step t: a + b = t - κL, b = (a - d) mod L (d = i - j mod L), so
-    // a = (t' + d) / 2 >= d or a = (t' + d - L) / 2 < d; at most two, sorted by a.
+    // a = (t' + d) / 2 >= d or a = (t' + d - L) / 2 < d; at most two, sorted by a. L even (a
+    // power of two above 1): t' + d, and so t + d, is even (most of the steps a node has none).
+    if (L_ > 1 && ((t + p.d) & 1) != 0) return;
     std::int64_t found[2];
     int n = 0;
-    for (std::int64_t k = t / L_ - 1; k <= t / L_; ++k) {
+    for (std::int64_t k = (t >> lg_) - 1; k <= t >> lg_; ++k) {
       if (k < 0 || k >= K_) continue;
       const std::int64_t tp = t - k * L_;
       if (tp > 2 * L_ - 2) continue;
@@ -165,7 +168,9 @@ class OuterSteps final : public StepProgram {
     std::int8_t left = -1, right = -1, up = -1, down = -1;
   };
   Grid g_;
-  std::int64_t L_, K_, X_, Y_, flops_;
+  std::int64_t L_;
+  int lg_;  ///< log2 L
+  std::int64_t K_, X_, Y_, flops_;
   std::vector<Plan> nodes_;
 };
 
