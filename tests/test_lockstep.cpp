@@ -236,10 +236,13 @@ TEST(Lockstep, LeavesToTheEngineWhatItDoesNotTimeExactly) {
 }
 
 /// A program of one step on the 2-cube whose outcome the engine's order of events would decide,
-/// or that is not a step program at all.
+/// or that is not a step program at all; `wide`: one that computes and forks (four strands).
 class Scripted final : public StepProgram {
  public:
-  explicit Scripted(std::vector<std::vector<std::vector<StepOp>>> ops) : ops_(std::move(ops)) {}
+  explicit Scripted(std::vector<std::vector<std::vector<StepOp>>> ops, bool wide = false)
+      : ops_(std::move(ops)), wide_(wide) {}
+  [[nodiscard]] bool wide() const override { return wide_; }
+  [[nodiscard]] int strands() const override { return wide_ ? kMaxStrands : 1; }
   [[nodiscard]] std::int64_t steps() const override { return static_cast<std::int64_t>(ops_.size()); }
   void step(NodeId x, std::int64_t s, std::vector<StepOp>& out) const override {
     const auto& v = ops_[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)];
@@ -249,6 +252,7 @@ class Scripted final : public StepProgram {
 
  private:
   std::vector<std::vector<std::vector<StepOp>>> ops_;
+  bool wide_;
 };
 
 StepOp snd(int port, std::int64_t e, int tag = 0) {
@@ -309,23 +313,6 @@ TEST(Lockstep, GivesUpWhereTheEnginesOrderOfEventsWouldDecide) {
   EXPECT_THROW(run_lockstep(m, cube, o, Scripted({bad}), results), SimulationError);
 }
 
-/// A wide program (strands, joins, computes) on the 2-cube, scripted.
-class WideScripted final : public StepProgram {
- public:
-  explicit WideScripted(std::vector<std::vector<std::vector<StepOp>>> ops) : ops_(std::move(ops)) {}
-  [[nodiscard]] bool wide() const override { return true; }
-  [[nodiscard]] int strands() const override { return kMaxStrands; }
-  [[nodiscard]] std::int64_t steps() const override { return static_cast<std::int64_t>(ops_.size()); }
-  void step(NodeId x, std::int64_t s, std::vector<StepOp>& out) const override {
-    const auto& v = ops_[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)];
-    out.insert(out.end(), v.begin(), v.end());
-  }
-  [[nodiscard]] std::int64_t result_elements(NodeId) const override { return 0; }
-
- private:
-  std::vector<std::vector<std::vector<StepOp>>> ops_;
-};
-
 StepOp on(std::uint8_t strand, StepOp op) {
   op.strand = strand;
   return op;
@@ -347,7 +334,7 @@ TEST(Lockstep, JoinsStrandsAsTheLastToEndAndGivesUpOnTheirTies) {
   const std::vector<std::vector<StepOp>> fork{
       {on(1, snd(0, 100)), on(2, snd(1, 200)), compute(10, 2)}, {rcv(0)}, {rcv(1)}, {}};
   const std::vector<std::vector<StepOp>> joined{{join(), compute(1)}, {}, {}, {}};
-  const auto r = run_lockstep(m, cube, o, WideScripted({fork, joined}), results);
+  const auto r = run_lockstep(m, cube, o, Scripted({fork, joined}, true), results);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->time, Time::ps(3053));
   EXPECT_EQ(r->critical_path.startups, 1);
@@ -360,22 +347,22 @@ TEST(Lockstep, JoinsStrandsAsTheLastToEndAndGivesUpOnTheirTies) {
   // the engine's order of events.
   const std::vector<std::vector<StepOp>> tie{
       {on(1, snd(0, 101)), on(2, snd(1, 100)), compute(0, 2)}, {rcv(0)}, {rcv(1)}, {}};
-  EXPECT_FALSE(run_lockstep(m, cube, o, WideScripted({tie, joined}), results));
+  EXPECT_FALSE(run_lockstep(m, cube, o, Scripted({tie, joined}, true), results));
   // Two strands on one link between joins: the engine's order of events says which goes first.
   const std::vector<std::vector<StepOp>> shared{{on(1, snd(0, 1)), on(2, snd(0, 1, 1))}, {rcv(0), rcv(0, 1)}, {}, {}};
-  EXPECT_FALSE(run_lockstep(m, cube, o, WideScripted({shared, joined}), results));
+  EXPECT_FALSE(run_lockstep(m, cube, o, Scripted({shared, joined}, true), results));
   // Programs that are not ones: strand 0 posting while strands run, a send after its strand's
   // compute, strands not joined at the end, a strand beyond the simulator's, a join after another
   // operation of its step, a compute in a narrow program.
   const std::vector<std::vector<StepOp>> early{{on(1, snd(0, 1)), snd(1, 1)}, {rcv(0)}, {rcv(1)}, {}};
-  EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({early, joined}), results), SimulationError);
+  EXPECT_THROW(run_lockstep(m, cube, o, Scripted({early, joined}, true), results), SimulationError);
   const std::vector<std::vector<StepOp>> after{{compute(1), snd(0, 1)}, {rcv(0)}, {}, {}};
-  EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({after}), results), SimulationError);
-  EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({fork}), results), SimulationError);
+  EXPECT_THROW(run_lockstep(m, cube, o, Scripted({after}, true), results), SimulationError);
+  EXPECT_THROW(run_lockstep(m, cube, o, Scripted({fork}, true), results), SimulationError);
   const std::vector<std::vector<StepOp>> beyond{{on(StepProgram::kMaxStrands, snd(0, 1))}, {rcv(0)}, {}, {}};
-  EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({beyond}), results), SimulationError);
+  EXPECT_THROW(run_lockstep(m, cube, o, Scripted({beyond}, true), results), SimulationError);
   const std::vector<std::vector<StepOp>> late_join{{snd(0, 1), join()}, {rcv(0)}, {}, {}};
-  EXPECT_THROW(run_lockstep(m, cube, o, WideScripted({late_join}), results), SimulationError);
+  EXPECT_THROW(run_lockstep(m, cube, o, Scripted({late_join}, true), results), SimulationError);
   const std::vector<std::vector<StepOp>> narrow{{compute(1)}, {}, {}, {}};
   EXPECT_THROW(run_lockstep(m, cube, o, Scripted({narrow}), results), SimulationError);
 }
