@@ -26,22 +26,17 @@ Task<> paths_across(Node& self, std::int64_t S, bool forwards, bool late, std::v
   for (int h = 1; h <= n; ++h) sources.push_back(x ^ ((NodeId{1} << h) - 1));
   const Buffer mine = Buffer::make(S, true, [&](std::int64_t i) { return static_cast<Element>(100 * x + i); });
   std::vector<Buffer> out(sources.size());
-  std::vector<Task<>> roles;
-  Forwards relays(self, sources.size());
-  const bool own_request = forwards || late;
+  // `late`: the own send goes first as a request, the parts after the delay; otherwise the own
+  // send is a part (a request where `forwards`, else the source's coroutine).
   Request own;
-  if (own_request) own = self.start(self.send(dims[0], mine.slice(0, S), static_cast<int>(1 + x)));
+  if (late) own = self.start(self.send(dims[0], mine.slice(0, S), static_cast<int>(1 + x)));
   if (late) co_await self.delay(Time::ps(1'000'000));
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    const int tag = static_cast<int>(1 + sources[i]);
-    if (own_request && sources[i] == x) continue;
-    if (forwards && routing::forward_part(self, dims, sources[i], tag, S, relays, &out[i])) continue;
-    roles.push_back(
-        routing::pipelined_path(self, dims, sources[i], tag, S, sources[i] == x ? mine : Buffer{}, &out[i]));
-  }
-  co_await all_of(std::move(roles));
-  co_await relays;
-  if (own_request) co_await own;
+  routing::PathParts parts(self, sources.size(), forwards);
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    if (!late || sources[i] != x)
+      parts.add(dims, sources[i], static_cast<int>(1 + sources[i]), S, sources[i] == x ? mine : Buffer{}, &out[i]);
+  co_await parts.done();
+  if (late) co_await own;
   (*got)[static_cast<std::size_t>(x)] = std::move(out.back());  // the path that ends here: x's last source
 }
 

@@ -834,4 +834,23 @@ Task<> pipelined_path(Node& self, std::span<const int> dims, NodeId src, int tag
   return path_destination(self, dims[hop - 1], tag, packets, out);
 }
 
+PathParts::PathParts(Node& self, std::size_t paths, bool direct) : self_(self), direct_(direct), relays_(self, paths) {
+  roles_.reserve(paths);
+}
+
+void PathParts::add(std::span<const int> dims, NodeId src, int tag, std::int64_t size, Buffer data, Buffer* out) {
+  if (direct_ && src == self_.id() && !dims.empty()) {  // path_source of one packet
+    own_.push_back(self_.start(self_.send(dims[0], data.slice(0, size), tag)));
+    return;
+  }
+  if (direct_ && forward_part(self_, dims, src, tag, size, relays_, out)) return;
+  roles_.push_back(pipelined_path(self_, dims, src, tag, size, src == self_.id() ? std::move(data) : Buffer{}, out));
+}
+
+Task<> PathParts::done() {
+  co_await all_of(std::move(roles_));
+  co_await relays_;
+  for (Request& q : own_) co_await q;
+}
+
 }  // namespace cubesim::routing

@@ -244,6 +244,30 @@ bool forward_part(Node& self, std::span<const int> dims, NodeId src, int tag, st
 Task<> pipelined_path(Node& self, std::span<const int> dims, NodeId src, int tag, std::int64_t size, Buffer data,
                       Buffer* out);
 
+/// A node's parts in many pipelined paths at once (TR-572 §6.1's SPT/DPT, TR-530 §5.2.2's pair
+/// swaps): `add` each path in the order its pipelined_path coroutine would begin, then
+/// `co_await parts.done()`. Where `direct` (paths of one packet, no observer), the node's own send
+/// is begun as a request and a relay or destination as a Forwards entry (forward_part), without
+/// a coroutine; any other part is a pipelined_path coroutine. The same calls to the engine in the
+/// same order as a coroutine a part, so the same events and reports (tests/test_forwards.cpp,
+/// docs/performance.md "Forwards").
+class PathParts {
+ public:
+  PathParts(Node& self, std::size_t paths, bool direct);
+  /// Node self's part in the path of `size` elements along `dims` from `src` with `tag`; `data`,
+  /// at the source, holds them (from its start); `*out`, at the destination, gets them once done.
+  void add(std::span<const int> dims, NodeId src, int tag, std::int64_t size, Buffer data, Buffer* out);
+  /// Waits for every part: the coroutines, then the relays, then the own sends.
+  Task<> done();
+
+ private:
+  Node& self_;
+  bool direct_;
+  Forwards relays_;
+  std::vector<Task<>> roles_;
+  std::vector<Request> own_;
+};
+
 /// The terms of a schedule run in lockstep, for the rows TR-530 does not give: start-ups,
 /// element transfers and messages summed over the steps (or messages) named below.
 struct Terms {

@@ -161,32 +161,17 @@ Task<Buffer> pair_spt(Node& self, const Txp& t, std::int64_t X, Buffer mine) {
   for (int j = 0; j < t.nmin; ++j)
     if (!t.differs(x, j)) add(t.swap(x ^ (NodeId{1} << t.rdim[j]), j + 1));
   std::vector<Buffer> got(sources.size());
-  std::vector<Task<>> roles;
-  roles.reserve(sources.size());
   std::vector<int> dims;
   dims.reserve(static_cast<std::size_t>(2 * t.nmin));
   // Paths of one packet, unobserved: the relays as Forwards and this node's own send as a request,
-  // begun here in the order in which their coroutines would begin them (the own path is the first
+  // begun in the order in which their coroutines would begin them (the own path is the first
   // source, sources[0]), the destination a coroutine as before (docs/performance.md "Forwards").
-  const bool direct = !self.observed() && X <= self.packet_elements();
-  Forwards relays(self, sources.size());
-  Request own;
-  bool own_sent = false;
+  routing::PathParts parts(self, sources.size(), !self.observed() && X <= self.packet_elements());
   for (std::size_t i = 0; i < sources.size(); ++i) {
     t.path(sources[i], dims);
-    const int tag = static_cast<int>(1 + sources[i]);
-    if (direct && sources[i] == x && !dims.empty()) {  // path_source of one packet
-      own = self.start(self.send(dims[0], mine.slice(0, X), tag));
-      own_sent = true;
-      continue;
-    }
-    if (direct && routing::forward_part(self, dims, sources[i], tag, X, relays, &got[i])) continue;
-    roles.push_back(
-        routing::pipelined_path(self, dims, sources[i], tag, X, sources[i] == x ? mine : Buffer{}, &got[i]));
+    parts.add(dims, sources[i], static_cast<int>(1 + sources[i]), X, sources[i] == x ? mine : Buffer{}, &got[i]);
   }
-  co_await all_of(std::move(roles));
-  co_await relays;
-  if (own_sent) co_await own;
+  co_await parts.done();
   const NodeId from = t.swap(x);
   if (from == x) co_return mine;
   for (std::size_t i = 0; i < sources.size(); ++i)

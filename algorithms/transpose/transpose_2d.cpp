@@ -112,34 +112,23 @@ Task<> paths_transpose(Node& self, Params p, int paths) {
   // A million roles on 2^16 processors: while the paths run the node keeps a task and a buffer a
   // role and where the target's parts land, but not its list of roles with their dimensions.
   std::vector<Buffer> got(mine_roles.size());
-  std::vector<Task<>> roles;
-  roles.reserve(mine_roles.size());
   std::vector<std::size_t> target_parts;  // the indices of the roles of the path(s) ending here, by path
   for (int k = 0; k < paths; ++k)
     for (std::size_t i = 0; i < mine_roles.size(); ++i)
       if (mine_roles[i].source == t.target(x) && mine_roles[i].path == k) target_parts.push_back(i);
   // Paths of one packet, unobserved: the relays as Forwards and this node's own sends as requests,
-  // begun here in the order of the roles, in which their coroutines would begin them (no other
-  // part sends: a destination only receives). docs/performance.md "Forwards".
+  // begun in the order of the roles, in which their coroutines would begin them (no other part
+  // sends: a destination only receives). docs/performance.md "Forwards".
   const bool direct = !self.observed() && (paths == 1 ? D : D - D / 2) <= self.packet_elements();  // the longer part
-  Forwards relays(self, mine_roles.size());
-  std::vector<Request> own;
+  routing::PathParts parts(self, mine_roles.size(), direct);
   for (std::size_t i = 0; i < mine_roles.size(); ++i) {
     Role& r = mine_roles[i];
     const std::int64_t half = paths == 1 ? D : (r.path == 0 ? D - D / 2 : D / 2);
-    const int tag = static_cast<int>(r.source * 2 + r.path);
-    if (direct && r.source == x && !r.dims.empty()) {  // path_source of one packet
-      own.push_back(self.start(self.send(r.dims[0], mine.slice(r.path == 0 ? 0 : D - D / 2, half), tag)));
-      continue;
-    }
-    if (direct && routing::forward_part(self, r.dims, r.source, tag, half, relays, &got[i])) continue;
-    Buffer part = r.source == x ? mine.slice(r.path == 0 ? 0 : D - D / 2, half) : Buffer{};
-    roles.push_back(routing::pipelined_path(self, r.dims, r.source, tag, half, std::move(part), &got[i]));
+    parts.add(r.dims, r.source, static_cast<int>(r.source * 2 + r.path), half,
+              r.source == x ? mine.slice(r.path == 0 ? 0 : D - D / 2, half) : Buffer{}, &got[i]);
   }
   std::vector<Role>().swap(mine_roles);
-  co_await all_of(std::move(roles));
-  co_await relays;
-  for (Request& q : own) co_await q;
+  co_await parts.done();
   if (t.target(x) == x) {
     self.set_result(t.assemble(mine, self.data_mode()));
     co_return;
