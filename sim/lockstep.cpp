@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <barrier>
+#include <bit>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -177,9 +178,9 @@ class Lockstep {
     for (const Node& v : nodes_) last = std::max(last, v.s[0].t);
     const St* first = nullptr;
     for (const Node& u : nodes_) {
-      for (int k = 1; k < K; ++k)
-        if (((u.running >> k) & 1U) != 0)
-          throw SimulationError("a step program ends with strand " + std::to_string(k) + " not joined");
+      if (u.running != 0)
+        throw SimulationError("a step program ends with strand " + std::to_string(std::countr_zero(u.running)) +
+                              " not joined");
       const St& v = u.s[0];
       if (v.t != last) continue;
       if (v.unsure != 0) return std::nullopt;
@@ -349,10 +350,10 @@ class Lockstep {
     if constexpr (K > 1) {
       St& u = v.s[op.strand];
       if (op.strand == 0) {
-        for (std::size_t k = 1; k < K; ++k)
-          if (((v.running >> k) & 1U) != 0)
-            throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) +
-                                  ": strand 0 posts while strand " + std::to_string(k) + " runs (join first)");
+        if (v.running != 0)
+          throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) +
+                                ": strand 0 posts while strand " + std::to_string(std::countr_zero(v.running)) +
+                                " runs (join first)");
         return u;
       }
       if (((v.running >> op.strand) & 1U) == 0) {  // forked: strand 0's time and chain, its group empty

@@ -154,10 +154,21 @@ Task<> shift(Node& self, Ring& ring, int dir, std::int64_t steps = 1) {
   }
 }
 
+/// A shift by `amount` of L items toward lower positions, the shorter way round: its direction
+/// (-1: toward lower positions) and its steps.
+struct Shorter {
+  int dir;
+  std::int64_t steps;
+};
+Shorter shorter_way(std::int64_t L, std::int64_t amount) {
+  const bool down = amount <= L / 2;
+  return {down ? -1 : 1, down ? amount : L - amount};
+}
+
 /// Shifts the ring of L items by `amount` toward lower positions, the shorter way round.
 Task<> align(Node& self, Ring* ring, std::int64_t L, std::int64_t amount) {
-  const bool down = amount <= L / 2;
-  return shift(self, *ring, down ? -1 : 1, down ? amount : L - amount);
+  const Shorter w = shorter_way(L, amount);
+  return shift(self, *ring, w.dir, w.steps);
 }
 
 Task<> roll(Node& self, Ring* ring) { return shift(self, *ring, -1); }
@@ -321,11 +332,12 @@ class CannonSteps final : public StepProgram {
       const std::int64_t r = g.row_of(x), c = g.col_of(x);
       // align(): the shorter way round, one item a step.
       auto aligned = [&](Ring& ring, const routing::SubCube& sub, std::int64_t nodes, std::int64_t amount) {
-        const bool down = amount <= L / 2;
-        ring.steps = nodes > 1 ? (down ? amount : L - amount) : 0;
-        if (nodes > 1) ring.align = shift_ports(s.topology, x, sub, nodes, down ? -1 : 1);
-        if (nodes > 1) ring.roll = shift_ports(s.topology, x, sub, nodes, -1);
         ring.moves = nodes > 1;
+        if (!ring.moves) return;
+        const Shorter w = shorter_way(L, amount);
+        ring.steps = w.steps;
+        ring.align = shift_ports(s.topology, x, sub, nodes, w.dir);
+        ring.roll = shift_ports(s.topology, x, sub, nodes, -1);
       };
       aligned(p.C, g.row_cube(), g.N2, (r * cg_.kD) % L);
       aligned(p.D, g.col_cube(), g.N1, (c * cg_.kC) % L);

@@ -88,6 +88,22 @@ struct DekelGrid {
   /// The row shifts of C's alignment (bits of the row dimensions) and the column shifts of D's.
   [[nodiscard]] std::int64_t c_shift(std::int64_t r) const { return (r << lD) >> lC; }
   [[nodiscard]] std::int64_t d_shift(std::int64_t c) const { return (c << lC) >> lD; }
+  /// The exchanges of one step: C's across a row dimension and D's across a column dimension
+  /// (-1: that matrix stays).
+  struct Dims {
+    int c = -1, d = -1;
+  };
+  /// All-port alignment step j at node x: the bits j of its C and D shifts.
+  [[nodiscard]] Dims align_dims(NodeId x, int j) const {
+    const std::int64_t mC = c_shift(row(x)), mD = d_shift(col(x));
+    return {j < g.n2 && (mC >> j & 1) ? j : -1, j < g.n1 && (mD >> j & 1) ? g.n2 + j : -1};
+  }
+  /// GCEA step i >= 1: inner bit t = the transition of G(i - 1) to G(i) flips, across the cube
+  /// where it is a node bit of C's or D's block (else locally).
+  [[nodiscard]] Dims step_dims(std::int64_t i) const {
+    const int t = gray::transition(i - 1, l);
+    return {t >= lC ? t - lC : -1, t >= lD ? g.n2 + t - lD : -1};
+  }
 };
 
 Task<> dekel(Node& self, Params p) {
@@ -104,8 +120,10 @@ Task<> dekel(Node& self, Params p) {
   // node then holds inner block s = (r << lD) ^ (c << lC) in both (as items s mod kC, s mod kD).
   const std::int64_t mC = dg.c_shift(r), mD = dg.d_shift(c);
   if (self.machine().ports.kind == PortKind::all) {
-    for (int j = 0; j < std::max(g.n1, g.n2); ++j)
-      co_await exchange_both(self, j < g.n2 && (mC >> j & 1) ? j : -1, C, j < g.n1 && (mD >> j & 1) ? g.n2 + j : -1, D);
+    for (int j = 0; j < std::max(g.n1, g.n2); ++j) {
+      const DekelGrid::Dims e = dg.align_dims(x, j);
+      co_await exchange_both(self, e.c, C, e.d, D);
+    }
   } else {
     for (int j = 0; j < g.n2; ++j)
       if (mC >> j & 1) co_await exchange(self, j, C);
@@ -115,9 +133,9 @@ Task<> dekel(Node& self, Params p) {
   std::int64_t s = (r << dg.lD) ^ (c << dg.lC);
   for (std::int64_t i = 0; i < dg.L; ++i) {
     if (i > 0) {  // the GCEA step: inner bit t flips; across the cube where it is a node bit, else locally
-      const int t = gray::transition(i - 1, dg.l);
-      s ^= std::int64_t{1} << t;
-      co_await exchange_both(self, t >= dg.lC ? t - dg.lC : -1, C, t >= dg.lD ? g.n2 + t - dg.lD : -1, D);
+      s ^= std::int64_t{1} << gray::transition(i - 1, dg.l);
+      const DekelGrid::Dims e = dg.step_dims(i);
+      co_await exchange_both(self, e.c, C, e.d, D);
     }
     const std::int64_t inner = std::clamp(g.sh.Q - s * dg.bq, std::int64_t{0}, dg.bq);
     if (data)  // (timing mode: no values, and reading A's buffer was a miss a step)
@@ -144,28 +162,22 @@ class DekelSteps final : public StepProgram {
   [[nodiscard]] std::int64_t steps() const override { return align_ + dg_.L; }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return dg_.g.bP1 * dg_.g.bR2; }
   void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
-    const Grid& g = dg_.g;
     using enum StepOp::Kind;
-    auto exchange = [&](int dc, int dd) {
-      if (dc >= 0) {
-        ops.push_back({.kind = send, .port = dc, .elements = X_});
-        ops.push_back({.kind = recv, .port = dc});
+    auto exchange = [&](DekelGrid::Dims e) {
+      if (e.c >= 0) {
+        ops.push_back({.kind = send, .port = e.c, .elements = X_});
+        ops.push_back({.kind = recv, .port = e.c});
       }
-      if (dd >= 0) {
-        ops.push_back({.kind = send, .port = dd, .elements = Y_});
-        ops.push_back({.kind = recv, .port = dd});
+      if (e.d >= 0) {
+        ops.push_back({.kind = send, .port = e.d, .elements = Y_});
+        ops.push_back({.kind = recv, .port = e.d});
       }
     };
     if (s < align_) {
-      const auto j = static_cast<int>(s);
-      const std::int64_t mC = dg_.c_shift(dg_.row(x)), mD = dg_.d_shift(dg_.col(x));
-      exchange(j < g.n2 && (mC >> j & 1) ? j : -1, j < g.n1 && (mD >> j & 1) ? g.n2 + j : -1);
+      exchange(dg_.align_dims(x, static_cast<int>(s)));
       return;
     }
-    if (const std::int64_t i = s - align_; i > 0) {
-      const int t = gray::transition(i - 1, dg_.l);
-      exchange(t >= dg_.lC ? t - dg_.lC : -1, t >= dg_.lD ? g.n2 + t - dg_.lD : -1);
-    }
+    if (const std::int64_t i = s - align_; i > 0) exchange(dg_.step_dims(i));
     ops.push_back({.kind = compute, .elements = flops_});
   }
 
