@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "sim/budgets.hpp"
 #include "sim/kernel/prefetch.hpp"
 #include "sim/net/network.hpp"
 #include "sim/resources.hpp"
@@ -466,31 +467,12 @@ void Engine::check_budgets() {
     stats_.read_ahead_switches += many != reads_ahead_ ? 1 : 0;
     reads_ahead_ = many;
   }
-  if (options_.progress != nullptr) {
-    options_.progress->fetch_add(stats_.events - published_events_, std::memory_order_relaxed);
-    published_events_ = stats_.events;
-  }
+  detail::publish_progress(options_, stats_.events, published_events_);
   if (options_.max_events > 0) next_check_ = std::min(next_check_, std::max(done + 1, options_.max_events + 1));
-  if (options_.stop != nullptr) {
-    if (const int sig = options_.stop->load(std::memory_order_relaxed); sig != 0) throw Interrupted(sig);
-  }
-  const std::int64_t max = options_.max_events;
-  if (max > 0 && (stats_.events > max || stats_.resumes > max || awaits_ > max)) {
-    const std::string spent = stats_.events > max    ? std::to_string(stats_.events) + " events"
-                              : stats_.resumes > max ? std::to_string(stats_.resumes) + " resumes"
-                                                     : std::to_string(awaits_) + " awaited operations";
-    throw BudgetError(BudgetError::Budget::events,
-                      "the budget of " + std::to_string(max) + " events is spent (" + spent +
-                          " by t=" + format_time(now_) +
-                          "), a livelock or a run longer than the budget: " + unfinished("still run"));
-  }
-  if (options_.max_resident_bytes > 0 && ++budget_checks_ % kMemoryEvery == 0) {
-    if (const std::int64_t rss = resident_bytes(); rss > options_.max_resident_bytes)
-      throw BudgetError(BudgetError::Budget::memory,
-                        "the memory budget of " + format_bytes(options_.max_resident_bytes) + " is spent (" +
-                            format_bytes(rss) + " resident after " + std::to_string(stats_.events) +
-                            " events, t=" + format_time(now_) + "): " + unfinished("still run"));
-  }
+  detail::check_run_budgets(
+      options_, {.events = stats_.events, .resumes = stats_.resumes, .awaits = awaits_},
+      ++budget_checks_ % kMemoryEvery == 0, [&] { return " by t=" + format_time(now_); },
+      [&] { return ": " + unfinished("still run"); });
 }
 
 RunStats Engine::run(const ProcessFactory& make_process) {

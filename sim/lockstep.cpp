@@ -13,6 +13,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "sim/budgets.hpp"
 #include "sim/errors.hpp"
 #include "sim/kernel/pool.hpp"
 #include "sim/kernel/prefetch.hpp"
@@ -266,6 +267,7 @@ class Lockstep {
   /// budgets and the stop flag are checked every 4,096 node-steps, as the engine checks them every
   /// 4,096 of its steps.
   void between_steps() noexcept {
+    ++done_steps_;
     for (Worker& w : workers_) {
       for (const auto& [owner, index] : w.received) workers_[owner].pool.release(index);
       w.received.clear();
@@ -278,21 +280,11 @@ class Lockstep {
     if (node_steps - checked_ < 4096) return;
     checked_ = node_steps;
     try {
-      if (o_.progress != nullptr) {
-        o_.progress->fetch_add(st_.events - published_, std::memory_order_relaxed);
-        published_ = st_.events;
-      }
-      if (o_.stop != nullptr)
-        if (const int sig = o_.stop->load(std::memory_order_relaxed); sig != 0) throw Interrupted(sig);
-      if (o_.max_events > 0 && st_.resumes > o_.max_events)
-        throw BudgetError(BudgetError::Budget::events, "the budget of " + std::to_string(o_.max_events) +
-                                                           " events is spent (" + std::to_string(st_.resumes) +
-                                                           " resumes), a run longer than the budget");
-      if (o_.max_resident_bytes > 0)
-        if (const std::int64_t rss = resident_bytes(); rss > o_.max_resident_bytes)
-          throw BudgetError(BudgetError::Budget::memory, "the memory budget of " + format_bytes(o_.max_resident_bytes) +
-                                                             " is spent (" + format_bytes(rss) + " resident after " +
-                                                             std::to_string(st_.resumes) + " resumes)");
+      detail::publish_progress(o_, st_.events, published_);
+      detail::check_run_budgets(
+          o_, {.events = st_.events, .resumes = st_.resumes}, true,
+          [&] { return " by step " + std::to_string(done_steps_) + " of " + std::to_string(steps_); },
+          [] { return std::string(); });
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex_);
       if (!error_) error_ = std::current_exception();
@@ -617,7 +609,7 @@ class Lockstep {
         for (std::uint32_t pi = f.next; pi != detail::kNone; pi = pool[pi].next) ++st_.unreceived_messages;
       }
     }
-    if (o_.progress != nullptr) o_.progress->fetch_add(st_.events - published_, std::memory_order_relaxed);
+    detail::publish_progress(o_, st_.events, published_);
     st_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   }
 
@@ -626,7 +618,7 @@ class Lockstep {
   const EngineOptions& o_;
   const StepProgram& program_;
   std::size_t n_, ports_, chunk_ = 1;
-  std::int64_t steps_ = 0;
+  std::int64_t steps_ = 0, done_steps_ = 0;  ///< the program's steps; those timed (between_steps)
   RunStats st_;
   std::vector<Node> nodes_;
   std::vector<Time> comm_, compute_;  ///< each node's time sending; computing (wide programs)
