@@ -17,6 +17,7 @@
 #include "sim/errors.hpp"
 #include "sim/kernel/pool.hpp"
 #include "sim/kernel/prefetch.hpp"
+#include "sim/lockstep_chain.hpp"
 #include "sim/net/network.hpp"
 #include "sim/resources.hpp"
 
@@ -25,39 +26,16 @@ namespace cubesim {
 bool lockstep_supports(const Machine& m, const EngineOptions& options) {
   // What the engine's messages in closed form need too (sim/engine.cpp): the sender's link is the
   // only thing a message holds, and no software cost comes between a call and the network.
-  return !options.data_mode && options.packet_trains && m.ports.kind == PortKind::all &&
+  // One-port machines: the one-port simulator (sim/lockstep_one_port.cpp), in the engine's order.
+  return !options.data_mode && options.packet_trains &&
+         (m.ports.kind == PortKind::all || m.ports.kind == PortKind::one) &&
          std::string_view(network_model_of(m).name) == "store_and_forward" && m.o_send == Time{} && m.o_recv == Time{};
 }
 
 namespace {
 
-/// The part of a chain (PathCounts) a step program adds to: start-ups, message start-ups and
-/// element transfers. Its flops, copies, delays, routing and overheads stay 0 (no computation, no
-/// node software, store-and-forward), so 24 bytes stand for the 64 of a PathCounts.
-struct Chain {
-  std::int64_t startups = 0, msg_startups = 0, element_transfers = 0;
-  bool operator==(const Chain&) const = default;
-  [[nodiscard]] PathCounts counts() const {
-    PathCounts p;
-    p.startups = startups;
-    p.msg_startups = msg_startups;
-    p.element_transfers = element_transfers;
-    return p;
-  }
-};
-
-/// A program that computes (wide()): the flops and the kernel calls' overheads (t_call) too.
-struct WideChain : Chain {
-  std::int64_t flops = 0;
-  Time overheads;
-  bool operator==(const WideChain&) const = default;
-  [[nodiscard]] PathCounts counts() const {
-    PathCounts p = Chain::counts();
-    p.flops = flops;
-    p.overheads = overheads;
-    return p;
-  }
-};
+using detail::Chain;
+using detail::WideChain;
 
 /// A message on its way or arrived, not yet received: when its last packet ends, when the engine
 /// pushes that end's event (its key's second part), its chain.
@@ -641,6 +619,7 @@ class Lockstep {
 std::optional<RunStats> run_lockstep(const Machine& m, const Topology& topo, const EngineOptions& options,
                                      const StepProgram& program, std::vector<Buffer>& results) {
   if (!lockstep_supports(m, options)) return std::nullopt;
+  if (m.ports.kind == PortKind::one) return run_lockstep_one_port(m, topo, options, program, results);
   try {
     const int strands = program.strands();
     if (strands < 1 || strands > StepProgram::kMaxStrands)

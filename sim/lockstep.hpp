@@ -50,4 +50,9 @@ bool lockstep_supports(const Machine& m, const EngineOptions& options);
 std::optional<RunStats> run_lockstep(const Machine& m, const Topology& topo, const EngineOptions& options,
                                      const StepProgram& program, std::vector<Buffer>& results);
 
+/// run_lockstep on a one-port machine (sim/lockstep_one_port.cpp): the program's messages timed
+/// in the engine's order of events, which decides who queues for a slot at one instant.
+std::optional<RunStats> run_lockstep_one_port(const Machine& m, const Topology& topo, const EngineOptions& options,
+                                              const StepProgram& program, std::vector<Buffer>& results);
+
 }  // namespace cubesim

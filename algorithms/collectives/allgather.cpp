@@ -309,8 +309,8 @@ Task<> allgather_hybrid(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
-/// allgather_hybrid as a step program (sim/steps.hpp), for all-port machines (the lockstep
-/// simulator times no other): the k doubling exchanges of allgather_doubling, then the GCEA's.
+/// allgather_hybrid as a step program (sim/steps.hpp), one-port and all-port (the process is the
+/// same on both): the k doubling exchanges of allgather_doubling, then the GCEA's.
 class HybridSteps final : public StepProgram {
  public:
   explicit HybridSteps(const Setup& s)
@@ -337,10 +337,7 @@ class HybridSteps final : public StepProgram {
   std::int64_t M_;
 };
 
-std::unique_ptr<StepProgram> hybrid_steps(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all) return nullptr;
-  return std::make_unique<HybridSteps>(s);
-}
+std::unique_ptr<StepProgram> hybrid_steps(const Setup& s) { return std::make_unique<HybridSteps>(s); }
 
 /// TR-530 §5.1: Table 2 SBT-b(1,2^k) followed by GCEA(1,2^(n-k)) on blocks of 2^k M: element
 /// transfers (2^k - 1)M + (2^(n-k) - 1) 2^k M = (N-1)M, start-ups

@@ -1,0 +1,39 @@
+#pragma once
+/// The chains the lockstep simulators keep (sim/lockstep.cpp, sim/lockstep_one_port.cpp): the
+/// parts of a PathCounts a step program adds to.
+#include <cstdint>
+
+#include "sim/critical_path.hpp"
+#include "sim/time.hpp"
+
+namespace cubesim::detail {
+
+/// The part of a chain (PathCounts) a step program adds to: start-ups, message start-ups and
+/// element transfers. Its flops, copies, delays, routing and overheads stay 0 (no computation, no
+/// node software, store-and-forward), so 24 bytes stand for the 64 of a PathCounts.
+struct Chain {
+  std::int64_t startups = 0, msg_startups = 0, element_transfers = 0;
+  bool operator==(const Chain&) const = default;
+  [[nodiscard]] PathCounts counts() const {
+    PathCounts p;
+    p.startups = startups;
+    p.msg_startups = msg_startups;
+    p.element_transfers = element_transfers;
+    return p;
+  }
+};
+
+/// A program that computes (wide()): the flops and the kernel calls' overheads (t_call) too.
+struct WideChain : Chain {
+  std::int64_t flops = 0;
+  Time overheads;
+  bool operator==(const WideChain&) const = default;
+  [[nodiscard]] PathCounts counts() const {
+    PathCounts p = Chain::counts();
+    p.flops = flops;
+    p.overheads = overheads;
+    return p;
+  }
+};
+
+}  // namespace cubesim::detail

@@ -1,0 +1,562 @@
+// The one-port lockstep simulator (docs/lockstep.md "One-port: the engine's order"): a step
+// program on a one-port store-and-forward machine, timed message by message in the engine's
+// order of events.
+//
+// On a one-port machine a message also holds its sender's outgoing slot and, packet by packet,
+// its receiver's incoming slot, and two messages that ask for one slot at one instant are served
+// in the engine's order of events (StoreAndForward::advance). In a synchronous exchange that is
+// every step: a node goes on at the instant its partner's last message ends and asks for the next
+// partner's incoming slot, which that partner's own last message frees at the same instant, in an
+// event before or after it. The times do not depend on the order (the slot passes on at once), but
+// the counts of queued transmissions and slot ties do, and the engine reports them. So this
+// simulator keeps the engine's order instead of sweeping: it runs the program's operations as
+// the engine's processes would post them and takes their ends in the engine's order, by key
+// (time, push time, sequence number). Every end it pushes has the key the engine would give it,
+// and the sequence numbers are the order of the pushes: events of one (time, push time) are kept
+// in a first-in first-out bucket, which is the engine's order without a heap.
+//
+// What it does not do, it gives up on (the engine runs the point): a transmission that would
+// queue between a packet train's packets (the engine breaks the train and interleaves the two
+// messages packet by packet), a message of several packets that cannot go as a train, a message
+// that takes no time, more than two tags waiting on one port, a process that never ends.
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "sim/budgets.hpp"
+#include "sim/errors.hpp"
+#include "sim/kernel/prefetch.hpp"
+#include "sim/lockstep.hpp"
+#include "sim/lockstep_chain.hpp"
+
+namespace cubesim {
+
+namespace {
+
+constexpr std::uint32_t kNone = detail::kNone;
+/// An event's payload: a transfer's index, or (this bit set) the node whose compute ends.
+constexpr std::uint32_t kComputeBit = 0x80000000u;
+
+/// Thrown where the engine would do what this simulator does not: the run gives up.
+struct GiveUp {};
+
+/// A node's outgoing or incoming slot (capacity 1): held or not, and who waits for it, oldest
+/// first (the transfers' `next`).
+struct Slot1 {
+  std::int32_t busy = 0;
+  std::uint32_t head = kNone, tail = kNone;
+  [[nodiscard]] bool free() const { return busy == 0 && head == kNone; }
+};
+
+/// Receives posted (count > 0) or messages arrived unreceived (count < 0) for one tag on one port
+/// of a receiver: the engine's match slot, without the records (a posted receive completes its
+/// node's group; an arrived message is taken at once, with the receiver's own chain). A node has
+/// kMatches of them, side by side: the next step's receive finds its entry in the line the last
+/// one used.
+struct TagCount {
+  std::int32_t tag = 0;
+  std::int16_t count = 0;
+  std::uint8_t port = 0;
+};
+constexpr std::size_t kMatches = 8;
+
+template <class C>
+class OnePort {
+ public:
+  OnePort(const Machine& m, const Topology& topo, const EngineOptions& o, const StepProgram& program)
+      : m_(m),
+        topo_(topo),
+        o_(o),
+        program_(program),
+        n_(static_cast<std::size_t>(topo.size())),
+        ports_(static_cast<std::size_t>(std::max(1, topo.num_ports()))) {}
+
+  std::optional<RunStats> run(std::vector<Buffer>& results) {
+    const auto wall0 = std::chrono::steady_clock::now();
+    procs_.assign(n_, Proc{});
+    ins_.assign(n_, In{});
+    if (kWide) {
+      compute_.assign(n_, Time{});
+      cc_.assign(n_, C{});
+    }
+    if (program_.steps() > std::int64_t{0xffffffff}) throw GiveUp{};
+    load_.assign(n_ * ports_, 0);
+    match_.assign(n_ * kMatches, TagCount{});
+    steps_ = program_.steps();
+    st_.lockstep_runs = 1;
+    // Every process's first run, in node order, at time 0 with an empty chain (Engine::run_once).
+    for (std::size_t x = 0; x < n_; ++x) {
+      ++st_.resumes;
+      process(static_cast<NodeId>(x), C{});
+    }
+    while (!buckets_.empty()) {
+      auto it = buckets_.begin();
+      now_ = Time::ps(it->first.first);
+      std::vector<std::uint32_t> events = std::move(it->second);
+      if (last_ == &it->second) last_ = nullptr;
+      buckets_.erase(it);
+      for (std::size_t j = 0; j < events.size(); ++j) {
+        read_ahead(events, j);
+        const std::uint32_t e = events[j];
+        ++st_.events;
+        if ((e & kComputeBit) != 0)
+          compute_end(static_cast<NodeId>(e & ~kComputeBit));
+        else
+          transfer_end(e);
+        // The processes the event readied, in the order it readied them (Engine::run_once).
+        for (std::size_t r = 0; r < ready_.size(); ++r) {
+          const NodeId x = ready_[r];
+          ++st_.resumes;
+          process(x, procs_[static_cast<std::size_t>(x)].wc);
+        }
+        ready_.clear();
+        if (st_.events + st_.resumes >= next_check_) check();
+      }
+      events.clear();
+      spare_.push_back(std::move(events));
+    }
+    if (finished_ != n_) return std::nullopt;  // a process waits for ever: the engine says which
+    st_.time = last_time_;
+    st_.critical_path = last_chain_.counts();
+    check_invariant(st_.critical_path.time(m_) == last_time_,
+                    "the critical path accounts for the whole simulated time");
+    for (const TagCount& t : match_)
+      if (t.count < 0) st_.unreceived_messages -= t.count;
+    std::vector<Time> comm(n_);
+    for (std::size_t x = 0; x < n_; ++x) comm[x] = procs_[x].comm;
+    add_load_and_busy(topo_, ports_, load_, comm, compute_, st_);
+    detail::publish_progress(o_, st_.events, published_);
+    st_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    results.assign(n_, Buffer{});
+    for (std::size_t x = 0; x < n_; ++x) results[x] = Buffer::sized(program_.result_elements(static_cast<NodeId>(x)));
+    return st_;
+  }
+
+ private:
+  static constexpr bool kWide = std::is_same_v<C, detail::WideChain>;
+
+  /// A message on its way to a neighbour (StoreAndForward's Transfer): when it asked for what it
+  /// waits for, or, once it runs, when its last packet ends; its chain.
+  struct alignas(64) Xfer {
+    Time t;
+    C c;
+    std::int64_t elements = 0;
+    NodeId from = 0, to = 0;
+    std::uint32_t next = kNone;  ///< the next waiter of the slot it waits for
+    std::int32_t tag = 0;
+    std::uint16_t port = 0, rport = 0;  ///< its port at the sender; the sender's at the receiver
+    std::uint8_t stage = 0;             ///< 0: asks for the outgoing slot, 2: the incoming, 3: runs
+  };
+
+  /// A node's process: its place in the program, its waiter (the latest completion of the group it
+  /// awaits and that completion's chain, the operations outstanding), its outgoing slot and the
+  /// time it sent. One cache line with narrow chains.
+  struct Proc {
+    Time wt;
+    C wc;
+    std::uint32_t step = 0;
+    std::int32_t remaining = 0;
+    std::uint32_t at = 0;  ///< operations of the step posted (0: none yet)
+    Slot1 out;
+    Time comm;  ///< its transmissions' time
+  };
+  /// A node's incoming slot: who holds and who waits, a packet train that holds it and when the
+  /// train's last packet starts, and its last grant and last queue: when and by whom
+  /// (StoreAndForward's SlotClaims, for the ties it counts). One cache line.
+  struct alignas(64) In {
+    Slot1 slot;
+    std::uint32_t train = kNone;
+    NodeId train_from = -1;
+    Time train_last;
+    std::int64_t granted_ps = -1, queued_ps = -1;
+    NodeId granted_by = -1, queued_by = -1;
+  };
+  static_assert(kWide || sizeof(Proc) == 64, "a process is one cache line");
+  static_assert(sizeof(In) == 64, "an incoming slot is one cache line");
+
+  void check() {
+    next_check_ = st_.events + st_.resumes + 4096;
+    detail::publish_progress(o_, st_.events, published_);
+    detail::check_run_budgets(
+        o_, {.events = st_.events, .resumes = st_.resumes}, true, [&] { return " by t=" + format_time(now_); },
+        [] { return std::string(); });
+  }
+
+  [[noreturn]] static void no_link(NodeId x, std::int64_t s, int port) {
+    throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " +
+                          std::to_string(port) + " has no link");
+  }
+
+  /// Asks the cache for what the ends after the j-th of a bucket will touch: a transfer kFar ends
+  /// ahead, and its sender, its receiver, its link's load and the receiver's match entry kNear
+  /// ends ahead (the bucket's order is the engine's, not the nodes': without this every end
+  /// waited for four or five misses).
+  static constexpr std::size_t kFar = 32, kNear = 12;
+  void read_ahead(const std::vector<std::uint32_t>& events, std::size_t j) const {
+    if (j + kFar < events.size() && (events[j + kFar] & kComputeBit) == 0) detail::prefetch(&xf_[events[j + kFar]]);
+    if (j + kNear >= events.size()) return;
+    const std::uint32_t e = events[j + kNear];
+    if ((e & kComputeBit) != 0) {
+      detail::prefetch(&procs_[e & ~kComputeBit]);
+      return;
+    }
+    const Xfer& t = xf_[e];
+    const auto from = static_cast<std::size_t>(t.from), to = static_cast<std::size_t>(t.to);
+    detail::prefetch(&procs_[from], true);
+    detail::prefetch(&procs_[to], true);
+    detail::prefetch(&ins_[to], true);
+    detail::prefetch(&load_[from * ports_ + t.port], true);
+    detail::prefetch(&match_[to * kMatches], true);
+  }
+
+  /// Pushes an end at `end`, pushed at `pushed`, after every end pushed before it with that key.
+  void push(Time end, Time pushed, std::uint32_t payload) {
+    const std::pair<std::int64_t, std::int64_t> key{end.count(), pushed.count()};
+    if (last_ == nullptr || key != last_key_) {
+      auto [it, added] = buckets_.try_emplace(key);
+      if (added && !spare_.empty()) {
+        it->second = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      last_ = &it->second;
+      last_key_ = key;
+    }
+    last_->push_back(payload);
+  }
+
+  /// The engine's keep_chain and complete: the later completion's chain (of two at one instant,
+  /// the first taken), and the process readied when its last operation completes.
+  void complete(NodeId x, const C& c) {
+    Proc& v = procs_[static_cast<std::size_t>(x)];
+    if (now_ > v.wt) {
+      v.wt = now_;
+      v.wc = c;
+    }
+    if (--v.remaining == 0) ready_.push_back(x);
+  }
+
+  /// Process x runs from now with chain c until it waits or ends: the rest of its step (its
+  /// group of sends and receives, then its computes, one await each), then the steps after it.
+  void process(NodeId x, C c) {
+    Proc& v = procs_[static_cast<std::size_t>(x)];
+    for (;;) {
+      if (v.step >= steps_) {
+        ++finished_;
+        if (now_ > last_time_ || finished_ == 1) {  // the first process to end last (Engine::run_once)
+          last_time_ = now_;
+          last_chain_ = c;
+        }
+        return;
+      }
+      if (!kWide && v.at > 0) {  // its group has completed, and such a program has no computes
+        v.at = 0;
+        ++v.step;
+        continue;
+      }
+      ops_.clear();
+      program_.step(x, v.step, ops_);
+      std::size_t i = v.at;
+      if (i == 0) {
+        std::size_t g = 0;
+        while (g < ops_.size() && (ops_[g].kind == StepOp::Kind::send || ops_[g].kind == StepOp::Kind::recv)) ++g;
+        for (std::size_t j = 0; j < ops_.size(); ++j) {
+          if (ops_[j].strand != 0 || ops_[j].kind == StepOp::Kind::join)
+            throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(v.step) +
+                                  ": a strand or a join in a program of one strand");
+          if (j >= g && ops_[j].kind != StepOp::Kind::compute)
+            throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(v.step) +
+                                  ": a send or receive after a compute");
+          if (!kWide && ops_[j].kind == StepOp::Kind::compute)
+            throw SimulationError("a compute in a program not wide()");
+        }
+        if (g > 0) {
+          // The group (OpGroup::await_suspend): a guard count while its operations begin.
+          v.wt = now_;
+          v.wc = c;
+          v.remaining = static_cast<std::int32_t>(g) + 1;
+          v.at = static_cast<std::uint32_t>(g);
+          for (std::size_t j = 0; j < g; ++j) {
+            const StepOp& op = ops_[j];
+            if (op.kind == StepOp::Kind::send)
+              send(x, v.step, op, c);
+            else if (recv(x, v.step, op))
+              --v.remaining;  // arrived earlier: taken at once, the process's own chain
+          }
+          if (--v.remaining != 0) return;
+        }
+        i = g;
+        v.at = static_cast<std::uint32_t>(g);
+      }
+      if constexpr (kWide) {
+        while (i < ops_.size()) {
+          const StepOp& op = ops_[i++];
+          v.at = static_cast<std::uint32_t>(i);
+          // Node::compute (Engine::begin): t_a a flop and the call's t_call, one await.
+          const Time dur = m_.t_a * op.elements + m_.t_call;
+          if (op.elements == 0 && dur == Time{}) continue;
+          if (dur <= Time{}) throw GiveUp{};
+          C cc = c;
+          cc.flops += op.elements;
+          cc.overheads += m_.t_call;
+          compute_[static_cast<std::size_t>(x)] += dur;
+          v.wt = now_;
+          v.wc = c;
+          cc_[static_cast<std::size_t>(x)] = cc;
+          v.remaining = 1;
+          push(now_ + dur, now_, static_cast<std::uint32_t>(x) | kComputeBit);
+          return;
+        }
+      }
+      v.at = 0;
+      ++v.step;
+    }
+  }
+
+  void compute_end(NodeId x) { complete(x, cc_[static_cast<std::size_t>(x)]); }
+
+  /// Engine::start_send and StoreAndForward::send: a message to the neighbour on op's port.
+  void send(NodeId x, std::int64_t s, const StepOp& op, const C& c) {
+    const NodeId to = topo_.neighbor(x, op.port);
+    if (to < 0) no_link(x, s, op.port);
+    const std::int64_t e = op.elements;
+    std::uint32_t xi = kNone;
+    if (free_.empty()) {
+      xi = static_cast<std::uint32_t>(xf_.size());
+      xf_.emplace_back();
+    } else {
+      xi = free_.back();
+      free_.pop_back();
+    }
+    Xfer& t = xf_[xi];
+    t.t = now_;
+    t.c = c;
+    t.elements = e;
+    t.from = x;
+    t.to = to;
+    t.next = kNone;
+    t.tag = op.tag;
+    t.port = static_cast<std::uint16_t>(op.port);
+    t.rport = static_cast<std::uint16_t>(topo_.port_to(to, x));
+    t.stage = 0;
+    ++st_.messages;
+    st_.packets += packets(e);
+    st_.largest_message = std::max(st_.largest_message, e);
+    advance(xi);
+  }
+
+  /// Engine::start_recv: true if a message from that neighbour with that tag has arrived.
+  bool recv(NodeId x, std::int64_t s, const StepOp& op) {
+    if (topo_.neighbor(x, op.port) < 0) no_link(x, s, op.port);
+    std::int16_t& n = match(x, op.port, op.tag);
+    if (n == std::numeric_limits<std::int16_t>::max()) throw GiveUp{};
+    if (n < 0) {
+      ++n;
+      return true;
+    }
+    ++n;
+    return false;
+  }
+
+  /// Node x's entry for `tag` on `port`, made if there is none.
+  std::int16_t& match(NodeId x, int port, std::int32_t tag) {
+    TagCount* e = &match_[static_cast<std::size_t>(x) * kMatches];
+    for (std::size_t i = 0; i < kMatches; ++i)
+      if (e[i].count != 0 && e[i].tag == tag && e[i].port == port) return e[i].count;
+    for (std::size_t i = 0; i < kMatches; ++i)
+      if (e[i].count == 0) {
+        e[i].tag = tag;
+        e[i].port = static_cast<std::uint8_t>(port);
+        return e[i].count;
+      }
+    throw GiveUp{};  // a ninth port and tag waiting at one node: beyond this table
+  }
+
+  std::int64_t packets(std::int64_t e) const {
+    const std::int64_t B = o_.packet_elements;
+    return e == 0 ? 1 : (e + B - 1) / B;
+  }
+
+  void enqueue(Slot1& r, std::uint32_t xi) {
+    ++st_.queued_transmissions;
+    xf_[xi].next = kNone;
+    if (r.tail == kNone)
+      r.head = xi;
+    else
+      xf_[r.tail].next = xi;
+    r.tail = xi;
+  }
+
+  /// StoreAndForward::advance for a message to a neighbour on a one-port machine: its sender's
+  /// outgoing slot, its link (only its sender's messages use it, one at a time: always free), the
+  /// receiver's incoming slot; then it runs.
+  void advance(std::uint32_t xi) {
+    for (;;) {
+      Xfer& t = xf_[xi];
+      if (t.stage == 0) {
+        Slot1& o = procs_[static_cast<std::size_t>(t.from)].out;
+        if (!o.free()) {
+          enqueue(o, xi);
+          return;
+        }
+        o.busy = 1;
+        t.stage = 2;
+        continue;
+      }
+      if (t.stage == 2) {
+        In& r = ins_[static_cast<std::size_t>(t.to)];
+        // A packet about to queue for a slot a train holds: the engine breaks the train at the
+        // packet in flight (StoreAndForward::break_train); only if that is its last packet does
+        // nothing change but the slot's last grant.
+        if (r.slot.head == kNone && r.slot.busy != 0 && r.train != kNone) {
+          if (now_ <= r.train_last) throw GiveUp{};  // packets would interleave: per packet from here
+          r.train = kNone;
+          r.granted_ps = r.train_last.count();
+          r.granted_by = r.train_from;
+        }
+        if (r.slot.free()) {
+          r.slot.busy = 1;
+          r.granted_ps = now_.count();
+          r.granted_by = t.from;
+          t.stage = 3;
+          continue;
+        }
+        if ((r.granted_ps == now_.count() && r.granted_by != t.from) ||
+            (r.queued_ps == now_.count() && r.queued_by != t.from))
+          ++st_.slot_ties;
+        r.queued_ps = now_.count();
+        r.queued_by = t.from;
+        enqueue(r.slot, xi);
+        return;
+      }
+      start(xi);
+      return;
+    }
+  }
+
+  /// A message that holds all it needs starts: a packet train (StoreAndForward::start_train), or
+  /// its one packet; its end is pushed with the engine's key.
+  void start(std::uint32_t xi) {
+    Xfer& t = xf_[xi];
+    const std::int64_t e = t.elements, k = packets(e);
+    const Time busy = m_.tau * k + m_.tau_msg + m_.t_c * e;
+    if (busy <= Time{}) throw GiveUp{};  // ends as it starts: the engine's order of events decides
+    t.c.startups += k;
+    t.c.msg_startups += 1;
+    t.c.element_transfers += e;
+    st_.packet_hops += k;
+    st_.element_hops += e;
+    load_[static_cast<std::size_t>(t.from) * ports_ + t.port] += e;
+    procs_[static_cast<std::size_t>(t.from)].comm += busy;
+    const Time end = now_ + busy;
+    t.t = end;
+    if (k == 1) {
+      push(end, now_, xi);
+      return;
+    }
+    // Trains need the receiver's slot with nobody waiting behind (train_eligible) and packets
+    // that take time (break_train's arithmetic).
+    In& r = ins_[static_cast<std::size_t>(t.to)];
+    if (r.slot.head != kNone || m_.tau + m_.t_c * o_.packet_elements <= Time{}) throw GiveUp{};
+    r.train = xi;
+    r.train_from = t.from;
+    r.train_last = end - (m_.tau + m_.t_c * (e - (k - 1) * o_.packet_elements));
+    ++st_.packet_trains;
+    push(end, r.train_last, xi);
+  }
+
+  /// Slot::release for a transmission that ended (`by`): the oldest waiter gets the slot, and its
+  /// chain runs through `by`'s if it asked earlier.
+  void release(Slot1& r, const Xfer& by) {
+    if (r.head == kNone) {
+      r.busy = 0;
+      return;
+    }
+    const std::uint32_t wi = r.head;
+    r.head = xf_[wi].next;
+    if (r.head == kNone) r.tail = kNone;
+    Xfer& w = xf_[wi];
+    if (by.t > w.t) {
+      w.t = by.t;
+      w.c = by.c;
+    }
+    w.stage = w.stage == 0 ? 2 : 3;  // (its link, at stage 1, is free)
+    advance(wi);
+  }
+
+  /// StoreAndForward::on_transfer_end for a message's last packet at its destination.
+  void transfer_end(std::uint32_t xi) {
+    const Xfer done = xf_[xi];
+    In& r = ins_[static_cast<std::size_t>(done.to)];
+    if (r.train == xi) r.train = kNone;  // a train's last packet (unless a queue found it there)
+    if (r.slot.head != kNone) {          // when the next one asked (note_in_grant)
+      r.granted_ps = xf_[r.slot.head].t.count();
+      r.granted_by = xf_[r.slot.head].from;
+    }
+    release(r.slot, done);
+    release(procs_[static_cast<std::size_t>(done.from)].out, done);
+    free_.push_back(xi);
+    // Delivered (Engine::match): a posted receive completes; else the message waits for one.
+    std::int16_t& n = match(done.to, done.rport, done.tag);
+    if (n == std::numeric_limits<std::int16_t>::min()) throw GiveUp{};
+    if (n > 0) {
+      --n;
+      complete(done.to, done.c);
+    } else {
+      --n;
+    }
+    complete(done.from, done.c);  // the send completes when its last packet has left
+  }
+
+  const Machine& m_;
+  const Topology& topo_;
+  const EngineOptions& o_;
+  const StepProgram& program_;
+  std::size_t n_, ports_;
+  std::int64_t steps_ = 0;
+  RunStats st_;
+  Time now_{};
+  std::vector<Proc> procs_;
+  std::vector<In> ins_;
+  std::vector<C> cc_;  ///< a running compute's chain at its end, by node (wide programs)
+  std::vector<Xfer> xf_;
+  std::vector<std::uint32_t> free_;
+  std::vector<TagCount> match_;  ///< kMatches a node
+  std::vector<Time> compute_;
+  std::vector<std::int64_t> load_;
+  std::vector<StepOp> ops_;
+  std::vector<NodeId> ready_;
+  /// The pending ends by (time, push time), each bucket in push order: the engine's order.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::uint32_t>> buckets_;
+  std::vector<std::uint32_t>* last_ = nullptr;  ///< the bucket pushed to last
+  std::pair<std::int64_t, std::int64_t> last_key_{};
+  std::vector<std::vector<std::uint32_t>> spare_;  ///< emptied buckets' storage
+  std::size_t finished_ = 0;
+  Time last_time_{};
+  C last_chain_{};
+  std::int64_t next_check_ = 4096, published_ = 0;
+};
+
+}  // namespace
+
+std::optional<RunStats> run_lockstep_one_port(const Machine& m, const Topology& topo, const EngineOptions& options,
+                                              const StepProgram& program, std::vector<Buffer>& results) {
+  if (program.strands() != 1) return std::nullopt;  // strands: the engine's
+  try {
+    if (program.wide()) {
+      OnePort<detail::WideChain> l(m, topo, options, program);
+      return l.run(results);
+    }
+    OnePort<detail::Chain> l(m, topo, options, program);
+    return l.run(results);
+  } catch (const GiveUp&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace cubesim

@@ -1,0 +1,268 @@
+// The one-port lockstep simulator (sim/lockstep_one_port.cpp, docs/lockstep.md "One-port") against
+// the engine: every report field but the engine's own counters identical -- queued transmissions
+// and slot ties included, which the engine's order of events decides -- on random step programs
+// run by both (the engine through a process that posts the program's operations), on the
+// regression points of the algorithms with a one-port program and on a grid of the hybrid; and
+// where a train's packets would interleave with another message's, it leaves the run to the engine.
+#include <random>
+
+#include "app/config.hpp"
+#include "app/report.hpp"
+#include "helpers.hpp"
+#include "sim/engine.hpp"
+#include "sim/lockstep.hpp"
+#include "tests/report_compare.hpp"
+
+namespace cubesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A program given step by step and node by node (steps x nodes x operations).
+class Listed final : public StepProgram {
+ public:
+  explicit Listed(std::vector<std::vector<std::vector<StepOp>>> ops, bool wide) : ops_(std::move(ops)), wide_(wide) {}
+  [[nodiscard]] bool wide() const override { return wide_; }
+  [[nodiscard]] std::int64_t steps() const override { return static_cast<std::int64_t>(ops_.size()); }
+  void step(NodeId x, std::int64_t s, std::vector<StepOp>& out) const override {
+    const auto& v = ops_[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)];
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  [[nodiscard]] std::int64_t result_elements(NodeId) const override { return 0; }
+
+ private:
+  std::vector<std::vector<std::vector<StepOp>>> ops_;
+  bool wide_;
+};
+
+/// The process a step program describes, for the engine: each step's sends and receives as one
+/// group, then its computes, one await each.
+Task<> posts(Node& self, const StepProgram& program) {
+  std::vector<StepOp> ops;
+  for (std::int64_t s = 0; s < program.steps(); ++s) {
+    ops.clear();
+    program.step(self.id(), s, ops);
+    std::vector<Op> group;
+    std::size_t i = 0;
+    for (; i < ops.size() && ops[i].kind != StepOp::Kind::compute; ++i)
+      group.push_back(ops[i].kind == StepOp::Kind::send
+                          ? self.send(ops[i].port, Buffer::sized(ops[i].elements), ops[i].tag)
+                          : self.recv(ops[i].port, ops[i].tag));
+    if (!group.empty()) co_await all_of(group);
+    for (; i < ops.size(); ++i) co_await self.compute(ops[i].elements);
+  }
+}
+
+ojson report(const RunStats& st) {
+  ojson j = simulated_json(st, ReportOptions{.reproducible = true});
+  j.erase("events");
+  j.erase("resumes");
+  return j;
+}
+
+/// A random program on the n-cube: in each step every node sends 0 to 3 messages (of up to
+/// `packets` packets: 0 to `packets` times B elements and a few more, or, with `packets` 1, 0 or
+/// B elements: messages of one size end together; tags 0 and 1) to random neighbours, in a
+/// random order; each
+/// receiver posts the receives of what was sent to it in that step or, now and then, in the next
+/// one (the message waits), among its sends in a random order; a node computes after its group
+/// now and then (`wide`).
+Listed random_program(std::mt19937& rng, int n, int steps, std::int64_t B, int packets, bool wide) {
+  const auto N = static_cast<std::size_t>(1) << n;
+  std::vector<std::vector<std::vector<StepOp>>> ops(static_cast<std::size_t>(steps) + 1,
+                                                    std::vector<std::vector<StepOp>>(N));
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int s = 0; s < steps; ++s) {
+    for (std::size_t x = 0; x < N; ++x) {
+      const int sends = n == 0 ? 0 : pick(0, 3);
+      for (int i = 0; i < sends; ++i) {
+        const int port = pick(0, n - 1), tag = pick(0, 1);
+        const std::int64_t e = packets == 1 ? B * pick(0, 1) : B * pick(0, packets) + pick(0, 2);
+        ops[static_cast<std::size_t>(s)][x].push_back(
+            {.kind = StepOp::Kind::send, .port = port, .tag = tag, .elements = e});
+        const std::size_t to = x ^ (std::size_t{1} << port);
+        const std::size_t when = static_cast<std::size_t>(s) + (pick(0, 5) == 0 ? 1 : 0);
+        ops[when][to].push_back({.kind = StepOp::Kind::recv, .port = port, .tag = tag});
+      }
+    }
+  }
+  for (auto& step : ops)
+    for (auto& v : step) {
+      std::shuffle(v.begin(), v.end(), rng);
+      if (wide && pick(0, 2) == 0) v.push_back({.kind = StepOp::Kind::compute, .elements = pick(0, 40)});
+    }
+  return Listed(std::move(ops), wide);
+}
+
+/// One-port machines: the simple one (tau = 100 t_c), one where a packet of B elements takes
+/// tau (packets of one size end together: ties), one with a message start-up and a kernel call.
+Machine one_port_machine(int costs, std::int64_t B) {
+  Machine m = test::simple_machine({PortKind::one, 1}, B);
+  if (costs == 1) {
+    m.tau = Time::ps(100);
+    m.t_c = Time::ps(100 / B + 1);
+  }
+  if (costs == 2) {
+    m.tau_msg = Time::ps(250);
+    m.t_call = Time::ps(40);
+  }
+  return m;
+}
+
+TEST(LockstepOnePort, GivesTheEnginesReportOnRandomPrograms) {
+  std::mt19937 rng(20261128);
+  std::int64_t runs = 0, by_lockstep = 0, queued = 0, ties = 0;
+  const int rounds = test::quick_tier() ? 300 : 1200;
+  for (int round = 0; round < rounds; ++round) {
+    const int n = round % 6;  // 0..5
+    const std::int64_t B = std::array<std::int64_t, 3>{1, 4, 256}[static_cast<std::size_t>(round / 5 % 3)];
+    const int costs = round / 15 % 3;
+    const bool wide = round % 2 == 1;
+    const Machine m = one_port_machine(costs, B);
+    const Topology cube = Topology::hypercube(n);
+    const EngineOptions o{B, false};
+    const int packets = round % 4 == 3 ? 3 : 1;  // trains a quarter of the rounds
+    const Listed program = random_program(rng, n, 1 + round % 8, B, packets, wide);
+    Engine e(m, cube, o);
+    const RunStats a = e.run([&](Node& node) { return posts(node, program); });
+    std::vector<Buffer> results;
+    const std::optional<RunStats> b = run_lockstep(m, cube, o, program, results);
+    ++runs;
+    if (!b) continue;
+    ++by_lockstep;
+    queued += b->queued_transmissions;
+    ties += b->slot_ties;
+    ASSERT_EQ(report(a).dump(), report(*b).dump())
+        << "round " << round << " n=" << n << " B=" << B << " costs " << costs << " wide " << wide;
+    EXPECT_EQ(b->lockstep_runs, 1);
+  }
+  std::cout << "[ one-port ] random programs: " << runs << " runs, " << by_lockstep << " by the lockstep simulator ("
+            << queued << " queued transmissions, " << ties << " slot ties)\n";
+  // Trains interleaved with other messages are the engine's; most runs must still be the
+  // simulator's, and they must have queued and tied, or the test proves little.
+  EXPECT_GE(by_lockstep * 4, runs * 3);
+  EXPECT_GT(queued, 0);
+  EXPECT_GT(ties, 0);
+}
+
+/// Two messages into one node on a one-port machine: the second queues behind the first (its
+/// chain then runs through it), and a packet train the second would interleave with makes the
+/// run the engine's.
+TEST(LockstepOnePort, QueuesForTheIncomingSlotAndLeavesInterleavedTrainsToTheEngine) {
+  const Machine m = test::simple_machine({PortKind::one, 1}, 100);  // tau 1000 ps, t_c 10 ps
+  const Topology cube = Topology::hypercube(2);
+  const EngineOptions o{100, false};
+  std::vector<Buffer> results;
+  auto snd = [](int port, std::int64_t e) { return StepOp{.kind = StepOp::Kind::send, .port = port, .elements = e}; };
+  auto rcv = [](int port) { return StepOp{.kind = StepOp::Kind::recv, .port = port}; };
+  // Nodes 1 and 2 send 100 and 50 elements to node 0 at 0 (one packet each: 2000 and 1500 ps):
+  // node 1's (posted first) gets node 0's incoming slot, node 2's waits until 2000 ps and ends at
+  // 3500 ps, its chain through node 1's message.
+  const Listed one_each({{{rcv(0), rcv(1)}, {snd(0, 100)}, {snd(1, 50)}, {}}}, false);
+  const auto r = run_lockstep(m, cube, o, one_each, results);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->time, Time::ps(3500));
+  EXPECT_EQ(r->queued_transmissions, 1);
+  EXPECT_EQ(r->slot_ties, 1);  // both asked at 0
+  EXPECT_EQ(r->critical_path.startups, 2);
+  EXPECT_EQ(r->critical_path.element_transfers, 150);
+  // Node 1 sends a train of three packets (from 0 to 6000 ps); node 2 sends one packet at 0 too:
+  // it queues for node 0's slot while the train's first packet is in flight, and the engine
+  // would serve it between the train's packets.
+  const Listed train({{{rcv(0), rcv(1)}, {snd(0, 300)}, {snd(1, 50)}, {}}}, false);
+  EXPECT_FALSE(run_lockstep(m, cube, o, train, results));
+  // The train first, node 2's message after it has ended (node 2 first receives a train of ten
+  // packets from node 3, until 20000 ps): no interleaving, the simulator's.
+  const Listed after({{{rcv(0)}, {snd(0, 300)}, {rcv(0)}, {snd(0, 1000)}}, {{rcv(1)}, {}, {snd(1, 50)}, {}}}, false);
+  const auto a = run_lockstep(m, cube, o, after, results);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->time, Time::ps(21500));
+  EXPECT_EQ(a->packet_trains, 2);
+  Engine e(m, cube, o);
+  EXPECT_EQ(report(e.run([&](Node& node) { return posts(node, after); })).dump(), report(*a).dump());
+}
+
+/// The regression points of the algorithms with a one-port step program (the hybrid), in timing
+/// mode on one-port machines: as configured, packets of 1 and 3 elements, the simple machine's
+/// costs and a message start-up.
+TEST(LockstepOnePort, GivesTheEnginesReportOnEveryRegressPointWithAOnePortProgram) {
+  const Registry reg = make_registry();
+  std::int64_t points = 0, by_lockstep = 0;
+  std::set<std::string> with_program;
+  for (const std::string& name : test::regress_configs()) {
+    const Experiment ex =
+        load_experiment((fs::path(CUBESIM_SOURCE_DIR) / "configs" / "regress" / (name + ".json")).string(), reg);
+    for (const RunPoint& p : ex.runs) {
+      if (!p.info->steps) continue;
+      cubesim::Setup s = p.setup;
+      s.data_mode = false;
+      s.machine.ports = PortModel{PortKind::one, 1};
+      if (!p.info->steps(s)) continue;
+      with_program.insert(p.info->name);
+      std::vector<cubesim::Setup> variants{s};
+      for (std::int64_t b : {1, 3}) {
+        cubesim::Setup t = s;
+        t.params.B = std::min<std::int64_t>(b, s.params.B);
+        variants.push_back(t);
+      }
+      cubesim::Setup simple = test::with_simple_costs(s);
+      variants.push_back(simple);
+      simple.machine.tau_msg = Time::ps(333);
+      variants.push_back(simple);
+      for (const cubesim::Setup& v : variants) {
+        RunPoint rp = p;
+        rp.setup = v;
+        RunLimits without;
+        without.lockstep = false;
+        const RunOutcome a = run_point(rp, *p.info, true, nullptr, without);
+        const RunOutcome b = run_point(rp, *p.info, true, nullptr, RunLimits{});
+        ASSERT_EQ(test::comparable(a).dump(), test::comparable(b).dump())
+            << name << " " << v.topology.describe() << " M=" << v.params.M << " B=" << v.params.B;
+        EXPECT_TRUE(b.verified) << name << ": " << b.verify_message;
+        ++points;
+        by_lockstep += b.stats.lockstep_runs;
+      }
+    }
+  }
+  std::cout << "[ one-port ] " << points << " regress runs of " << with_program.size() << " algorithms, " << by_lockstep
+            << " by the lockstep simulator\n";
+  EXPECT_TRUE(with_program.count("allgather.hybrid"));
+  EXPECT_GE(by_lockstep * 3, points * 2);
+}
+
+/// The hybrid (TR-530 §5.1) one-port on cubes of 1 to 8 dimensions, 0 to n doubling steps, sizes,
+/// packets and the three machines.
+TEST(LockstepOnePort, GivesTheEnginesReportForTheHybridOverAGrid) {
+  const Registry reg = make_registry();
+  const AlgorithmInfo* hybrid = reg.find("allgather.hybrid");
+  ASSERT_NE(hybrid, nullptr);
+  std::int64_t runs = 0, by_lockstep = 0, count = 0;
+  for (int n = 1; n <= 8; ++n)
+    for (int k : {0, 1, n / 2, n})
+      for (std::int64_t M : {1, 7, 300})
+        for (std::int64_t B : {1, 4, 256})
+          for (int costs = 0; costs < 3; ++costs) {
+            if (test::quick_tier() && (count++ % 4) != 0) continue;
+            RunPoint rp;
+            rp.info = hybrid;
+            rp.setup.machine = one_port_machine(costs, B);
+            rp.setup.topology = Topology::hypercube(n);
+            rp.setup.params.M = M;
+            rp.setup.params.B = B;
+            rp.setup.params.k = k;
+            rp.setup.data_mode = false;
+            RunLimits without;
+            without.lockstep = false;
+            const RunOutcome a = run_point(rp, *hybrid, true, nullptr, without);
+            const RunOutcome b = run_point(rp, *hybrid, true, nullptr, RunLimits{});
+            ASSERT_EQ(test::comparable(a).dump(), test::comparable(b).dump())
+                << "hybrid n=" << n << " k=" << k << " M=" << M << " B=" << B << " costs " << costs;
+            ++runs;
+            by_lockstep += b.stats.lockstep_runs;
+          }
+  std::cout << "[ one-port ] hybrid grid: " << runs << " runs, " << by_lockstep << " by the lockstep simulator\n";
+  EXPECT_EQ(by_lockstep, runs);
+}
+
+}  // namespace
+}  // namespace cubesim
