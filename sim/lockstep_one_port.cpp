@@ -81,10 +81,6 @@ class OnePort {
     const auto wall0 = std::chrono::steady_clock::now();
     procs_.assign(n_, Proc{});
     ins_.assign(n_, In{});
-    if (kWide) {
-      compute_.assign(n_, Time{});
-      cc_.assign(n_, C{});
-    }
     if (program_.steps() > std::int64_t{0xffffffff}) throw GiveUp{};
     load_.assign(n_ * ports_, 0);
     match_.assign(n_ * kMatches, TagCount{});
@@ -128,9 +124,13 @@ class OnePort {
                     "the critical path accounts for the whole simulated time");
     for (const TagCount& t : match_)
       if (t.count < 0) st_.unreceived_messages -= t.count;
-    std::vector<Time> comm(n_);
+    std::vector<Time> comm(n_), compute;
     for (std::size_t x = 0; x < n_; ++x) comm[x] = procs_[x].comm;
-    add_load_and_busy(topo_, ports_, load_, comm, compute_, st_);
+    if constexpr (kWide) {
+      compute.resize(n_);
+      for (std::size_t x = 0; x < n_; ++x) compute[x] = procs_[x].w.busy;
+    }
+    add_load_and_busy(topo_, ports_, load_, comm, compute, st_);
     detail::publish_progress(o_, st_.events, published_);
     st_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     results.assign(n_, Buffer{});
@@ -162,9 +162,21 @@ class OnePort {
     C wc;
     std::uint32_t step = 0;
     std::int32_t remaining = 0;
-    std::uint32_t at = 0;  ///< operations of the step posted (0: none yet)
+    std::uint16_t at = 0;               ///< operations of the step posted (0: none yet)
+    std::uint8_t hint[2] = {255, 255};  ///< the last two ports it sent on (read_ahead)
     Slot1 out;
     Time comm;  ///< its transmissions' time
+    /// Programs that compute: a running compute's chain at its end, the node's compute time, and
+    /// the step's one compute after its group, kept while the group runs (cached 1; 2: started)
+    /// instead of asking the program for the step again.
+    struct Computes {
+      C cc;
+      Time busy;
+      std::int64_t flops = 0;
+      std::uint8_t cached = 0;
+    };
+    struct None {};
+    [[no_unique_address]] std::conditional_t<kWide, Computes, None> w;
   };
   /// A node's incoming slot: who holds and who waits, a packet train that holds it and when the
   /// train's last packet starts, and its last grant and last queue: when and by whom
@@ -194,10 +206,16 @@ class OnePort {
   }
 
   /// Asks the cache for what the ends after the j-th of a bucket will touch: a transfer kFar ends
-  /// ahead, and its sender, its receiver, its link's load and the receiver's match entry kNear
-  /// ends ahead (the bucket's order is the engine's, not the nodes': without this every end
-  /// waited for four or five misses).
-  static constexpr std::size_t kFar = 32, kNear = 12;
+  /// ahead; its sender, its receiver, its link's load and their match entries kNear ends ahead;
+  /// and kHint ends ahead the incoming slots of the neighbours the two sent to last, where their
+  /// next sends most likely go (the rings of Cannon and the outer product). The bucket's order is
+  /// the engine's, not the nodes': without this every end waited for four or five misses.
+  static constexpr std::size_t kFar = 32, kNear = 12, kHint = 5;
+  void hint(const Proc& v, NodeId x) const {
+    for (const std::uint8_t p : v.hint)
+      if (p != 255)
+        if (const NodeId y = topo_.neighbor(x, p); y >= 0) detail::prefetch(&ins_[static_cast<std::size_t>(y)], true);
+  }
   void read_ahead(const std::vector<std::uint32_t>& events, std::size_t j) const {
     if (j + kFar < events.size() && (events[j + kFar] & kComputeBit) == 0) detail::prefetch(&xf_[events[j + kFar]]);
     if (j + kNear >= events.size()) return;
@@ -213,6 +231,16 @@ class OnePort {
     detail::prefetch(&ins_[to], true);
     detail::prefetch(&load_[from * ports_ + t.port], true);
     detail::prefetch(&match_[to * kMatches], true);
+    detail::prefetch(&match_[from * kMatches], true);
+    if (j + kHint >= events.size()) return;
+    const std::uint32_t h = events[j + kHint];
+    if ((h & kComputeBit) != 0) {
+      hint(procs_[h & ~kComputeBit], static_cast<NodeId>(h & ~kComputeBit));
+      return;
+    }
+    const Xfer& u = xf_[h];
+    hint(procs_[static_cast<std::size_t>(u.from)], u.from);
+    hint(procs_[static_cast<std::size_t>(u.to)], u.to);
   }
 
   /// Pushes an end at `end`, pushed at `pushed`, after every end pushed before it with that key.
@@ -254,13 +282,25 @@ class OnePort {
         }
         return;
       }
-      if (!kWide && v.at > 0) {  // its group has completed, and such a program has no computes
+      if constexpr (kWide) {
+        if (v.at > 0 && v.w.cached != 0) {  // its group, or the compute after it, has completed
+          if (v.w.cached == 1) {
+            v.w.cached = 2;
+            if (start_compute(x, v, c, v.w.flops)) return;
+          }
+          v.w.cached = 0;
+          v.at = 0;
+          ++v.step;
+          continue;
+        }
+      } else if (v.at > 0) {  // its group has completed, and such a program has no computes
         v.at = 0;
         ++v.step;
         continue;
       }
       ops_.clear();
       program_.step(x, v.step, ops_);
+      if (ops_.size() > 0xffff) throw GiveUp{};  // (Proc::at)
       std::size_t i = v.at;
       if (i == 0) {
         std::size_t g = 0;
@@ -280,7 +320,7 @@ class OnePort {
           v.wt = now_;
           v.wc = c;
           v.remaining = static_cast<std::int32_t>(g) + 1;
-          v.at = static_cast<std::uint32_t>(g);
+          v.at = static_cast<std::uint16_t>(g);
           for (std::size_t j = 0; j < g; ++j) {
             const StepOp& op = ops_[j];
             if (op.kind == StepOp::Kind::send)
@@ -288,29 +328,26 @@ class OnePort {
             else if (recv(x, v.step, op))
               --v.remaining;  // arrived earlier: taken at once, the process's own chain
           }
-          if (--v.remaining != 0) return;
+          if (--v.remaining != 0) {
+            if constexpr (kWide) {
+              if (ops_.size() == g + 1) {  // one compute after the group: kept for the resume
+                v.w.cached = 1;
+                v.w.flops = ops_[g].elements;
+              } else if (ops_.size() == g) {  // none: the step ends with the group
+                v.w.cached = 2;
+              }
+            }
+            return;
+          }
         }
         i = g;
-        v.at = static_cast<std::uint32_t>(g);
+        v.at = static_cast<std::uint16_t>(g);
       }
       if constexpr (kWide) {
         while (i < ops_.size()) {
           const StepOp& op = ops_[i++];
-          v.at = static_cast<std::uint32_t>(i);
-          // Node::compute (Engine::begin): t_a a flop and the call's t_call, one await.
-          const Time dur = m_.t_a * op.elements + m_.t_call;
-          if (op.elements == 0 && dur == Time{}) continue;
-          if (dur <= Time{}) throw GiveUp{};
-          C cc = c;
-          cc.flops += op.elements;
-          cc.overheads += m_.t_call;
-          compute_[static_cast<std::size_t>(x)] += dur;
-          v.wt = now_;
-          v.wc = c;
-          cc_[static_cast<std::size_t>(x)] = cc;
-          v.remaining = 1;
-          push(now_ + dur, now_, static_cast<std::uint32_t>(x) | kComputeBit);
-          return;
+          v.at = static_cast<std::uint16_t>(i);
+          if (start_compute(x, v, c, op.elements)) return;
         }
       }
       v.at = 0;
@@ -318,7 +355,26 @@ class OnePort {
     }
   }
 
-  void compute_end(NodeId x) { complete(x, cc_[static_cast<std::size_t>(x)]); }
+  /// Node::compute (Engine::begin): t_a a flop and the call's t_call, one await; false where it
+  /// takes no time (no flops, no t_call: it completes at once).
+  bool start_compute(NodeId x, Proc& v, const C& c, std::int64_t flops) {
+    const Time dur = m_.t_a * flops + m_.t_call;
+    if (flops == 0 && dur == Time{}) return false;
+    if (dur <= Time{}) throw GiveUp{};
+    v.w.cc = c;
+    v.w.cc.flops += flops;
+    v.w.cc.overheads += m_.t_call;
+    v.w.busy += dur;
+    v.wt = now_;
+    v.wc = c;
+    v.remaining = 1;
+    push(now_ + dur, now_, static_cast<std::uint32_t>(x) | kComputeBit);
+    return true;
+  }
+
+  void compute_end(NodeId x) {
+    if constexpr (kWide) complete(x, procs_[static_cast<std::size_t>(x)].w.cc);
+  }
 
   /// Engine::start_send and StoreAndForward::send: a message to the neighbour on op's port.
   void send(NodeId x, std::int64_t s, const StepOp& op, const C& c) {
@@ -344,6 +400,11 @@ class OnePort {
     t.port = static_cast<std::uint16_t>(op.port);
     t.rport = static_cast<std::uint16_t>(topo_.port_to(to, x));
     t.stage = 0;
+    Proc& v = procs_[static_cast<std::size_t>(x)];
+    if (v.hint[0] != op.port && op.port < 255) {
+      v.hint[1] = v.hint[0];
+      v.hint[0] = static_cast<std::uint8_t>(op.port);
+    }
     ++st_.messages;
     st_.packets += packets(e);
     st_.largest_message = std::max(st_.largest_message, e);
@@ -451,8 +512,6 @@ class OnePort {
     t.c.element_transfers += e;
     st_.packet_hops += k;
     st_.element_hops += e;
-    load_[static_cast<std::size_t>(t.from) * ports_ + t.port] += e;
-    procs_[static_cast<std::size_t>(t.from)].comm += busy;
     const Time end = now_ + busy;
     t.t = end;
     if (k == 1) {
@@ -492,6 +551,11 @@ class OnePort {
   /// StoreAndForward::on_transfer_end for a message's last packet at its destination.
   void transfer_end(std::uint32_t xi) {
     const Xfer done = xf_[xi];
+    // The link's load and the sender's busy time, counted at the end (their lines were asked for
+    // ahead: read_ahead), not at the start.
+    load_[static_cast<std::size_t>(done.from) * ports_ + done.port] += done.elements;
+    procs_[static_cast<std::size_t>(done.from)].comm +=
+        m_.tau * packets(done.elements) + m_.tau_msg + m_.t_c * done.elements;
     In& r = ins_[static_cast<std::size_t>(done.to)];
     if (r.train == xi) r.train = kNone;  // a train's last packet (unless a queue found it there)
     if (r.slot.head != kNone) {          // when the next one asked (note_in_grant)
@@ -523,11 +587,9 @@ class OnePort {
   Time now_{};
   std::vector<Proc> procs_;
   std::vector<In> ins_;
-  std::vector<C> cc_;  ///< a running compute's chain at its end, by node (wide programs)
   std::vector<Xfer> xf_;
   std::vector<std::uint32_t> free_;
   std::vector<TagCount> match_;  ///< kMatches a node
-  std::vector<Time> compute_;
   std::vector<std::int64_t> load_;
   std::vector<StepOp> ops_;
   std::vector<NodeId> ready_;

@@ -146,48 +146,77 @@ Task<> dekel(Node& self, Params p) {
   self.set_result(std::move(A));
 }
 
-/// Dekel all-port as a step program (sim/steps.hpp), the lockstep simulator's: dekel()'s
-/// operations, one group a step (exchange_both all-port: C's send and receive, then D's, as many
-/// as move), the alignment's max(n1, n2) steps, then L steps of an exchange (none in the first)
-/// and a multiply.
+/// Dekel as a step program (sim/steps.hpp), the lockstep simulators': dekel()'s operations.
+/// All-port: one group a step (exchange_both: C's send and receive, then D's, as many as move), the
+/// alignment's max(n1, n2) steps, then L steps of an exchange (none in the first) and a multiply.
+/// One-port: a step an awaited group -- the alignment's n2 C exchanges and n1 D exchanges (a step
+/// each, empty where the shift's bit is 0), then L pairs of steps: C's exchange where both move,
+/// then the other (or the one) exchange and the multiply.
 class DekelSteps final : public StepProgram {
  public:
   explicit DekelSteps(const Setup& s)
       : dg_(s.params, s.topology),
-        align_(std::max(dg_.g.n1, dg_.g.n2)),
+        one_port_(s.machine.ports.kind == PortKind::one),
+        align_(one_port_ ? dg_.g.n1 + dg_.g.n2 : std::max(dg_.g.n1, dg_.g.n2)),
         X_(dg_.g.bP1 * dg_.g.bQ2),
         Y_(dg_.g.bQ1 * dg_.g.bR2),
         flops_(2 * dg_.g.bP1 * dg_.bq * dg_.g.bR2) {}
   [[nodiscard]] bool wide() const override { return true; }
-  [[nodiscard]] std::int64_t steps() const override { return align_ + dg_.L; }
+  [[nodiscard]] std::int64_t steps() const override { return align_ + (one_port_ ? 2 : 1) * dg_.L; }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return dg_.g.bP1 * dg_.g.bR2; }
   void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
     using enum StepOp::Kind;
-    auto exchange = [&](DekelGrid::Dims e) {
-      if (e.c >= 0) {
-        ops.push_back({.kind = send, .port = e.c, .elements = X_});
-        ops.push_back({.kind = recv, .port = e.c});
-      }
-      if (e.d >= 0) {
-        ops.push_back({.kind = send, .port = e.d, .elements = Y_});
-        ops.push_back({.kind = recv, .port = e.d});
-      }
+    auto exchange = [&](int port, std::int64_t elements) {
+      if (port < 0) return;
+      ops.push_back({.kind = send, .port = port, .elements = elements});
+      ops.push_back({.kind = recv, .port = port});
     };
-    if (s < align_) {
-      exchange(dg_.align_dims(x, static_cast<int>(s)));
+    const Grid& g = dg_.g;
+    if (one_port_) {
+      if (s < g.n2) {
+        if (dg_.c_shift(dg_.row(x)) >> s & 1) exchange(static_cast<int>(s), X_);
+        return;
+      }
+      if (s < align_) {
+        const auto j = static_cast<int>(s - g.n2);
+        if (dg_.d_shift(dg_.col(x)) >> j & 1) exchange(g.n2 + j, Y_);
+        return;
+      }
+      const std::int64_t i = (s - align_) / 2;
+      const DekelGrid::Dims e = i > 0 ? dg_.step_dims(i) : DekelGrid::Dims{};
+      if ((s - align_) % 2 == 0) {  // C's exchange, where D's follows it
+        if (e.d >= 0) exchange(e.c, X_);
+        return;
+      }
+      if (e.d >= 0)
+        exchange(e.d, Y_);
+      else
+        exchange(e.c, X_);
+      ops.push_back({.kind = compute, .elements = flops_});
       return;
     }
-    if (const std::int64_t i = s - align_; i > 0) exchange(dg_.step_dims(i));
+    if (s < align_) {
+      const DekelGrid::Dims e = dg_.align_dims(x, static_cast<int>(s));
+      exchange(e.c, X_);
+      exchange(e.d, Y_);
+      return;
+    }
+    if (const std::int64_t i = s - align_; i > 0) {
+      const DekelGrid::Dims e = dg_.step_dims(i);
+      exchange(e.c, X_);
+      exchange(e.d, Y_);
+    }
     ops.push_back({.kind = compute, .elements = flops_});
   }
 
  private:
   DekelGrid dg_;
+  bool one_port_;
   std::int64_t align_, X_, Y_, flops_;
 };
 
 std::unique_ptr<StepProgram> dekel_steps(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all) return nullptr;
+  if (s.machine.ports.kind != PortKind::all && s.machine.ports.kind != PortKind::one) return nullptr;
   return std::make_unique<DekelSteps>(s);
 }
 

@@ -101,17 +101,20 @@ Task<> outer(Node& self, Params p) {
   self.set_result(std::move(out));
 }
 
-/// The outer product all-port as a step program (sim/steps.hpp), the lockstep simulator's:
-/// outer()'s operations, item by item in its order, each item in two steps: its receives (C from
+/// The outer product as a step program (sim/steps.hpp), the lockstep simulators': outer()'s
+/// operations, item by item in its order. All-port, each item in two steps: its receives (C from
 /// the left, D from above, as many as it takes), then its forwards and its multiply. Item (κ, s)
 /// at wave step t = κL + a + b, the r-th (0 or 1: ties in t, by a) of this node's at t, takes steps
-/// 4t + 2r and 4t + 2r + 1; what it receives was forwarded at t - 1, in an earlier step.
+/// 4t + 2r and 4t + 2r + 1; what it receives was forwarded at t - 1, in an earlier step. One-port,
+/// in three (a step an await): its receives, C's forward, D's forward and the multiply: steps
+/// 6t + 3r, + 1 and + 2.
 class OuterSteps final : public StepProgram {
  public:
   explicit OuterSteps(const Setup& s)
       : g_(s.params, s.topology),
         L_(g_.N1),
         lg_(g_.n1),
+        per_(s.machine.ports.kind == PortKind::one ? 3 : 2),
         K_(products(s.params)),
         X_(g_.bP1 * g_.bQ2),
         Y_(g_.bQ1 * g_.bR2),
@@ -130,11 +133,11 @@ class OuterSteps final : public StepProgram {
     }
   }
   [[nodiscard]] bool wide() const override { return true; }
-  [[nodiscard]] std::int64_t steps() const override { return 4 * (K_ + 1) * L_; }
+  [[nodiscard]] std::int64_t steps() const override { return 2 * per_ * (K_ + 1) * L_; }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return K_ * g_.bP1 * g_.bR2; }
   void step(NodeId x, std::int64_t sigma, std::vector<StepOp>& ops) const override {
     const Plan& p = nodes_[static_cast<std::size_t>(x)];
-    const std::int64_t t = sigma >> 2, r = (sigma >> 1) & 1;
+    const std::int64_t t = sigma / (2 * per_), r = sigma % (2 * per_) / per_, phase = sigma % per_;
     // This node's items at wave step t: a + b = t - κL, b = (a - d) mod L (d = i - j mod L), so
     // a = (t' + d) / 2 >= d or a = (t' + d - L) / 2 < d; at most two, sorted by a. L even (a
     // power of two above 1): t' + d, and so t + d, is even (most of the steps a node has none).
@@ -152,12 +155,13 @@ class OuterSteps final : public StepProgram {
     if (n == 2 && found[1] < found[0]) std::swap(found[0], found[1]);
     const std::int64_t a = found[r], b = (a - p.d + L_) % L_;
     using enum StepOp::Kind;
-    if (sigma % 2 == 0) {  // the receives
+    if (phase == 0) {  // the receives
       if (b != 0) ops.push_back({.kind = recv, .port = p.left});
       if (a != 0) ops.push_back({.kind = recv, .port = p.up});
       return;
     }
-    if (b < L_ - 1) ops.push_back({.kind = send, .port = p.right, .elements = X_});
+    if (b < L_ - 1 && (phase == 1 || per_ == 2)) ops.push_back({.kind = send, .port = p.right, .elements = X_});
+    if (phase == 1 && per_ == 3) return;  // one-port: C's forward awaited alone
     if (a < L_ - 1) ops.push_back({.kind = send, .port = p.down, .elements = Y_});
     ops.push_back({.kind = compute, .elements = flops_});
   }
@@ -169,13 +173,14 @@ class OuterSteps final : public StepProgram {
   };
   Grid g_;
   std::int64_t L_;
-  int lg_;  ///< log2 L
+  int lg_;   ///< log2 L
+  int per_;  ///< steps an item: 2 all-port, 3 one-port
   std::int64_t K_, X_, Y_, flops_;
   std::vector<Plan> nodes_;
 };
 
 std::unique_ptr<StepProgram> outer_steps(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all) return nullptr;
+  if (s.machine.ports.kind != PortKind::all && s.machine.ports.kind != PortKind::one) return nullptr;
   return std::make_unique<OuterSteps>(s);
 }
 
