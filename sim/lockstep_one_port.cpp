@@ -97,8 +97,9 @@ class OnePort {
       std::vector<std::uint32_t> events = std::move(it->second);
       if (last_ == &it->second) last_ = nullptr;
       buckets_.erase(it);
+      const std::vector<std::uint32_t>* next = buckets_.empty() ? nullptr : &buckets_.begin()->second;
       for (std::size_t j = 0; j < events.size(); ++j) {
-        read_ahead(events, j);
+        read_ahead(events, next, j);
         const std::uint32_t e = events[j];
         ++st_.events;
         if ((e & kComputeBit) != 0)
@@ -216,24 +217,35 @@ class OnePort {
       if (p != 255)
         if (const NodeId y = topo_.neighbor(x, p); y >= 0) detail::prefetch(&ins_[static_cast<std::size_t>(y)], true);
   }
-  void read_ahead(const std::vector<std::uint32_t>& events, std::size_t j) const {
-    if (j + kFar < events.size() && (events[j + kFar] & kComputeBit) == 0) detail::prefetch(&xf_[events[j + kFar]]);
-    if (j + kNear >= events.size()) return;
-    const std::uint32_t e = events[j + kNear];
+  /// (`next`: the bucket after this one, where the ends after this bucket's last are.)
+  void read_ahead(const std::vector<std::uint32_t>& events, const std::vector<std::uint32_t>* next,
+                  std::size_t j) const {
+    auto ahead = [&](std::size_t k) {  // the end k after the j-th, or none
+      const std::size_t i = j + k;
+      if (i < events.size()) return events[i];
+      if (next != nullptr && i - events.size() < next->size()) return (*next)[i - events.size()];
+      return kNone;
+    };
+    if (const std::uint32_t f = ahead(kFar); f != kNone && (f & kComputeBit) == 0) detail::prefetch(&xf_[f]);
+    const std::uint32_t e = ahead(kNear);
+    if (e == kNone) return;
     if ((e & kComputeBit) != 0) {
       detail::prefetch(&procs_[e & ~kComputeBit]);
-      return;
+      program_.prefetch(static_cast<NodeId>(e & ~kComputeBit));
+    } else {
+      const Xfer& t = xf_[e];
+      const auto from = static_cast<std::size_t>(t.from), to = static_cast<std::size_t>(t.to);
+      detail::prefetch(&procs_[from], true);
+      detail::prefetch(&procs_[to], true);
+      detail::prefetch(&ins_[to], true);
+      detail::prefetch(&load_[from * ports_ + t.port], true);
+      detail::prefetch(&match_[to * kMatches], true);
+      detail::prefetch(&match_[from * kMatches], true);
+      program_.prefetch(t.from);
+      program_.prefetch(t.to);
     }
-    const Xfer& t = xf_[e];
-    const auto from = static_cast<std::size_t>(t.from), to = static_cast<std::size_t>(t.to);
-    detail::prefetch(&procs_[from], true);
-    detail::prefetch(&procs_[to], true);
-    detail::prefetch(&ins_[to], true);
-    detail::prefetch(&load_[from * ports_ + t.port], true);
-    detail::prefetch(&match_[to * kMatches], true);
-    detail::prefetch(&match_[from * kMatches], true);
-    if (j + kHint >= events.size()) return;
-    const std::uint32_t h = events[j + kHint];
+    const std::uint32_t h = ahead(kHint);
+    if (h == kNone) return;
     if ((h & kComputeBit) != 0) {
       hint(procs_[h & ~kComputeBit], static_cast<NodeId>(h & ~kComputeBit));
       return;

@@ -46,6 +46,17 @@ class StepProgram {
   /// state a strand, and wide chains where there is more than one.
   [[nodiscard]] virtual int strands() const { return 1; }
   static constexpr int kMaxStrands = 4;
+  /// A hint before step(x, ...) is asked for, some time ahead: a program with a record a node asks
+  /// the cache for it (ask). It changes nothing.
+  virtual void prefetch(NodeId /*x*/) const {}
+
+ protected:
+  /// Asks the cache for the line at `p`. (The empty asm keeps GCC from deleting the hint in a
+  /// function that only reads memory: sim/kernel/prefetch.hpp.)
+  static void ask(const void* p) {
+    __builtin_prefetch(p);
+    asm volatile("" : : "r"(p));
+  }
 };
 
 }  // namespace cubesim

@@ -266,15 +266,15 @@ TEST(LockstepOnePort, GivesTheEnginesReportForTheHybridOverAGrid) {
   EXPECT_EQ(by_lockstep, runs);
 }
 
-/// Dekel's algorithm and the outer product (K = 1, 2; square grids) one-port: a step an awaited
-/// group (the alignment's exchanges one by one, C's exchange then D's, the outer product's
-/// receives, C's forward, D's forward), on cubes of 0 to 7 dimensions, matrices the grid divides
-/// and does not, packets of 1, 4 and 256 elements, and the three machines (one where blocks and
-/// multiplies end together: ties).
+/// Cannon's algorithm (K = 1, 2), Dekel's and the outer product (K = 1, 2; square grids) one-port:
+/// a step an awaited group (the alignments' shifts and exchanges one by one, C's roll or exchange
+/// then D's, the outer product's receives, C's forward, D's forward), on cubes of 0 to 7 dimensions, matrices the grid
+/// divides and does not, packets of 1, 4 and 256 elements, and the three machines (one where blocks and multiplies end
+/// together: ties).
 TEST(LockstepOnePort, GivesTheEnginesReportForTheMultiplications) {
   const Registry reg = make_registry();
   std::int64_t runs = 0, by_lockstep = 0, count = 0, queued = 0, ties = 0;
-  for (const char* algo : {"matmul2d.dekel", "matmul2d.outer"}) {
+  for (const char* algo : {"matmul2d.cannon", "matmul2d.dekel", "matmul2d.outer"}) {
     const AlgorithmInfo* info = reg.find(algo);
     ASSERT_NE(info, nullptr);
     for (int n = 0; n <= 7; ++n)
@@ -312,7 +312,7 @@ TEST(LockstepOnePort, GivesTheEnginesReportForTheMultiplications) {
               ties += b.stats.lockstep_runs * b.stats.slot_ties;
             }
   }
-  std::cout << "[ one-port ] Dekel, the outer product: " << runs << " runs, " << by_lockstep
+  std::cout << "[ one-port ] Cannon, Dekel, the outer product: " << runs << " runs, " << by_lockstep
             << " by the lockstep simulator (" << queued << " queued transmissions, " << ties << " slot ties)\n";
   // Blocks of several packets whose trains meet at a node (C from the left, D from above) are the
   // engine's: 149 of 432 runs.

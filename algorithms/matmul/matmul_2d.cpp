@@ -309,8 +309,9 @@ Task<> cannon(Node& self, Params p) {
   self.set_result(std::move(out));
 }
 
-/// Cannon all-port with the CRA alignment (variant 0) as a step program (sim/steps.hpp), the
-/// lockstep simulator's: cannon_one's operations, product by product. The alignment's C and D
+/// Cannon with the CRA alignment (variant 0) as a step program (sim/steps.hpp), the lockstep
+/// simulators': cannon_one's operations, product by product. One-port: one_port_step. All-port:
+/// the alignment's C and D
 /// shifts are matmul::both's two Tasks, strands 1 and 2 (a ring of one node shifts in place and
 /// posts nothing), A steps (the longest alignment on the grid; a node shorter posts nothing in the
 /// last ones); then the join and the first multiply; then the L - 1 rolls, each one group of C's
@@ -323,7 +324,8 @@ class CannonSteps final : public StepProgram {
         products_(std::max<std::int64_t>(s.params.K, 1)),
         X_(cg_.g.bP1 * cg_.bq),
         Y_(cg_.bq * cg_.g.bR2),
-        flops_(2 * cg_.g.bP1 * cg_.bq * cg_.g.bR2) {
+        flops_(2 * cg_.g.bP1 * cg_.bq * cg_.g.bR2),
+        one_port_(s.machine.ports.kind == PortKind::one) {
     const Grid& g = cg_.g;
     const std::int64_t L = cg_.L;
     nodes_.resize(static_cast<std::size_t>(g.N));
@@ -342,16 +344,24 @@ class CannonSteps final : public StepProgram {
       aligned(p.C, g.row_cube(), g.N2, (r * cg_.kD) % L);
       aligned(p.D, g.col_cube(), g.N1, (c * cg_.kC) % L);
       align_steps_ = std::max({align_steps_, p.C.steps, p.D.steps});
+      align_c_ = std::max(align_c_, p.C.steps);
+      align_d_ = std::max(align_d_, p.D.steps);
     }
+    if (one_port_) align_steps_ = align_c_ + align_d_;
   }
   [[nodiscard]] bool wide() const override { return true; }
-  [[nodiscard]] int strands() const override { return 3; }
-  [[nodiscard]] std::int64_t steps() const override { return products_ * (align_steps_ + cg_.L); }
+  [[nodiscard]] int strands() const override { return one_port_ ? 1 : 3; }
+  void prefetch(NodeId x) const override { ask(&nodes_[static_cast<std::size_t>(x)]); }
+  [[nodiscard]] std::int64_t steps() const override { return products_ * (align_steps_ + (one_port_ ? 2 : 1) * cg_.L); }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return products_ * cg_.g.bP1 * cg_.g.bR2; }
   void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
     const Plan& p = nodes_[static_cast<std::size_t>(x)];
-    const std::int64_t q = s % (align_steps_ + cg_.L);
     using enum StepOp::Kind;
+    if (one_port_) {
+      one_port_step(p, s % (align_steps_ + 2 * cg_.L), ops);
+      return;
+    }
+    const std::int64_t q = s % (align_steps_ + cg_.L);
     if (q < align_steps_) {  // matmul::both(align C, align D)
       if (q < p.C.steps) {
         ops.push_back({.kind = send, .strand = 1, .port = p.C.align.to, .elements = X_});
@@ -387,13 +397,42 @@ class CannonSteps final : public StepProgram {
   struct Plan {
     Ring C, D;
   };
+  /// One-port (matmul::both one Task after the other; a step an awaited group): C's alignment
+  /// shifts, D's, then for each of the L multiplies C's roll and D's roll (none before the first),
+  /// the multiply after D's.
+  void one_port_step(const Plan& p, std::int64_t q, std::vector<StepOp>& ops) const {
+    using enum StepOp::Kind;
+    auto group = [&](const ShiftPorts& sp, std::int64_t elements) {
+      ops.push_back({.kind = send, .port = sp.to, .elements = elements});
+      ops.push_back({.kind = recv, .port = sp.from});
+    };
+    if (q < align_c_) {
+      if (q < p.C.steps) group(p.C.align, X_);
+      return;
+    }
+    if (q < align_steps_) {
+      if (q - align_c_ < p.D.steps) group(p.D.align, Y_);
+      return;
+    }
+    const std::int64_t t = (q - align_steps_) / 2;
+    if ((q - align_steps_) % 2 == 0) {
+      if (t > 0 && p.C.moves) group(p.C.roll, X_);
+      return;
+    }
+    if (t > 0 && p.D.moves) group(p.D.roll, Y_);
+    ops.push_back({.kind = compute, .elements = flops_});
+  }
+
   CannonGrid cg_;
-  std::int64_t products_, X_, Y_, flops_, align_steps_ = 0;
+  std::int64_t products_, X_, Y_, flops_;
+  bool one_port_;
+  std::int64_t align_steps_ = 0, align_c_ = 0, align_d_ = 0;  ///< (one-port: C's and D's, one after the other)
   std::vector<Plan> nodes_;
 };
 
 std::unique_ptr<StepProgram> cannon_steps(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all || s.params.variant != 0) return nullptr;
+  if ((s.machine.ports.kind != PortKind::all && s.machine.ports.kind != PortKind::one) || s.params.variant != 0)
+    return nullptr;
   return std::make_unique<CannonSteps>(s);
 }
 

@@ -133,6 +133,7 @@ class OuterSteps final : public StepProgram {
     }
   }
   [[nodiscard]] bool wide() const override { return true; }
+  void prefetch(NodeId x) const override { ask(&nodes_[static_cast<std::size_t>(x)]); }
   [[nodiscard]] std::int64_t steps() const override { return 2 * per_ * (K_ + 1) * L_; }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return K_ * g_.bP1 * g_.bR2; }
   void step(NodeId x, std::int64_t sigma, std::vector<StepOp>& ops) const override {
