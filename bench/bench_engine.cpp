@@ -238,6 +238,14 @@ void BM_Workload_PipelinedBroadcastByTrains(benchmark::State& s) {
 void BM_Workload_LockstepGceaAllPort(benchmark::State& s) {
   workload(s, point("allgather.gcea", kAll, static_cast<int>(s.range(0)), 16384));
 }
+// Its one-port form (docs/lockstep.md "One-port"), in the engine's order of events: the hybrid
+// (TR-530 §5.1) with k = n / 2, M = 16384, one end and one resume a message (17.2 M on 2^16
+// nodes); events_per_s are ends taken.
+void BM_Workload_LockstepHybridOnePort(benchmark::State& s) {
+  RunPoint rp = point("allgather.hybrid", kOne, static_cast<int>(s.range(0)), 16384);
+  rp.setup.params.k = s.range(0) / 2;
+  workload(s, rp);
+}
 
 // ---- The cycle engine beside SimGrid ---------------------------------------------------------
 
@@ -295,6 +303,7 @@ BENCHMARK(BM_Workload_BroadcastSbtOnePort_2e20)->Unit(benchmark::kMillisecond)->
 BENCHMARK(BM_Workload_PerPacketGrayPipeline)->DenseRange(8, 16, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Workload_PipelinedBroadcastByTrains)->DenseRange(8, 16, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Workload_LockstepGceaAllPort)->DenseRange(8, 12, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Workload_LockstepHybridOnePort)->DenseRange(8, 16, 4)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_EnginesBroadcastSbtAllPort)->Arg(6)->Arg(10)->Arg(14)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_EnginesAllgatherSbtOnePort)->Arg(6)->Arg(10)->Arg(14)->Unit(benchmark::kMillisecond)->Iterations(1);
 

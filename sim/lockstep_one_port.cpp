@@ -102,6 +102,7 @@ class OnePort {
         read_ahead(events, next, j);
         const std::uint32_t e = events[j];
         ++st_.events;
+        --pending_;
         if ((e & kComputeBit) != 0)
           compute_end(static_cast<NodeId>(e & ~kComputeBit));
         else
@@ -268,6 +269,7 @@ class OnePort {
       last_key_ = key;
     }
     last_->push_back(payload);
+    if (++pending_ > st_.peak_queue) st_.peak_queue = pending_;  // (the engine's counter: the bench's live size)
   }
 
   /// The engine's keep_chain and complete: the later completion's chain (of two at one instant,
@@ -613,7 +615,7 @@ class OnePort {
   std::size_t finished_ = 0;
   Time last_time_{};
   C last_chain_{};
-  std::int64_t next_check_ = 4096, published_ = 0;
+  std::int64_t next_check_ = 4096, published_ = 0, pending_ = 0;
 };
 
 }  // namespace
