@@ -2,7 +2,6 @@
 // field but the engine's own counters (events, resumes) identical, on every regression point of an
 // algorithm with a step program and on a grid of cubes, sizes and costs; and where it cannot tell
 // what the engine would do, it says so (nullopt) and the engine runs the point.
-#include <array>
 #include <filesystem>
 
 #include "app/config.hpp"
@@ -10,6 +9,7 @@
 #include "helpers.hpp"
 #include "sim/lockstep.hpp"
 #include "tests/cli_helpers.hpp"
+#include "tests/listed_program.hpp"
 #include "tests/report_compare.hpp"
 
 namespace cubesim {
@@ -170,44 +170,28 @@ TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
 TEST(Lockstep, GivesTheEnginesReportForTheMultiplications) {
   const Registry reg = make_registry();
   std::int64_t runs = 0, by_lockstep = 0, count = 0;
-  for (const char* algo : {"matmul2d.cannon", "matmul2d.dekel", "matmul2d.outer"}) {
-    const AlgorithmInfo* info = reg.find(algo);
-    ASSERT_NE(info, nullptr);
-    for (int n = 0; n <= 7; ++n)
-      for (const auto& pqr : {std::array<std::int64_t, 3>{32, 32, 32}, {48, 40, 36}, {5, 7, 3}})
-        for (std::int64_t K : {1, 2})
-          for (std::int64_t B : {1, 4, 256})
-            for (int costs = 0; costs < 2; ++costs) {
-              const std::string_view name(algo);
-              if ((K > 1 && name == "matmul2d.dekel") || (n % 2 == 1 && name == "matmul2d.outer") || skipped(count))
-                continue;
-              RunPoint rp = timing_point(info, n, 1, B);
-              rp.setup.params.P = pqr[0];
-              rp.setup.params.Q = pqr[1];
-              rp.setup.params.R = pqr[2];
-              rp.setup.params.K = K;
-              if (costs == 0) {
-                rp.setup.machine.tau = Time::ps(100);
-                rp.setup.machine.t_c = Time::ps(100);
-                rp.setup.machine.t_a = Time::ps(100);
-              } else {
-                rp.setup.machine.tau_msg = Time::ps(250);
-                rp.setup.machine.t_call = Time::ps(40);
-              }
-              const RunOutcome a = run_point(rp, *info, true, nullptr, without_lockstep());
-              const RunOutcome b = run_point(rp, *info, true, nullptr, with_lockstep());
-              const std::string where = std::string(algo) + " n=" + std::to_string(n) + " P=" + std::to_string(pqr[0]) +
-                                        " K=" + std::to_string(K) + " B=" + std::to_string(B) + " costs " +
-                                        std::to_string(costs);
-              ASSERT_EQ(comparable(a).dump(), comparable(b).dump()) << where;
-              EXPECT_TRUE(b.verified) << where << ": " << b.verify_message;
-              const RunOutcome c = run_point(rp, *info, true, nullptr, with_lockstep(3));
-              ASSERT_EQ(comparable(b).dump(), comparable(c).dump()) << where << " threads";
-              EXPECT_EQ(b.stats.events, c.stats.events);
-              ++runs;
-              by_lockstep += b.stats.lockstep_runs;
-            }
-  }
+  test::for_each_multiplication_point(reg, 2, [&](const test::MatmulPoint& mp) {
+    if (skipped(count)) return;
+    Machine m = test::simple_machine({PortKind::all, 0}, 256);
+    if (mp.costs == 0) {
+      m.tau = Time::ps(100);
+      m.t_c = Time::ps(100);
+      m.t_a = Time::ps(100);
+    } else {
+      m.tau_msg = Time::ps(250);
+      m.t_call = Time::ps(40);
+    }
+    const RunPoint rp = mp.on(m);
+    const RunOutcome a = run_point(rp, *mp.info, true, nullptr, without_lockstep());
+    const RunOutcome b = run_point(rp, *mp.info, true, nullptr, with_lockstep());
+    ASSERT_EQ(comparable(a).dump(), comparable(b).dump()) << mp.where();
+    EXPECT_TRUE(b.verified) << mp.where() << ": " << b.verify_message;
+    const RunOutcome c = run_point(rp, *mp.info, true, nullptr, with_lockstep(3));
+    ASSERT_EQ(comparable(b).dump(), comparable(c).dump()) << mp.where() << " threads";
+    EXPECT_EQ(b.stats.events, c.stats.events);
+    ++runs;
+    by_lockstep += b.stats.lockstep_runs;
+  });
   std::cout << "[ lockstep ] Cannon, Dekel, the outer product: " << runs << " runs, " << by_lockstep
             << " by the lockstep simulator\n";
   EXPECT_EQ(by_lockstep, runs);
@@ -235,25 +219,11 @@ TEST(Lockstep, LeavesToTheEngineWhatItDoesNotTimeExactly) {
   EXPECT_EQ(run_point(rp, *info, true, nullptr, per_packet).stats.lockstep_runs, 0);
 }
 
-/// A program of one step on the 2-cube whose outcome the engine's order of events would decide,
-/// or that is not a step program at all; `wide`: one that computes and forks (four strands).
-class Scripted final : public StepProgram {
- public:
-  explicit Scripted(std::vector<std::vector<std::vector<StepOp>>> ops, bool wide = false)
-      : ops_(std::move(ops)), wide_(wide) {}
-  [[nodiscard]] bool wide() const override { return wide_; }
-  [[nodiscard]] int strands() const override { return wide_ ? kMaxStrands : 1; }
-  [[nodiscard]] std::int64_t steps() const override { return static_cast<std::int64_t>(ops_.size()); }
-  void step(NodeId x, std::int64_t s, std::vector<StepOp>& out) const override {
-    const auto& v = ops_[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)];
-    out.insert(out.end(), v.begin(), v.end());
-  }
-  [[nodiscard]] std::int64_t result_elements(NodeId) const override { return 0; }
-
- private:
-  std::vector<std::vector<std::vector<StepOp>>> ops_;
-  bool wide_;
-};
+/// A program on the 2-cube whose outcome the engine's order of events would decide, or that is
+/// not a step program at all; `wide`: one that computes and forks (four strands).
+test::ListedProgram Scripted(std::vector<std::vector<std::vector<StepOp>>> ops, bool wide = false) {
+  return test::ListedProgram(std::move(ops), wide, wide ? StepProgram::kMaxStrands : 1);
+}
 
 StepOp snd(int port, std::int64_t e, int tag = 0) {
   return {.kind = StepOp::Kind::send, .port = port, .tag = tag, .elements = e};

@@ -6,13 +6,13 @@
 // where a train's packets would interleave with another message's, it leaves the run to the engine.
 #include <array>
 #include <random>
-#include <string_view>
 
 #include "app/config.hpp"
 #include "app/report.hpp"
 #include "helpers.hpp"
 #include "sim/engine.hpp"
 #include "sim/lockstep.hpp"
+#include "tests/listed_program.hpp"
 #include "tests/report_compare.hpp"
 
 namespace cubesim {
@@ -20,22 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// A program given step by step and node by node (steps x nodes x operations).
-class Listed final : public StepProgram {
- public:
-  explicit Listed(std::vector<std::vector<std::vector<StepOp>>> ops, bool wide) : ops_(std::move(ops)), wide_(wide) {}
-  [[nodiscard]] bool wide() const override { return wide_; }
-  [[nodiscard]] std::int64_t steps() const override { return static_cast<std::int64_t>(ops_.size()); }
-  void step(NodeId x, std::int64_t s, std::vector<StepOp>& out) const override {
-    const auto& v = ops_[static_cast<std::size_t>(s)][static_cast<std::size_t>(x)];
-    out.insert(out.end(), v.begin(), v.end());
-  }
-  [[nodiscard]] std::int64_t result_elements(NodeId) const override { return 0; }
-
- private:
-  std::vector<std::vector<std::vector<StepOp>>> ops_;
-  bool wide_;
-};
+using Listed = test::ListedProgram;
 
 /// The process a step program describes, for the engine: each step's sends and receives as one
 /// group, then its computes, one await each.
@@ -109,6 +94,25 @@ Machine one_port_machine(int costs, std::int64_t B) {
     m.t_call = Time::ps(40);
   }
   return m;
+}
+
+/// A timing-mode point of `info` on the n-cube and one_port_machine(costs, B).
+RunPoint one_port_point(const AlgorithmInfo* info, int n, int costs, std::int64_t B) {
+  RunPoint rp;
+  rp.info = info;
+  rp.setup.machine = one_port_machine(costs, B);
+  rp.setup.topology = Topology::hypercube(n);
+  rp.setup.params.B = B;
+  rp.setup.data_mode = false;
+  return rp;
+}
+
+/// The point run by the engine (first) and as the runner runs it (the lockstep simulator where
+/// it takes the point).
+std::pair<RunOutcome, RunOutcome> engine_and_lockstep(const RunPoint& rp) {
+  RunLimits without;
+  without.lockstep = false;
+  return {run_point(rp, *rp.info, true, nullptr, without), run_point(rp, *rp.info, true, nullptr, RunLimits{})};
 }
 
 TEST(LockstepOnePort, GivesTheEnginesReportOnRandomPrograms) {
@@ -214,10 +218,7 @@ TEST(LockstepOnePort, GivesTheEnginesReportOnEveryRegressPointWithAOnePortProgra
       for (const cubesim::Setup& v : variants) {
         RunPoint rp = p;
         rp.setup = v;
-        RunLimits without;
-        without.lockstep = false;
-        const RunOutcome a = run_point(rp, *p.info, true, nullptr, without);
-        const RunOutcome b = run_point(rp, *p.info, true, nullptr, RunLimits{});
+        const auto [a, b] = engine_and_lockstep(rp);
         ASSERT_EQ(test::comparable(a).dump(), test::comparable(b).dump())
             << name << " " << v.topology.describe() << " M=" << v.params.M << " B=" << v.params.B;
         EXPECT_TRUE(b.verified) << name << ": " << b.verify_message;
@@ -245,18 +246,10 @@ TEST(LockstepOnePort, GivesTheEnginesReportForTheHybridOverAGrid) {
         for (std::int64_t B : {1, 4, 256})
           for (int costs = 0; costs < 3; ++costs) {
             if (test::quick_tier() && (count++ % 4) != 0) continue;
-            RunPoint rp;
-            rp.info = hybrid;
-            rp.setup.machine = one_port_machine(costs, B);
-            rp.setup.topology = Topology::hypercube(n);
+            RunPoint rp = one_port_point(hybrid, n, costs, B);
             rp.setup.params.M = M;
-            rp.setup.params.B = B;
             rp.setup.params.k = k;
-            rp.setup.data_mode = false;
-            RunLimits without;
-            without.lockstep = false;
-            const RunOutcome a = run_point(rp, *hybrid, true, nullptr, without);
-            const RunOutcome b = run_point(rp, *hybrid, true, nullptr, RunLimits{});
+            const auto [a, b] = engine_and_lockstep(rp);
             ASSERT_EQ(test::comparable(a).dump(), test::comparable(b).dump())
                 << "hybrid n=" << n << " k=" << k << " M=" << M << " B=" << B << " costs " << costs;
             ++runs;
@@ -274,44 +267,18 @@ TEST(LockstepOnePort, GivesTheEnginesReportForTheHybridOverAGrid) {
 TEST(LockstepOnePort, GivesTheEnginesReportForTheMultiplications) {
   const Registry reg = make_registry();
   std::int64_t runs = 0, by_lockstep = 0, count = 0, queued = 0, ties = 0;
-  for (const char* algo : {"matmul2d.cannon", "matmul2d.dekel", "matmul2d.outer"}) {
-    const AlgorithmInfo* info = reg.find(algo);
-    ASSERT_NE(info, nullptr);
-    for (int n = 0; n <= 7; ++n)
-      for (const auto& pqr : {std::array<std::int64_t, 3>{32, 32, 32}, {48, 40, 36}, {5, 7, 3}})
-        for (std::int64_t K : {1, 2})
-          for (std::int64_t B : {1, 4, 256})
-            for (int costs = 0; costs < 3; ++costs) {
-              const std::string_view name(algo);
-              if ((K > 1 && name == "matmul2d.dekel") || (n % 2 == 1 && name == "matmul2d.outer") ||
-                  (test::quick_tier() && (count++ % 4) != 0))
-                continue;
-              RunPoint rp;
-              rp.info = info;
-              rp.setup.machine = one_port_machine(costs, B);
-              if (costs == 1) rp.setup.machine.t_a = rp.setup.machine.tau;
-              rp.setup.topology = Topology::hypercube(n);
-              rp.setup.params.P = pqr[0];
-              rp.setup.params.Q = pqr[1];
-              rp.setup.params.R = pqr[2];
-              rp.setup.params.K = K;
-              rp.setup.params.B = B;
-              rp.setup.data_mode = false;
-              RunLimits without;
-              without.lockstep = false;
-              const RunOutcome a = run_point(rp, *info, true, nullptr, without);
-              const RunOutcome b = run_point(rp, *info, true, nullptr, RunLimits{});
-              const std::string where = std::string(algo) + " n=" + std::to_string(n) + " P=" + std::to_string(pqr[0]) +
-                                        " K=" + std::to_string(K) + " B=" + std::to_string(B) + " costs " +
-                                        std::to_string(costs);
-              ASSERT_EQ(test::comparable(a).dump(), test::comparable(b).dump()) << where;
-              EXPECT_TRUE(b.verified) << where << ": " << b.verify_message;
-              ++runs;
-              by_lockstep += b.stats.lockstep_runs;
-              queued += b.stats.lockstep_runs * b.stats.queued_transmissions;
-              ties += b.stats.lockstep_runs * b.stats.slot_ties;
-            }
-  }
+  test::for_each_multiplication_point(reg, 3, [&](const test::MatmulPoint& mp) {
+    if (test::quick_tier() && (count++ % 4) != 0) return;
+    Machine m = one_port_machine(mp.costs, mp.B);
+    if (mp.costs == 1) m.t_a = m.tau;
+    const auto [a, b] = engine_and_lockstep(mp.on(m));
+    ASSERT_EQ(test::comparable(a).dump(), test::comparable(b).dump()) << mp.where();
+    EXPECT_TRUE(b.verified) << mp.where() << ": " << b.verify_message;
+    ++runs;
+    by_lockstep += b.stats.lockstep_runs;
+    queued += b.stats.lockstep_runs * b.stats.queued_transmissions;
+    ties += b.stats.lockstep_runs * b.stats.slot_ties;
+  });
   std::cout << "[ one-port ] Cannon, Dekel, the outer product: " << runs << " runs, " << by_lockstep
             << " by the lockstep simulator (" << queued << " queued transmissions, " << ties << " slot ties)\n";
   // Blocks of several packets whose trains meet at a node (C from the left, D from above) are the
