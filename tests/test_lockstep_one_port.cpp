@@ -233,13 +233,30 @@ TEST(LockstepOnePort, GivesTheEnginesReportOnEveryRegressPointWithAOnePortProgra
   EXPECT_GE(by_lockstep * 3, points * 2);
 }
 
-/// The hybrid (TR-530 §5.1) one-port on cubes of 1 to 8 dimensions, 0 to n doubling steps, sizes,
-/// packets and the three machines.
-TEST(LockstepOnePort, GivesTheEnginesReportForTheHybridOverAGrid) {
+/// The all-gathers one-port: GCEA(1,N) and CRA(1,N) on cubes of 1 to 7 dimensions, and the hybrid
+/// (TR-530 §5.1) on 1 to 8 with 0 to n doubling steps; sizes, packets and the three machines.
+TEST(LockstepOnePort, GivesTheEnginesReportForTheAllGathersOverAGrid) {
   const Registry reg = make_registry();
   const AlgorithmInfo* hybrid = reg.find("allgather.hybrid");
   ASSERT_NE(hybrid, nullptr);
   std::int64_t runs = 0, by_lockstep = 0, count = 0;
+  for (const char* algo : {"allgather.gcea", "allgather.cra"}) {
+    const AlgorithmInfo* info = reg.find(algo);
+    ASSERT_NE(info, nullptr);
+    for (int n = 1; n <= 7; ++n)
+      for (std::int64_t M : {1, 5, 12, 300})
+        for (std::int64_t B : {1, 3, 256})
+          for (int costs = 0; costs < 3; ++costs) {
+            if (test::quick_tier() && (count++ % 4) != 0) continue;
+            RunPoint rp = one_port_point(info, n, costs, B);
+            rp.setup.params.M = M;
+            const auto [a, b] = engine_and_lockstep(rp);
+            ASSERT_EQ(test::comparable(a).dump(), test::comparable(b).dump())
+                << algo << " n=" << n << " M=" << M << " B=" << B << " costs " << costs;
+            ++runs;
+            by_lockstep += b.stats.lockstep_runs;
+          }
+  }
   for (int n = 1; n <= 8; ++n)
     for (int k : {0, 1, n / 2, n})
       for (std::int64_t M : {1, 7, 300})
@@ -255,7 +272,7 @@ TEST(LockstepOnePort, GivesTheEnginesReportForTheHybridOverAGrid) {
             ++runs;
             by_lockstep += b.stats.lockstep_runs;
           }
-  std::cout << "[ one-port ] hybrid grid: " << runs << " runs, " << by_lockstep << " by the lockstep simulator\n";
+  std::cout << "[ one-port ] all-gathers' grid: " << runs << " runs, " << by_lockstep << " by the lockstep simulator\n";
   EXPECT_EQ(by_lockstep, runs);
 }
 

@@ -224,12 +224,53 @@ class CraAllPortSteps final : public PartsSteps {
   std::vector<std::uint8_t> ports_;  ///< per node and ring: the ports to its successor and from its predecessor
 };
 
-/// The step programs of the all-port rows (the one-port rows and the 1-cube run the engine).
+/// GCEA(1,N) and CRA(1,N) one-port (allgather_gcea_one_port, allgather_cra_one_port) as step
+/// programs, the one-port lockstep simulator's: N - 1 exchanges of the whole block, across
+/// dimension G's transition in step s (GCEA), to the ring's successor from its predecessor (CRA).
+class WholeBlockSteps final : public StepProgram {
+ public:
+  WholeBlockSteps(const Setup& s, bool ring)
+      : N_(s.topology.size()), n_(s.topology.dim()), M_(s.params.M), ring_(ring) {
+    if (!ring || N_ < 2) return;
+    auto at = [&](std::int64_t q) { return static_cast<NodeId>(gray::encode(((q % N_) + N_) % N_)); };
+    ports_.resize(2 * static_cast<std::size_t>(N_));
+    for (NodeId x = 0; x < N_; ++x) {
+      const auto pos = static_cast<std::int64_t>(gray::decode(x));
+      ports_[2 * static_cast<std::size_t>(x)] = static_cast<std::uint8_t>(s.topology.port_to(x, at(pos + 1)));
+      ports_[2 * static_cast<std::size_t>(x) + 1] = static_cast<std::uint8_t>(s.topology.port_to(x, at(pos - 1)));
+    }
+  }
+  [[nodiscard]] std::int64_t steps() const override { return N_ - 1; }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return N_ * M_; }
+  void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
+    int out = 0, in = 0;
+    if (ring_) {  // the ring's successor and predecessor (the same ports every step)
+      out = ports_[2 * static_cast<std::size_t>(x)];
+      in = ports_[2 * static_cast<std::size_t>(x) + 1];
+    } else {
+      out = in = gray::transition(s, n_);
+    }
+    ops.push_back({.kind = StepOp::Kind::send, .port = out, .elements = M_});
+    ops.push_back({.kind = StepOp::Kind::recv, .port = in});
+  }
+
+ private:
+  NodeId N_;
+  int n_;
+  std::int64_t M_;
+  bool ring_;
+  std::vector<std::uint8_t> ports_;  ///< CRA: per node, the ports to its successor and from its predecessor
+};
+
+/// The step programs: the all-port rows' (n >= 2) and the one-port rows'; the engine runs the
+/// all-port 1-cube (the one-port process) and k-port machines.
 std::unique_ptr<StepProgram> gcea_steps(const Setup& s) {
+  if (s.machine.ports.kind == PortKind::one) return std::make_unique<WholeBlockSteps>(s, false);
   if (s.machine.ports.kind != PortKind::all || s.topology.dim() <= 1) return nullptr;
   return std::make_unique<GceaAllPortSteps>(s);
 }
 std::unique_ptr<StepProgram> cra_steps(const Setup& s) {
+  if (s.machine.ports.kind == PortKind::one) return std::make_unique<WholeBlockSteps>(s, true);
   if (s.machine.ports.kind != PortKind::all || s.topology.dim() <= 1) return nullptr;
   return std::make_unique<CraAllPortSteps>(s);
 }
