@@ -207,10 +207,14 @@ TEST(Lockstep, LeavesToTheEngineWhatItDoesNotTimeExactly) {
   RunPoint data = rp;
   data.setup.data_mode = true;
   EXPECT_EQ(run_point(data, *info, true, nullptr, with_lockstep()).stats.lockstep_runs, 0);
-  // One-port, node software, --per-packet, an observer: the engine's.
+  // One-port: the one-port simulator's (docs/lockstep.md "One-port"); k-port, node software,
+  // --per-packet, an observer: the engine's.
   RunPoint one = rp;
   one.setup.machine.ports = PortModel{PortKind::one, 1};
-  EXPECT_EQ(run_point(one, *info, true, nullptr, with_lockstep()).stats.lockstep_runs, 0);
+  EXPECT_EQ(run_point(one, *info, true, nullptr, with_lockstep()).stats.lockstep_runs, 1);
+  RunPoint two = rp;
+  two.setup.machine.ports = PortModel{PortKind::k, 2};
+  EXPECT_EQ(run_point(two, *info, true, nullptr, with_lockstep()).stats.lockstep_runs, 0);
   RunPoint soft = rp;
   soft.setup.machine.o_send = Time::ps(5);
   EXPECT_EQ(run_point(soft, *info, true, nullptr, with_lockstep()).stats.lockstep_runs, 0);
