@@ -17,7 +17,7 @@
 #include "sim/errors.hpp"
 #include "sim/kernel/pool.hpp"
 #include "sim/kernel/prefetch.hpp"
-#include "sim/lockstep_chain.hpp"
+#include "sim/lockstep_common.hpp"
 #include "sim/net/network.hpp"
 #include "sim/resources.hpp"
 
@@ -294,11 +294,6 @@ class Lockstep {
     }
   }
 
-  [[noreturn]] static void no_link(NodeId x, std::int64_t s, int port) {
-    throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " +
-                          std::to_string(port) + " has no link");
-  }
-
   /// A message's packets, its transmission's time, and its last packet's (the engine's
   /// Engine::start_send and StoreAndForward::train_time).
   typename Worker::Size sized(std::int64_t e) const {
@@ -415,7 +410,7 @@ class Lockstep {
       if ((computed >> op.strand) & 1U)
         throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) +
                               ": a send after a compute of its strand");
-      if (topo_.neighbor(x, op.port) < 0) no_link(x, s, op.port);
+      if (topo_.neighbor(x, op.port) < 0) detail::no_link(x, s, op.port);
       const std::size_t li = link(x, op.port);
       Lnk& l = links_[li];
       ++sent;
@@ -526,7 +521,7 @@ class Lockstep {
         continue;
       }
       const NodeId from = topo_.neighbor(x, op.port);
-      if (from < 0) no_link(x, s, op.port);
+      if (from < 0) detail::no_link(x, s, op.port);
       // The message is in its sender's record of the link.
       if (!take(w, links_[link(from, topo_.port_to(from, x))], from, op.tag, u)) return false;
     }

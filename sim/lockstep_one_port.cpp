@@ -33,7 +33,7 @@
 #include "sim/errors.hpp"
 #include "sim/kernel/prefetch.hpp"
 #include "sim/lockstep.hpp"
-#include "sim/lockstep_chain.hpp"
+#include "sim/lockstep_common.hpp"
 
 namespace cubesim {
 
@@ -200,11 +200,6 @@ class OnePort {
     detail::check_run_budgets(
         o_, {.events = st_.events, .resumes = st_.resumes}, true, [&] { return " by t=" + format_time(now_); },
         [] { return std::string(); });
-  }
-
-  [[noreturn]] static void no_link(NodeId x, std::int64_t s, int port) {
-    throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " +
-                          std::to_string(port) + " has no link");
   }
 
   /// Asks the cache for what the ends after the j-th of a bucket will touch: a transfer kFar ends
@@ -393,7 +388,7 @@ class OnePort {
   /// Engine::start_send and StoreAndForward::send: a message to the neighbour on op's port.
   void send(NodeId x, std::int64_t s, const StepOp& op, const C& c) {
     const NodeId to = topo_.neighbor(x, op.port);
-    if (to < 0) no_link(x, s, op.port);
+    if (to < 0) detail::no_link(x, s, op.port);
     const std::int64_t e = op.elements;
     std::uint32_t xi = kNone;
     if (free_.empty()) {
@@ -427,7 +422,7 @@ class OnePort {
 
   /// Engine::start_recv: true if a message from that neighbour with that tag has arrived.
   bool recv(NodeId x, std::int64_t s, const StepOp& op) {
-    if (topo_.neighbor(x, op.port) < 0) no_link(x, s, op.port);
+    if (topo_.neighbor(x, op.port) < 0) detail::no_link(x, s, op.port);
     std::int16_t& n = match(x, op.port, op.tag);
     if (n == std::numeric_limits<std::int16_t>::max()) throw GiveUp{};
     if (n < 0) {
@@ -451,6 +446,9 @@ class OnePort {
       }
     throw GiveUp{};  // a ninth port and tag waiting at one node: beyond this table
   }
+
+  /// A message's transmission: tau a packet, tau_msg once, t_c an element (StoreAndForward::train_time).
+  Time duration(std::int64_t e) const { return m_.tau * packets(e) + m_.tau_msg + m_.t_c * e; }
 
   std::int64_t packets(std::int64_t e) const {
     const std::int64_t B = o_.packet_elements;
@@ -519,7 +517,7 @@ class OnePort {
   void start(std::uint32_t xi) {
     Xfer& t = xf_[xi];
     const std::int64_t e = t.elements, k = packets(e);
-    const Time busy = m_.tau * k + m_.tau_msg + m_.t_c * e;
+    const Time busy = duration(e);
     if (busy <= Time{}) throw GiveUp{};  // ends as it starts: the engine's order of events decides
     t.c.startups += k;
     t.c.msg_startups += 1;
@@ -568,8 +566,7 @@ class OnePort {
     // The link's load and the sender's busy time, counted at the end (their lines were asked for
     // ahead: read_ahead), not at the start.
     load_[static_cast<std::size_t>(done.from) * ports_ + done.port] += done.elements;
-    procs_[static_cast<std::size_t>(done.from)].comm +=
-        m_.tau * packets(done.elements) + m_.tau_msg + m_.t_c * done.elements;
+    procs_[static_cast<std::size_t>(done.from)].comm += duration(done.elements);
     In& r = ins_[static_cast<std::size_t>(done.to)];
     if (r.train == xi) r.train = kNone;  // a train's last packet (unless a queue found it there)
     if (r.slot.head != kNone) {          // when the next one asked (note_in_grant)

@@ -1,10 +1,13 @@
 #pragma once
-/// The chains the lockstep simulators keep (sim/lockstep.cpp, sim/lockstep_one_port.cpp): the
-/// parts of a PathCounts a step program adds to.
+/// What the lockstep simulators share (sim/lockstep.cpp, sim/lockstep_one_port.cpp): the chains
+/// they keep (the parts of a PathCounts a step program adds to) and a program's port error.
 #include <cstdint>
+#include <string>
 
 #include "sim/critical_path.hpp"
+#include "sim/errors.hpp"
 #include "sim/time.hpp"
+#include "sim/topology.hpp"
 
 namespace cubesim::detail {
 
@@ -35,5 +38,11 @@ struct WideChain : Chain {
     return p;
   }
 };
+
+/// A step program's operation on a port without a link: the program's error.
+[[noreturn]] inline void no_link(NodeId x, std::int64_t s, int port) {
+  throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " + std::to_string(port) +
+                        " has no link");
+}
 
 }  // namespace cubesim::detail
