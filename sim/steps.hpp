@@ -49,6 +49,11 @@ class StepProgram {
   /// A hint before step(x, ...) is asked for, some time ahead: a program with a record a node asks
   /// the cache for it (ask). It changes nothing.
   virtual void prefetch(NodeId /*x*/) const {}
+  /// The first step at or after s (s < steps()) in which node x may post something: every step
+  /// from s up to it posts nothing, and a simulator may skip them (an empty step costs nothing: the
+  /// process awaits nothing). At most steps(); s by default. tests/test_lockstep_one_port.cpp
+  /// checks every override against step().
+  [[nodiscard]] virtual std::int64_t next_step(NodeId /*x*/, std::int64_t s) const { return s; }
 
  protected:
   /// Asks the cache for the line at `p`. (The empty asm keeps GCC from deleting the hint in a

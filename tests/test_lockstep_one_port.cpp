@@ -304,5 +304,42 @@ TEST(LockstepOnePort, GivesTheEnginesReportForTheMultiplications) {
   EXPECT_GT(ties, 0);
 }
 
+// StepProgram::next_step, which the one-port simulator follows to skip a node's empty steps: from
+// every step it skips only steps in which the node posts nothing, and never goes back or past the
+// end -- for every node and step of the multiplications' grid, one-port and all-port (the outer
+// product overrides it: three steps in four of a node are empty; the others keep the default).
+TEST(LockstepOnePort, NextStepSkipsOnlyEmptySteps) {
+  const Registry reg = make_registry();
+  std::int64_t programs = 0, skipped = 0;
+  std::vector<StepOp> ops;
+  test::for_each_multiplication_point(reg, 1, [&](const test::MatmulPoint& mp) {
+    for (const PortKind kind : {PortKind::one, PortKind::all}) {
+      Machine m = one_port_machine(0, mp.B);
+      m.ports.kind = kind;
+      const RunPoint rp = mp.on(m);
+      if (!rp.info->steps) continue;
+      const std::unique_ptr<StepProgram> prog = rp.info->steps(rp.setup);
+      if (prog == nullptr) continue;
+      ++programs;
+      const std::int64_t steps = prog->steps();
+      for (NodeId x = 0; x < rp.setup.topology.size(); ++x)
+        for (std::int64_t s = 0; s < steps; ++s) {
+          const std::int64_t next = prog->next_step(x, s);
+          ASSERT_GE(next, s) << mp.where() << " node " << x << " step " << s;
+          ASSERT_LE(next, steps) << mp.where() << " node " << x << " step " << s;
+          for (std::int64_t u = s; u < next; ++u) {
+            ops.clear();
+            prog->step(x, u, ops);
+            ASSERT_TRUE(ops.empty()) << mp.where() << " node " << x << ": step " << u << " skipped from " << s
+                                     << " posts " << ops.size() << " operations";
+          }
+          skipped += next > s ? 1 : 0;
+        }
+    }
+  });
+  std::cout << "[ next_step ] " << programs << " programs, " << skipped << " (node, step) pairs skip ahead\n";
+  EXPECT_GT(skipped, 0);
+}
+
 }  // namespace
 }  // namespace cubesim

@@ -25,9 +25,9 @@ inline void prefetch(const void* p, bool write = false) {
 /// misses wherever a later field was read (an OpState's waiter, at byte 48 of 88, is in the
 /// second line of every other Op of a vector).
 template <class T>
-void prefetch_lines(const T& record) {
+void prefetch_lines(const T& record, bool write = false) {
   const auto* p = reinterpret_cast<const char*>(&record);
-  for (std::size_t off = 0; off < sizeof(T) + 63; off += 64) prefetch(p + off);
+  for (std::size_t off = 0; off < sizeof(T) + 63; off += 64) prefetch(p + off, write);
 }
 
 }  // namespace cubesim::detail
