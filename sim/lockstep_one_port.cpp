@@ -170,28 +170,30 @@ class OnePort {
 
   /// A node's process: its place in the program, its waiter (the latest completion of the group it
   /// awaits and that completion's chain, the operations outstanding), its outgoing slot and the
-  /// time it sent. One cache line with narrow chains.
-  struct Proc {
+  /// time it sent. Programs that compute (wide chains) also keep the step's one compute after its
+  /// group while the group runs (cached 1; 2: started) instead of asking the program for the step
+  /// again, its flops, and the node's compute time. A compute's chain at its end is the waiter's
+  /// (start_compute): a compute is awaited alone and ends after it starts. One cache line with
+  /// narrow chains, two with wide ones (three before the compute's own copy of the chain went).
+  struct None1 {};
+  struct None2 {};
+  struct Totals {
+    Time busy;
+    std::int64_t flops = 0;
+  };
+  struct alignas(64) Proc {
     Time wt;
     C wc;
     std::uint32_t step = 0;
     std::int32_t remaining = 0;
     std::uint16_t at = 0;               ///< operations of the step posted (0: none yet)
     std::uint8_t hint[2] = {255, 255};  ///< the last two ports it sent on (read_ahead)
+    [[no_unique_address]] std::conditional_t<kWide, std::uint8_t, None1> cached{};
     Slot1 out;
     Time comm;  ///< its transmissions' time
-    /// Programs that compute: a running compute's chain at its end, the node's compute time, and
-    /// the step's one compute after its group, kept while the group runs (cached 1; 2: started)
-    /// instead of asking the program for the step again.
-    struct Computes {
-      C cc;
-      Time busy;
-      std::int64_t flops = 0;
-      std::uint8_t cached = 0;
-    };
-    struct None {};
-    [[no_unique_address]] std::conditional_t<kWide, Computes, None> w;
+    [[no_unique_address]] std::conditional_t<kWide, Totals, None2> w;
   };
+  static_assert(sizeof(Proc) == (kWide ? 128 : 64), "a process is one cache line (two with wide chains)");
   /// A node's incoming slot: who holds and who waits, a packet train that holds it and when the
   /// train's last packet starts, and its last grant and last queue: when and by whom
   /// (StoreAndForward's SlotClaims, for the ties it counts). One cache line.
@@ -203,7 +205,6 @@ class OnePort {
     std::int64_t granted_ps = -1, queued_ps = -1;
     NodeId granted_by = -1, queued_by = -1;
   };
-  static_assert(kWide || sizeof(Proc) == 64, "a process is one cache line");
   static_assert(sizeof(In) == 64, "an incoming slot is one cache line");
 
   void check() {
@@ -244,7 +245,7 @@ class OnePort {
     } else {
       const Xfer& t = xf_[e];
       const auto from = static_cast<std::size_t>(t.from), to = static_cast<std::size_t>(t.to);
-      detail::prefetch_lines(procs_[from], true);  // wide chains: three lines
+      detail::prefetch_lines(procs_[from], true);  // wide chains: two lines
       detail::prefetch_lines(procs_[to], true);
       detail::prefetch(&ins_[to], true);
       detail::prefetch(&load_[from * ports_ + t.port], true);
@@ -305,12 +306,12 @@ class OnePort {
         return;
       }
       if constexpr (kWide) {
-        if (v.at > 0 && v.w.cached != 0) {  // its group, or the compute after it, has completed
-          if (v.w.cached == 1) {
-            v.w.cached = 2;
+        if (v.at > 0 && v.cached != 0) {  // its group, or the compute after it, has completed
+          if (v.cached == 1) {
+            v.cached = 2;
             if (start_compute(x, v, c, v.w.flops)) return;
           }
-          v.w.cached = 0;
+          v.cached = 0;
           v.at = 0;
           ++v.step;
           continue;
@@ -363,10 +364,10 @@ class OnePort {
           if (--v.remaining != 0) {
             if constexpr (kWide) {
               if (ops_.size() == g + 1) {  // one compute after the group: kept for the resume
-                v.w.cached = 1;
+                v.cached = 1;
                 v.w.flops = ops_[g].elements;
               } else if (ops_.size() == g) {  // none: the step ends with the group
-                v.w.cached = 2;
+                v.cached = 2;
               }
             }
             return;
@@ -393,19 +394,21 @@ class OnePort {
     const Time dur = m_.t_a * flops + m_.t_call;
     if (flops == 0 && dur == Time{}) return false;
     if (dur <= Time{}) throw GiveUp{};
-    v.w.cc = c;
-    v.w.cc.flops += flops;
-    v.w.cc.overheads += m_.t_call;
     v.w.busy += dur;
     v.wt = now_;
     v.wc = c;
+    v.wc.flops += flops;  // the chain at its end, which complete() takes (it ends after now_)
+    v.wc.overheads += m_.t_call;
     v.remaining = 1;
     push(now_ + dur, now_, static_cast<std::uint32_t>(x) | kComputeBit);
     return true;
   }
 
   void compute_end(NodeId x) {
-    if constexpr (kWide) complete(x, procs_[static_cast<std::size_t>(x)].w.cc);
+    if constexpr (kWide) {
+      Proc& v = procs_[static_cast<std::size_t>(x)];
+      complete(x, C(v.wc));
+    }
   }
 
   /// Engine::start_send and StoreAndForward::send: a message to the neighbour on op's port.
