@@ -1,8 +1,10 @@
 #include "algorithms/collectives/tree_routing.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <tuple>
 
 #include "algorithms/embedding/trees.hpp"
@@ -597,26 +599,53 @@ Task<Buffer> reduce_to(Node& self, NodeId root, std::int64_t M, Buffer own, std:
 
 namespace {
 
-/// The groups this node holds for one tree: held[g] for every group g whose (relative) address
-/// agrees with `at` on the dimensions of `mask`, in ascending g, taken out and concatenated.
-Buffer take_groups(std::vector<Buffer>& held, std::int64_t at, std::int64_t mask) {
+/// The groups of one tree (one part j) this node holds, by relative address g, ascending. A node
+/// holds few: a tree's root all 2^k at first, a node the tree reaches at step s 2^(k-1-s), a leaf
+/// its own. (A dense vector of 2^k a part on every node was k 2^k buffers a node: 4.5 GB for
+/// matmul2d.a3v2 all-port on 2^16 nodes, k = 8, most of its 21 s spent zeroing pages.)
+using Groups = std::vector<std::pair<std::int64_t, Buffer>>;
+
+/// The groups whose address agrees with `at` on the dimensions of `mask`, in ascending g, taken
+/// out and concatenated.
+Buffer take_groups(Groups& held, std::int64_t at, std::int64_t mask) {
   Buffer out;
-  for (std::size_t g = 0; g < held.size(); ++g)
-    if ((static_cast<std::int64_t>(g) & mask) == (at & mask)) {
-      out.append(held[g]);
-      held[g] = Buffer{};
+  std::size_t kept = 0;
+  for (std::size_t r = 0; r < held.size(); ++r) {
+    if ((held[r].first & mask) == (at & mask)) {
+      out.append(held[r].second);
+    } else {
+      if (kept != r) held[kept] = std::move(held[r]);
+      ++kept;
     }
+  }
+  held.resize(kept);
   return out;
 }
 
-/// The reverse of take_groups: `got` cut into parts of `len`, one for each such group.
-void file_groups(std::vector<Buffer>& held, const Buffer& got, std::int64_t len, std::int64_t at, std::int64_t mask) {
-  std::int64_t off = 0;
-  for (std::size_t g = 0; g < held.size(); ++g)
-    if ((static_cast<std::int64_t>(g) & mask) == (at & mask)) {
-      held[g] = got.slice(off, len);
-      off += len;
-    }
+/// The reverse of take_groups: `got` cut into parts of `len`, one for each group of the 2^k whose
+/// address agrees with `at` on `mask`, in ascending g (the free bits' subsets counted up).
+void file_groups(Groups& held, const Buffer& got, std::int64_t len, std::int64_t at, std::int64_t mask,
+                 std::int64_t groups) {
+  const std::int64_t fixed = at & mask, free = (groups - 1) & ~mask;
+  const auto old = static_cast<std::ptrdiff_t>(held.size());
+  std::int64_t off = 0, sub = 0;
+  do {
+    held.emplace_back(fixed | sub, got.slice(off, len));
+    off += len;
+    sub = (sub - free) & free;
+  } while (sub != 0);
+  auto by_group = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::inplace_merge(held.begin(), held.begin() + old, held.end(), by_group);
+  for (std::size_t r = 1; r < held.size(); ++r)
+    if (held[r - 1].first == held[r].first)
+      throw std::logic_error("move_groups: group " + std::to_string(held[r].first) + " arrived where it was held");
+}
+
+/// Group g of `held`, or null.
+const Buffer* find_group(const Groups& held, std::int64_t g) {
+  const auto it =
+      std::lower_bound(held.begin(), held.end(), g, [](const auto& a, std::int64_t v) { return a.first < v; });
+  return it != held.end() && it->first == g ? &it->second : nullptr;
 }
 
 /// Splitting or accumulation on k ports in `ksub`, addresses relative to `root`: 2^k groups of G
@@ -626,8 +655,7 @@ void file_groups(std::vector<Buffer>& held, const Buffer& got, std::int64_t len,
 /// sends its child across e the groups on the child's side; accumulation runs the same steps
 /// backwards, each child sending back all it has gathered. held[j][g]: part j of the group of
 /// relative address g, where this node holds it.
-Task<> move_groups(Node& self, SubCube ksub, NodeId root, std::int64_t G, std::vector<std::vector<Buffer>>& held,
-                   bool split) {
+Task<> move_groups(Node& self, SubCube ksub, NodeId root, std::int64_t G, std::vector<Groups>& held, bool split) {
   const int k = ksub.n();
   const std::int64_t t = ksub.local(self.id()) ^ root;
   const std::int64_t groups = std::int64_t{1} << k;
@@ -657,7 +685,7 @@ Task<> move_groups(Node& self, SubCube ksub, NodeId root, std::int64_t G, std::v
     if (ops.empty()) continue;
     co_await all_of(ops);
     for (const Incoming& in : incoming)
-      file_groups(held[in.j], ops[in.op].take(), part_size(G, k, in.j), in.at, in.mask);
+      file_groups(held[in.j], ops[in.op].take(), part_size(G, k, in.j), in.at, in.mask, groups);
   }
 }
 
@@ -686,15 +714,17 @@ Task<Buffer> split_groups(Node& self, std::int64_t G, Buffer all, SubCube ksub, 
   const int k = ksub.n();
   const std::int64_t t = ksub.local(self.id()) ^ root, groups = std::int64_t{1} << k;
   if (k == 0) co_return all;
-  std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
-                                        std::vector<Buffer>(static_cast<std::size_t>(groups)));
+  std::vector<Groups> held(static_cast<std::size_t>(k));
   if (t == 0)
-    for (int j = 0; j < k; ++j)
+    for (int j = 0; j < k; ++j) {
+      held[j].reserve(static_cast<std::size_t>(groups));
       for (std::int64_t g = 0; g < groups; ++g)
-        held[j][g] = all.slice((g ^ root) * G + part_offset(G, k, j), part_size(G, k, j));
+        held[j].emplace_back(g, all.slice((g ^ root) * G + part_offset(G, k, j), part_size(G, k, j)));
+    }
   co_await move_groups(self, ksub, root, G, held, true);
   Buffer mine;
-  for (int j = 0; j < k; ++j) mine.append(held[j][t]);
+  for (int j = 0; j < k; ++j)
+    if (const Buffer* b = find_group(held[j], t)) mine.append(*b);
   co_return mine;
 }
 
@@ -702,14 +732,14 @@ Task<Buffer> accumulate_groups(Node& self, std::int64_t G, Buffer mine, SubCube 
   const int k = ksub.n();
   const std::int64_t t = ksub.local(self.id()) ^ root, groups = std::int64_t{1} << k;
   if (k == 0) co_return mine;
-  std::vector<std::vector<Buffer>> held(static_cast<std::size_t>(k),
-                                        std::vector<Buffer>(static_cast<std::size_t>(groups)));
-  for (int j = 0; j < k; ++j) held[j][t] = mine.slice(part_offset(G, k, j), part_size(G, k, j));
+  std::vector<Groups> held(static_cast<std::size_t>(k));
+  for (int j = 0; j < k; ++j) held[j].emplace_back(t, mine.slice(part_offset(G, k, j), part_size(G, k, j)));
   co_await move_groups(self, ksub, root, G, held, false);
   Buffer out;
   if (t != 0) co_return out;
   for (std::int64_t g = 0; g < groups; ++g)
-    for (int j = 0; j < k; ++j) out.append(held[j][g ^ root]);
+    for (int j = 0; j < k; ++j)
+      if (const Buffer* b = find_group(held[j], g ^ root)) out.append(*b);
   co_return out;
 }
 
