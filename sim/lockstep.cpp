@@ -123,6 +123,7 @@ class Lockstep {
     if (kWide) compute_.assign(n_, Time{});
     recv_range_.assign(n_, {0, 0});
     touched_.assign(n_, 0);
+    next_.assign(n_, 0);
     st_.resumes = static_cast<std::int64_t>(n_);  // each process's first run
     st_.lockstep_runs = 1;
     steps_ = program_.steps();
@@ -369,14 +370,24 @@ class Lockstep {
   /// message to a neighbour: link first come first served, all its packets in one go).
   void sends(Worker& w, NodeId x, std::int64_t s) {
     const auto i = static_cast<std::size_t>(x);
-    w.ops.clear();
-    program_.step(x, s, w.ops);
     recv_range_[i].first = w.recv_ops.size();
     recv_range_[i].second = w.recv_ops.size();
-    Node& v = nodes_[i];
     std::uint8_t& touched = touched_[i];
     touched = 0;
-    if (w.ops.empty()) return;
+    if (s < next_[i]) return;  // a step the program said posts nothing (StepProgram::next_step)
+    w.ops.clear();
+    program_.step(x, s, w.ops);
+    Node& v = nodes_[i];
+    if (w.ops.empty()) {  // the program's next step that may post: the default is the next one
+      if (s + 1 < steps_) {
+        const std::int64_t next = program_.next_step(x, s + 1);
+        if (next <= s || next > steps_)
+          throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s + 1) +
+                                ": the program's next step " + std::to_string(next) + " is out of order");
+        next_[i] = next;
+      }
+      return;
+    }
     ++w.node_steps;
     Time busy{};
     std::size_t sent = 0;
@@ -599,6 +610,7 @@ class Lockstep {
   std::vector<std::int64_t> load_;  ///< elements each link carried
   /// Node x's receives of the step: its worker's recv_ops[first, second).
   std::vector<std::pair<std::size_t, std::size_t>> recv_range_;
+  std::vector<std::int64_t> next_;  ///< a node's next step that may post (StepProgram::next_step)
   /// The strands (bit k) of each node with an operation in the step being timed (none: the
   /// receives' sweep passes the node by).
   std::vector<std::uint8_t> touched_;

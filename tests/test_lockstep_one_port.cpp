@@ -304,7 +304,7 @@ TEST(LockstepOnePort, GivesTheEnginesReportForTheMultiplications) {
   EXPECT_GT(ties, 0);
 }
 
-// StepProgram::next_step, which the one-port simulator follows to skip a node's empty steps: from
+// StepProgram::next_step, which both lockstep simulators follow to skip a node's empty steps: from
 // every step it skips only steps in which the node posts nothing, and never goes back or past the
 // end -- for every node and step of the multiplications' grid, one-port and all-port (the outer
 // product overrides it: three steps in four of a node are empty; the others keep the default).

@@ -157,7 +157,7 @@ class OuterSteps final : public StepProgram {
   }
   /// The node's next step that holds one of its items' phases: per_ steps an item, two items at
   /// most a wave, and about half the waves hold none (parity), so three steps in four are empty
-  /// (2·per_·(K + 1)·L steps, per_·K·L of them a node's); the one-port simulator skips them.
+  /// (2·per_·(K + 1)·L steps, per_·K·L of them a node's); both lockstep simulators skip them.
   [[nodiscard]] std::int64_t next_step(NodeId x, std::int64_t sigma) const override {
     const Plan& p = nodes_[static_cast<std::size_t>(x)];
     const std::int64_t wave = 2 * per_, end = steps();
