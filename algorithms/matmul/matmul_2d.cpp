@@ -354,7 +354,7 @@ class CannonSteps final : public StepProgram {
   void prefetch(NodeId x) const override { ask(&nodes_[static_cast<std::size_t>(x)]); }
   [[nodiscard]] std::int64_t steps() const override { return products_ * (align_steps_ + (one_port_ ? 2 : 1) * cg_.L); }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return products_ * cg_.g.bP1 * cg_.g.bR2; }
-  void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
+  [[gnu::flatten]] void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
     const Plan& p = nodes_[static_cast<std::size_t>(x)];
     using enum StepOp::Kind;
     if (one_port_) {

@@ -164,7 +164,7 @@ class DekelSteps final : public StepProgram {
   [[nodiscard]] bool wide() const override { return true; }
   [[nodiscard]] std::int64_t steps() const override { return align_ + (one_port_ ? 2 : 1) * dg_.L; }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return dg_.g.bP1 * dg_.g.bR2; }
-  void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
+  [[gnu::flatten]] void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
     using enum StepOp::Kind;
     auto exchange = [&](int port, std::int64_t elements) {
       if (port < 0) return;

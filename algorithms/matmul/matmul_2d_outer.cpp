@@ -136,7 +136,7 @@ class OuterSteps final : public StepProgram {
   void prefetch(NodeId x) const override { ask(&nodes_[static_cast<std::size_t>(x)]); }
   [[nodiscard]] std::int64_t steps() const override { return 2 * per_ * (K_ + 1) * L_; }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return K_ * g_.bP1 * g_.bR2; }
-  void step(NodeId x, std::int64_t sigma, std::vector<StepOp>& ops) const override {
+  [[gnu::flatten]] void step(NodeId x, std::int64_t sigma, std::vector<StepOp>& ops) const override {
     const Plan& p = nodes_[static_cast<std::size_t>(x)];
     const auto [t, rem] = wave_of(sigma);
     const std::int64_t r = rem >= per_ ? 1 : 0, phase = rem - r * per_;
