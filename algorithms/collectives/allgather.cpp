@@ -38,6 +38,14 @@
 namespace cubesim {
 namespace {
 
+/// The node at position q (mod N) of Gray-code ring k of the n-cube: G(q mod N) rotated left by
+/// k (CRA's k-th ring; ring 0, k = 0, the plain Gray-code ring of CRA(1,N)). The process and the
+/// step programs all place the rings with it.
+NodeId gray_ring_node(std::int64_t q, std::int64_t N, int k = 0, int n = 0) {
+  const auto g = static_cast<std::uint64_t>(gray::encode(((q % N) + N) % N));
+  return static_cast<NodeId>(k == 0 ? g : trees::rotate_left(g, n, k));
+}
+
 Buffer own_block(const Node& self, std::int64_t M) {
   const NodeId x = self.id();
   return Buffer::make(M, self.data_mode(), [&](std::int64_t i) { return static_cast<Element>(x * M + i); });
@@ -54,7 +62,7 @@ Task<> allgather_cra_one_port(Node& self, Params p) {
   all.write(x * p.M, cur);
   if (N > 1) {
     const auto pos = gray::decode(x);
-    auto at = [&](std::int64_t q) { return gray::encode(((q % N) + N) % N); };
+    auto at = [&](std::int64_t q) { return gray_ring_node(q, N); };
     const int out = self.topology().port_to(x, at(pos + 1));
     const int in = self.topology().port_to(x, at(pos - 1));
     for (std::int64_t s = 1; s < N; ++s) {
@@ -133,7 +141,7 @@ Task<> allgather_cra_all_port(Node& self, Params p) {
   const int n = self.topology().dim();
   Buffer all = gathered(self, p.M);
   all.write(x * p.M, own_block(self, p.M));
-  auto at = [&](int k, std::int64_t q) { return static_cast<NodeId>(rotl(gray::encode(((q % N) + N) % N), k, n)); };
+  auto at = [&](int k, std::int64_t q) { return gray_ring_node(q, N, k, n); };
   std::vector<std::int64_t> pos(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k) pos[k] = gray::decode(trees::rotate_right(x, n, k));
   for (std::int64_t s = 1; s < N; ++s) {
@@ -198,9 +206,7 @@ class CraAllPortSteps final : public PartsSteps {
  public:
   explicit CraAllPortSteps(const Setup& s) : PartsSteps(s) {
     // The same ports every step: ring k's successor and predecessor of each node.
-    auto at = [&](int k, std::int64_t q) {
-      return static_cast<NodeId>(rotl(gray::encode(((q % N_) + N_) % N_), k, n_));
-    };
+    auto at = [&](int k, std::int64_t q) { return gray_ring_node(q, N_, k, n_); };
     ports_.resize(static_cast<std::size_t>(N_) * static_cast<std::size_t>(n_) * 2);
     for (NodeId x = 0; x < N_; ++x)
       for (int k = 0; k < n_; ++k) {
@@ -232,7 +238,7 @@ class WholeBlockSteps final : public StepProgram {
   WholeBlockSteps(const Setup& s, bool ring)
       : N_(s.topology.size()), n_(s.topology.dim()), M_(s.params.M), ring_(ring) {
     if (!ring || N_ < 2) return;
-    auto at = [&](std::int64_t q) { return static_cast<NodeId>(gray::encode(((q % N_) + N_) % N_)); };
+    auto at = [&](std::int64_t q) { return gray_ring_node(q, N_); };
     ports_.resize(2 * static_cast<std::size_t>(N_));
     for (NodeId x = 0; x < N_; ++x) {
       const auto pos = static_cast<std::int64_t>(gray::decode(x));
