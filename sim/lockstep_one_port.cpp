@@ -34,6 +34,7 @@
 #include "sim/kernel/prefetch.hpp"
 #include "sim/lockstep.hpp"
 #include "sim/lockstep_common.hpp"
+#include "sim/net/store_and_forward.hpp"
 
 namespace cubesim {
 
@@ -473,8 +474,8 @@ class OnePort {
     throw GiveUp{};  // a ninth port and tag waiting at one node: beyond this table
   }
 
-  /// A message's transmission: tau a packet, tau_msg once, t_c an element (StoreAndForward::train_time).
-  Time duration(std::int64_t e) const { return m_.tau * packets(e) + m_.tau_msg + m_.t_c * e; }
+  /// A message's transmission (net::transmission_time, the engine's StoreAndForward::train_time).
+  Time duration(std::int64_t e) const { return net::transmission_time(m_, packets(e), e); }
 
   std::int64_t packets(std::int64_t e) const {
     const std::int64_t B = o_.packet_elements;

@@ -359,7 +359,7 @@ void StoreAndForward::count_whole(const detail::Message& m, NodeId from, int por
 }
 
 Time StoreAndForward::train_time(const detail::Message& m) const {
-  return m_.tau * m.packets + m_.tau_msg + m_.t_c * m.elements;
+  return transmission_time(m_, m.packets, m.elements);
 }
 
 bool StoreAndForward::train_eligible(const Transfer& t) const {
