@@ -19,7 +19,6 @@
 #include "sim/kernel/prefetch.hpp"
 #include "sim/lockstep_common.hpp"
 #include "sim/net/network.hpp"
-#include "sim/net/store_and_forward.hpp"
 #include "sim/resources.hpp"
 
 namespace cubesim {
@@ -297,13 +296,13 @@ class Lockstep {
   }
 
   /// A message's packets, its transmission's time, and its last packet's (the engine's
-  /// Engine::start_send and net::transmission_time).
+  /// Engine::start_send and transmission_time).
   typename Worker::Size sized(std::int64_t e) const {
     const std::int64_t B = o_.packet_elements;
     typename Worker::Size z;
     z.elements = e;
     z.packets = e == 0 ? 1 : (e + B - 1) / B;
-    z.duration = net::transmission_time(m_, z.packets, e);
+    z.duration = transmission_time(m_, z.packets, e);
     z.last_packet = m_.tau + m_.t_c * (e - (z.packets - 1) * B);
     if (z.duration <= Time{}) throw Abort{};  // ends as it starts: the engine's order of events decides
     return z;

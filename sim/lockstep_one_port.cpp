@@ -34,7 +34,6 @@
 #include "sim/kernel/prefetch.hpp"
 #include "sim/lockstep.hpp"
 #include "sim/lockstep_common.hpp"
-#include "sim/net/store_and_forward.hpp"
 
 namespace cubesim {
 
@@ -474,8 +473,8 @@ class OnePort {
     throw GiveUp{};  // a ninth port and tag waiting at one node: beyond this table
   }
 
-  /// A message's transmission (net::transmission_time, the engine's StoreAndForward::train_time).
-  Time duration(std::int64_t e) const { return net::transmission_time(m_, packets(e), e); }
+  /// A message's transmission (transmission_time, the engine's StoreAndForward::train_time).
+  Time duration(std::int64_t e) const { return transmission_time(m_, packets(e), e); }
 
   std::int64_t packets(std::int64_t e) const {
     const std::int64_t B = o_.packet_elements;

@@ -68,4 +68,12 @@ struct Machine {
 
 std::string switching_name(Switching s);
 
+/// A message's time on one link of a store-and-forward machine: tau a packet, tau_msg once, t_c
+/// an element -- its packets back to back, as the per-packet engine times them and a train
+/// carries them in closed form (net::StoreAndForward::train_time). The lockstep simulators time
+/// their messages with it too (sim/lockstep.cpp, sim/lockstep_one_port.cpp).
+inline Time transmission_time(const Machine& m, std::int64_t packets, std::int64_t elements) {
+  return m.tau * packets + m.tau_msg + m.t_c * elements;
+}
+
 }  // namespace cubesim

@@ -27,13 +27,6 @@
 
 namespace cubesim::net {
 
-/// A message's time on one link: tau a packet, tau_msg once, t_c an element -- its packets back to
-/// back, as the per-packet engine times them and a train carries them in closed form. The
-/// lockstep simulators time their messages with it too (sim/lockstep.cpp, lockstep_one_port.cpp).
-inline Time transmission_time(const Machine& m, std::int64_t packets, std::int64_t elements) {
-  return m.tau * packets + m.tau_msg + m.t_c * elements;
-}
-
 class StoreAndForward final : public Network {
  public:
   explicit StoreAndForward(Engine& k);
