@@ -380,11 +380,7 @@ class Lockstep {
     Node& v = nodes_[i];
     if (w.ops.empty()) {  // the program's next step that may post: the default is the next one
       if (s + 1 < steps_) {
-        const std::int64_t next = program_.next_step(x, s + 1);
-        if (next <= s || next > steps_)
-          throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s + 1) +
-                                ": the program's next step " + std::to_string(next) + " is out of order");
-        next_[i] = next;
+        next_[i] = detail::next_step(program_, x, s + 1, steps_);
       }
       return;
     }

@@ -1,11 +1,13 @@
 #pragma once
 /// What the lockstep simulators share (sim/lockstep.cpp, sim/lockstep_one_port.cpp): the chains
-/// they keep (the parts of a PathCounts a step program adds to) and a program's port error.
+/// they keep (the parts of a PathCounts a step program adds to), a program's port error and its
+/// next step, checked.
 #include <cstdint>
 #include <string>
 
 #include "sim/critical_path.hpp"
 #include "sim/errors.hpp"
+#include "sim/steps.hpp"
 #include "sim/time.hpp"
 #include "sim/topology.hpp"
 
@@ -43,6 +45,16 @@ struct WideChain : Chain {
 [[noreturn]] inline void no_link(NodeId x, std::int64_t s, int port) {
   throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " + std::to_string(port) +
                         " has no link");
+}
+
+/// StepProgram::next_step(x, s), which both simulators follow to skip empty steps: at s or after
+/// it and at most `steps`, or the program's error.
+inline std::int64_t next_step(const StepProgram& program, NodeId x, std::int64_t s, std::int64_t steps) {
+  const std::int64_t next = program.next_step(x, s);
+  if (next < s || next > steps)
+    throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": the program's next step " +
+                          std::to_string(next) + " is out of order");
+  return next;
 }
 
 }  // namespace cubesim::detail

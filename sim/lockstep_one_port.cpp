@@ -322,11 +322,8 @@ class OnePort {
         continue;
       }
       if (v.at == 0) {  // a new step: skip those that post nothing (StepProgram::next_step)
-        const std::int64_t s = program_.next_step(x, v.step);
+        const std::int64_t s = detail::next_step(program_, x, v.step, steps_);
         if (s != v.step) {
-          if (s < v.step || s > steps_)
-            throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(v.step) +
-                                  ": the program's next step " + std::to_string(s) + " is out of order");
           v.step = static_cast<std::uint32_t>(s);
           continue;
         }
