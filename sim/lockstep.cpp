@@ -15,6 +15,7 @@
 
 #include "sim/budgets.hpp"
 #include "sim/errors.hpp"
+#include "sim/kernel/huge_array.hpp"
 #include "sim/kernel/pool.hpp"
 #include "sim/kernel/prefetch.hpp"
 #include "sim/lockstep_common.hpp"
@@ -600,9 +601,10 @@ class Lockstep {
   std::size_t n_, ports_, chunk_ = 1;
   std::int64_t steps_ = 0, done_steps_ = 0;  ///< the program's steps; those timed (between_steps)
   RunStats st_;
-  std::vector<Node> nodes_;
+  // The arrays the sweeps read at random: in huge pages (sim/kernel/huge_array.hpp).
+  detail::HugeArray<Node> nodes_;
   std::vector<Time> comm_, compute_;  ///< each node's time sending; computing (wide programs)
-  std::vector<Lnk> links_;
+  detail::HugeArray<Lnk> links_;
   std::vector<std::int64_t> load_;  ///< elements each link carried
   /// Node x's receives of the step: its worker's recv_ops[first, second).
   std::vector<std::pair<std::size_t, std::size_t>> recv_range_;

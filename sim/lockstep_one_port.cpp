@@ -31,6 +31,7 @@
 
 #include "sim/budgets.hpp"
 #include "sim/errors.hpp"
+#include "sim/kernel/huge_array.hpp"
 #include "sim/kernel/prefetch.hpp"
 #include "sim/lockstep.hpp"
 #include "sim/lockstep_common.hpp"
@@ -619,11 +620,12 @@ class OnePort {
   std::int64_t steps_ = 0;
   RunStats st_;
   Time now_{};
-  std::vector<Proc> procs_;
-  std::vector<In> ins_;
-  std::vector<Xfer> xf_;
+  // The arrays every end reads at random: in huge pages (sim/kernel/huge_array.hpp).
+  detail::HugeArray<Proc> procs_;
+  detail::HugeArray<In> ins_;
+  detail::HugeArray<Xfer> xf_;
   std::vector<std::uint32_t> free_;
-  std::vector<Matches> match_;  ///< a node's
+  detail::HugeArray<Matches> match_;  ///< a node's
   std::vector<std::int64_t> load_;
   std::vector<StepOp> ops_;
   std::vector<NodeId> ready_;

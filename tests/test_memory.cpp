@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "app/huge_pages.hpp"
 #include "app/runner.hpp"
 #include "sim/heap_meter.hpp"
+#include "sim/kernel/huge_array.hpp"
 #include "sim/resources.hpp"
 #include "sim/simgrid/isolate.hpp"
 #include "tests/cli_helpers.hpp"
@@ -223,6 +225,31 @@ TEST(Memory, TheHeapMeterCountsARunsAllocationsAndFrees) {
 namespace cubesim::test {
 namespace {
 
+// The lockstep simulators' large arrays (sim/kernel/huge_array.hpp): a large one starts on a huge
+// page boundary and is counted by the heap meter at its rounded size; a small one is an ordinary
+// allocation; the contents survive growth across the threshold, over-aligned elements included.
+TEST(HugePages, ALargeArrayIsAlignedToAHugePageAndCountedAndASmallOneIsOrdinary) {
+  struct alignas(64) Line {
+    std::int64_t v[8];
+  };
+  detail::HugeArray<std::int64_t> a;
+  for (std::int64_t i = 0; i < 1000; ++i) a.push_back(i);
+  EXPECT_FALSE(detail::HugeArrayAllocator<std::int64_t>::huge(a.capacity()));
+  const std::int64_t before = heap::live_bytes();
+  const std::size_t big = detail::kHugeArrayBytes / sizeof(std::int64_t) + 1;
+  a.resize(big, -1);
+  EXPECT_TRUE(detail::HugeArrayAllocator<std::int64_t>::huge(a.capacity()));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % detail::kHugePage, 0u);
+  for (std::int64_t i = 0; i < 1000; ++i) ASSERT_EQ(a[static_cast<std::size_t>(i)], i);
+  EXPECT_EQ(a.back(), -1);
+  if (heap::metered())
+    EXPECT_GE(heap::live_bytes() - before, static_cast<std::int64_t>(detail::kHugeArrayBytes) - heap::kFlushBytes);
+  detail::HugeArray<Line> lines(detail::kHugeArrayBytes / sizeof(Line) - 1);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(lines.data()) % alignof(Line), 0u);
+  lines.resize(detail::kHugeArrayBytes / sizeof(Line) + 5);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(lines.data()) % detail::kHugePage, 0u);
+}
+
 // Huge pages (app/huge_pages.hpp): the binary asks glibc for them where the kernel gives them on
 // request, keeps any tunables already set, and never asks twice.
 TEST(HugePages, TheTunableIsAddedOnlyWhereTheKernelGivesHugePagesOnRequest) {
@@ -236,20 +263,33 @@ TEST(HugePages, TheTunableIsAddedOnlyWhereTheKernelGivesHugePagesOnRequest) {
   EXPECT_FALSE(huge_pages_tunables(nullptr, ""));
 }
 
-TEST(HugePages, TheBinaryRunsAgainWithThemAndCubesimHugepages0TurnsThemOff) {
+TEST(HugePages, OnlyCubesimHugepages1AsksForThem) {
+  EXPECT_TRUE(huge_pages_requested("1"));
+  EXPECT_FALSE(huge_pages_requested(nullptr));  // the default (docs/performance.md "Huge pages, where they pay")
+  EXPECT_FALSE(huge_pages_requested("0"));
+  EXPECT_FALSE(huge_pages_requested(""));
+  EXPECT_FALSE(huge_pages_requested("yes"));
+}
+
+TEST(HugePages, TheBinaryRunsAgainWithThemOnlyWhenCubesimHugepages1AsksForThem) {
   std::string mode;
   std::getline(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"), mode);
   const char* tun = std::getenv("GLIBC_TUNABLES");
   const bool preset = tun != nullptr && std::string(tun).find("glibc.malloc.hugetlb") != std::string::npos;
   const std::string cfg = std::string(CUBESIM_SOURCE_DIR) + "/configs/quickstart.json";
-  const Result on = run_cli("-v validate " + cfg);
-  const Result off = run_command("CUBESIM_HUGEPAGES=0 " + std::string(CUBESIM_BINARY) + " -v validate " + cfg);
+  const std::string bin = std::string(CUBESIM_BINARY) + " -v validate " + cfg;
+  const Result plain = run_command("env -u CUBESIM_HUGEPAGES " + bin);
+  const Result on = run_command("CUBESIM_HUGEPAGES=1 " + bin);
+  const Result off = run_command("CUBESIM_HUGEPAGES=0 " + bin);
+  ASSERT_EQ(plain.code, 0) << plain.err;
   ASSERT_EQ(on.code, 0) << on.err;
   ASSERT_EQ(off.code, 0) << off.err;
   const bool asked = preset || (kHugePagesBuild && mode.find("[madvise]") != std::string::npos);
   EXPECT_EQ(on.err.find("huge pages: asked for") != std::string::npos, asked) << on.err;
+  EXPECT_EQ(plain.err.find("huge pages: asked for") != std::string::npos, preset) << plain.err;
   EXPECT_EQ(off.err.find("huge pages: asked for") != std::string::npos, preset) << off.err;
-  EXPECT_EQ(on.out, off.out);
+  EXPECT_EQ(on.out, plain.out);
+  EXPECT_EQ(off.out, plain.out);
 }
 
 }  // namespace
