@@ -153,6 +153,10 @@ Task<> exchange_steps(Node& self, const Plan& P, const SubCube& sub, std::int64_
   const Plan::StepSends& plan = P.step_sends(M, below);
   const bool data = self.data_mode();
   StepOps st;
+  // At most a send and a receive across each dimension a step: one allocation each, not one a
+  // doubling (the vectors' growth was 10 of A3's 60 allocations a node, all-port on 2^12 nodes).
+  st.ops.reserve(static_cast<std::size_t>(2 * sub.n()));
+  if (data || reduce) st.recvs.reserve(static_cast<std::size_t>(sub.n()));
   for (int i = 0; i < P.steps; ++i) {
     const int s = reduce ? P.steps - 1 - i : i;
     if (plan.first[s] == plan.first[s + 1]) continue;  // nothing to send in step s, anywhere
