@@ -97,7 +97,7 @@ TEST(Memory, ASmallBudgetRefusesALargeRunUpFrontNamingTheEstimateAndTheBudget) {
   const std::string cfg = write_temp("a2a.json", config("alltoall.nrsbt", "data", 10, R"({"M": 16})"));
   const Measured r = run_measured({"run", cfg, "--max-memory", "64M"});
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("/topology: hypercube n=10 (1024 nodes) in data mode needs about 970.3 MiB of memory "
+  EXPECT_NE(r.err.find("/topology: hypercube n=10 (1024 nodes) in data mode needs about 969.3 MiB of memory "
                        "(alltoall.nrsbt's memory model) and "),
             std::string::npos)
       << r.err;
