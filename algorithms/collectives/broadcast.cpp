@@ -167,6 +167,52 @@ Task<> broadcast_gc_one_port(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
+/// broadcast_gc_one_port as a step program (sim/steps.hpp), for the one-port lockstep simulator
+/// (docs/lockstep.md "One-port"): packet k is step 2k, its receive from the node before on the
+/// path (all but the root), and step 2k + 1, its send to the node after (all but the last), each
+/// awaited alone as the process awaits it. The path's q-th node is G(q) XOR root, and G(q) and
+/// G(q + 1) differ in bit ctz(q + 1): that is the port between them.
+class GcSteps final : public StepProgram {
+ public:
+  explicit GcSteps(const Setup& s)
+      : N_(s.topology.size()),
+        root_(s.params.root),
+        M_(s.params.M),
+        B_(s.params.B),
+        packets_(ceil_div(s.params.M, s.params.B)) {}
+  [[nodiscard]] std::int64_t steps() const override { return 2 * packets_; }
+  void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
+    const auto pos = static_cast<std::int64_t>(gray::decode(x ^ root_));
+    if (!posts(pos, s)) return;
+    if (s % 2 == 0) {
+      ops.push_back({.kind = StepOp::Kind::recv, .port = std::countr_zero(static_cast<std::uint64_t>(pos))});
+    } else {
+      const std::int64_t k = s / 2;
+      ops.push_back({.kind = StepOp::Kind::send,
+                     .port = std::countr_zero(static_cast<std::uint64_t>(pos + 1)),
+                     .elements = std::min(B_, M_ - k * B_)});
+    }
+  }
+  /// The root receives nothing and the last node sends nothing: every other step of theirs is empty.
+  [[nodiscard]] std::int64_t next_step(NodeId x, std::int64_t s) const override {
+    const auto pos = static_cast<std::int64_t>(gray::decode(x ^ root_));
+    for (std::int64_t t = s; t < std::min(s + 2, steps()); ++t)
+      if (posts(pos, t)) return t;
+    return steps();
+  }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return M_; }
+
+ private:
+  [[nodiscard]] bool posts(std::int64_t pos, std::int64_t s) const { return s % 2 == 0 ? pos > 0 : pos + 1 < N_; }
+  NodeId N_, root_;
+  std::int64_t M_, B_, packets_;
+};
+
+std::unique_ptr<StepProgram> gc_steps(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::one || s.topology.kind() != Topology::Kind::hypercube) return nullptr;
+  return std::make_unique<GcSteps>(s);
+}
+
 Prediction predict_broadcast_gc_one_port(const Setup& s) {
   const std::int64_t N = s.topology.size();
   Prediction pr;
@@ -625,6 +671,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .predict = predict_broadcast_gc,
          .verify = verify_broadcast,
          .memory = broadcast_memory,
+         .steps = gc_steps,
          .one_port = {.row = "T1 GC(1,1), pipelined path", .relation = "exact"},
          .all_port = {.row = "T1 GC(n,1), n rotated paths, whole parts", .relation = "exact (ceil(M/n) for M/n)"}});
   r.add({.name = "broadcast.nrsbt",
