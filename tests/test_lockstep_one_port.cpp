@@ -230,7 +230,7 @@ TEST(LockstepOnePort, GivesTheEnginesReportOnEveryRegressPointWithAOnePortProgra
   std::cout << "[ one-port ] " << points << " regress runs of " << with_program.size() << " algorithms, " << by_lockstep
             << " by the lockstep simulator\n";
   EXPECT_TRUE(with_program.count("allgather.hybrid"));
-  EXPECT_TRUE(with_program.count("broadcast.gc"));
+  EXPECT_TRUE(with_program.count("broadcast.gc") && with_program.count("broadcast.nesbt"));
   EXPECT_GE(by_lockstep * 3, points * 2);
 }
 
@@ -277,52 +277,56 @@ TEST(LockstepOnePort, GivesTheEnginesReportForTheAllGathersOverAGrid) {
   EXPECT_EQ(by_lockstep, runs);
 }
 
-/// The Gray-code pipeline GC(1,1) (broadcast.gc one-port, TR-530 §4.1.1): a message a packet, the
-/// receive and the send of each awaited alone, on cubes of 0 to 7 dimensions from three roots;
-/// messages of one packet, of several with a short last one, and of whole packets; the three
-/// machines. And its next_step() against step() for every node and step of the grid.
-TEST(LockstepOnePort, GivesTheEnginesReportForTheGrayCodePipelineOverAGrid) {
+/// The pipelined broadcasts one-port, a message a packet: the Gray-code pipeline GC(1,1)
+/// (broadcast.gc, TR-530 §4.1.1; the receive and the send of each packet awaited alone) and
+/// nESBT(1,1) (broadcast.nesbt, §4.1.3; a cycle's send and receive across dimension t mod n
+/// together), on cubes of 0 to 7 dimensions from three roots; messages of one packet, of several
+/// with a short last one, and of whole packets; the three machines. And next_step() against
+/// step() for every node and step of the grid.
+TEST(LockstepOnePort, GivesTheEnginesReportForThePipelinedBroadcastsOverAGrid) {
   const Registry reg = make_registry();
-  const AlgorithmInfo* gc = reg.find("broadcast.gc");
-  ASSERT_NE(gc, nullptr);
-  std::int64_t runs = 0, by_lockstep = 0, count = 0, skipped = 0;
-  std::vector<StepOp> ops;
-  for (int n = 0; n <= 7; ++n)
-    for (const NodeId root : {NodeId{0}, NodeId{5}, NodeId{-1}}) {
-      const NodeId r = root < 0 ? (NodeId{1} << n) - 1 : root & ((NodeId{1} << n) - 1);
-      for (std::int64_t M : {1, 5, 12, 300})
-        for (std::int64_t B : {1, 3, 256})
-          for (int costs = 0; costs < 3; ++costs) {
-            RunPoint rp = one_port_point(gc, n, costs, B);
-            rp.setup.params.M = M;
-            rp.setup.params.root = r;
-            const std::unique_ptr<StepProgram> prog = gc->steps(rp.setup);
-            ASSERT_NE(prog, nullptr);
-            for (NodeId x = 0; x < rp.setup.topology.size(); ++x)
-              for (std::int64_t s = 0; s < prog->steps(); ++s) {
-                const std::int64_t next = prog->next_step(x, s);
-                ASSERT_GE(next, s);
-                ASSERT_LE(next, prog->steps());
-                for (std::int64_t u = s; u < next; ++u) {
-                  ops.clear();
-                  prog->step(x, u, ops);
-                  ASSERT_TRUE(ops.empty()) << "n=" << n << " node " << x << ": step " << u << " skipped from " << s;
+  for (const char* algo : {"broadcast.gc", "broadcast.nesbt"}) {
+    const AlgorithmInfo* gc = reg.find(algo);
+    ASSERT_NE(gc, nullptr);
+    std::int64_t runs = 0, by_lockstep = 0, count = 0, skipped = 0;
+    std::vector<StepOp> ops;
+    for (int n = 0; n <= 7; ++n)
+      for (const NodeId root : {NodeId{0}, NodeId{5}, NodeId{-1}}) {
+        const NodeId r = root < 0 ? (NodeId{1} << n) - 1 : root & ((NodeId{1} << n) - 1);
+        for (std::int64_t M : {1, 5, 12, 300})
+          for (std::int64_t B : {1, 3, 256})
+            for (int costs = 0; costs < 3; ++costs) {
+              RunPoint rp = one_port_point(gc, n, costs, B);
+              rp.setup.params.M = M;
+              rp.setup.params.root = r;
+              const std::unique_ptr<StepProgram> prog = gc->steps(rp.setup);
+              ASSERT_NE(prog, nullptr);
+              for (NodeId x = 0; x < rp.setup.topology.size(); ++x)
+                for (std::int64_t s = 0; s < prog->steps(); ++s) {
+                  const std::int64_t next = prog->next_step(x, s);
+                  ASSERT_GE(next, s);
+                  ASSERT_LE(next, prog->steps());
+                  for (std::int64_t u = s; u < next; ++u) {
+                    ops.clear();
+                    prog->step(x, u, ops);
+                    ASSERT_TRUE(ops.empty()) << "n=" << n << " node " << x << ": step " << u << " skipped from " << s;
+                  }
+                  skipped += next > s ? 1 : 0;
                 }
-                skipped += next > s ? 1 : 0;
-              }
-            if (test::quick_tier() && (count++ % 4) != 0) continue;
-            const auto [a, b] = engine_and_lockstep(rp);
-            ASSERT_EQ(test::comparable(a).dump(), test::comparable(b).dump())
-                << "broadcast.gc n=" << n << " root " << r << " M=" << M << " B=" << B << " costs " << costs;
-            EXPECT_TRUE(b.verified) << b.verify_message;
-            ++runs;
-            by_lockstep += b.stats.lockstep_runs;
-          }
-    }
-  std::cout << "[ one-port ] the Gray-code pipeline's grid: " << runs << " runs, " << by_lockstep
-            << " by the lockstep simulator; " << skipped << " (node, step) pairs skip ahead\n";
-  EXPECT_EQ(by_lockstep, runs);
-  EXPECT_GT(skipped, 0);
+              if (test::quick_tier() && (count++ % 4) != 0) continue;
+              const auto [a, b] = engine_and_lockstep(rp);
+              ASSERT_EQ(test::comparable(a).dump(), test::comparable(b).dump())
+                  << algo << " n=" << n << " root " << r << " M=" << M << " B=" << B << " costs " << costs;
+              EXPECT_TRUE(b.verified) << b.verify_message;
+              ++runs;
+              by_lockstep += b.stats.lockstep_runs;
+            }
+      }
+    std::cout << "[ one-port ] " << algo << "'s grid: " << runs << " runs, " << by_lockstep
+              << " by the lockstep simulator; " << skipped << " (node, step) pairs skip ahead\n";
+    EXPECT_EQ(by_lockstep, runs);
+    if (std::string(algo) == "broadcast.gc") EXPECT_GT(skipped, 0);
+  }
 }
 
 /// Cannon's algorithm (K = 1, 2), Dekel's and the outer product (K = 1, 2; square grids) one-port:

@@ -252,6 +252,43 @@ EsbtHop esbt_in(NodeId x, int i, int n) {
 /// sends at most one packet and receives at most one in every cycle: one-port, contention-free.
 /// The schedule fixes only the order of each node's operations; the time emerges from the
 /// engine (nodes do not wait for a global clock).
+/// A node's edge across each dimension, outgoing ([d][0]) and incoming ([d][1]), in the nESBT tree
+/// that has it (the trees are edge-disjoint, so a directed edge belongs to one tree at most), with
+/// the hop of the tree at which its packets cross it; tree -1: none. x is relative to the root.
+struct NesbtEdge {
+  std::int16_t tree = -1, offset = 0;
+};
+using NesbtEdges = std::array<std::array<NesbtEdge, 2>, Topology::kMaxCubeDim>;
+
+NesbtEdges nesbt_edges(NodeId x, int n) {
+  NesbtEdges edges{};
+  for (int i = 0; i < n; ++i) {
+    if (x != 0) {
+      const EsbtHop h = esbt_in(x, i, n);
+      NesbtEdge& in = edges[static_cast<std::size_t>(lowest_one(h.parent ^ x))][1];
+      if (in.tree >= 0) throw std::logic_error("nESBT: two trees share a directed edge");
+      in = {static_cast<std::int16_t>(i), static_cast<std::int16_t>(h.offset)};
+    }
+    for (int e = 0; e < n; ++e) {
+      const NodeId c = x ^ (NodeId{1} << e);
+      if (c == 0) continue;
+      const EsbtHop h = esbt_in(c, i, n);
+      if (h.parent != x) continue;
+      NesbtEdge& o = edges[static_cast<std::size_t>(e)][0];
+      if (o.tree >= 0) throw std::logic_error("nESBT: two trees share a directed edge");
+      o = {static_cast<std::int16_t>(i), static_cast<std::int16_t>(h.offset)};
+    }
+  }
+  return edges;
+}
+
+/// The packet (of P) crossing edge e of an n-cube's nESBT in cycle t, or -1.
+std::int64_t nesbt_packet_at(const NesbtEdge& e, std::int64_t t, std::int64_t P, int n) {
+  if (e.tree < 0) return -1;
+  const std::int64_t k = t - e.offset;
+  return k >= 0 && k < P && k % n == e.tree ? k : -1;
+}
+
 Task<> broadcast_nesbt_one_port(Node& self, Params p) {
   const int n = cube_dim(self);
   const NodeId x = self.id() ^ p.root;
@@ -264,46 +301,18 @@ Task<> broadcast_nesbt_one_port(Node& self, Params p) {
   std::int64_t received = 0;  // elements
   Buffer all = x == 0 ? root_message(self, p.M) : Buffer{};
   if (n > 0) {
-    // This node's edge across each dimension, outgoing and incoming, in the tree that has it
-    // (the trees are edge-disjoint, so a directed edge belongs to one tree at most): the cycle
-    // loop below looks its dimension up instead of scanning every edge each cycle (22 % of a
-    // 2^16-node run), in the coroutine's frame rather than a vector of its own (a cache miss
-    // a cycle).
-    struct Edge {
-      std::int16_t tree = -1, offset = 0;
-    };
-    std::array<std::array<Edge, 2>, Topology::kMaxCubeDim> edges{};  // [d][0] out, [d][1] in
-    for (int i = 0; i < n; ++i) {
-      if (x != 0) {
-        const EsbtHop h = esbt_in(x, i, n);
-        Edge& in = edges[static_cast<std::size_t>(lowest_one(h.parent ^ x))][1];
-        if (in.tree >= 0) throw std::logic_error("nESBT: two trees share a directed edge");
-        in = {static_cast<std::int16_t>(i), static_cast<std::int16_t>(h.offset)};
-      }
-      for (int e = 0; e < n; ++e) {
-        const NodeId c = x ^ (NodeId{1} << e);
-        if (c == 0) continue;
-        const EsbtHop h = esbt_in(c, i, n);
-        if (h.parent != x) continue;
-        Edge& o = edges[static_cast<std::size_t>(e)][0];
-        if (o.tree >= 0) throw std::logic_error("nESBT: two trees share a directed edge");
-        o = {static_cast<std::int16_t>(i), static_cast<std::int16_t>(h.offset)};
-      }
-    }
+    // The cycle loop below looks its dimension's edges up instead of scanning every edge each
+    // cycle (22 % of a 2^16-node run), in the coroutine's frame rather than a vector of its own (a
+    // cache miss a cycle).
+    const NesbtEdges edges = nesbt_edges(x, n);
     auto packet = [&](std::int64_t k) -> Buffer {
       if (x == 0) return all.slice(k * B, std::min(B, p.M - k * B));
       return keep ? got[k] : Buffer::sized(std::min(B, p.M - k * B));
     };
-    // The packet crossing edge e in cycle t, or -1.
-    auto packet_at = [&](const Edge& e, std::int64_t t) -> std::int64_t {
-      if (e.tree < 0) return -1;
-      const std::int64_t k = t - e.offset;
-      return k >= 0 && k < P && k % n == e.tree ? k : -1;
-    };
     for (std::int64_t t = 0; t < P + n; ++t) {
       const int d = static_cast<int>(t % n);
-      const std::int64_t send_k = packet_at(edges[static_cast<std::size_t>(d)][0], t);
-      const std::int64_t recv_k = packet_at(edges[static_cast<std::size_t>(d)][1], t);
+      const std::int64_t send_k = nesbt_packet_at(edges[static_cast<std::size_t>(d)][0], t, P, n);
+      const std::int64_t recv_k = nesbt_packet_at(edges[static_cast<std::size_t>(d)][1], t, P, n);
       if (send_k >= 0 && recv_k >= 0) {
         auto snd = self.send(d, packet(send_k));
         auto rcv = self.recv(d);
@@ -325,6 +334,50 @@ Task<> broadcast_nesbt_one_port(Node& self, Params p) {
   else if (x != 0)
     all = Buffer::sized(received);  // what arrived, so that verify() still sees a missed packet
   self.set_result(std::move(all));
+}
+
+/// broadcast_nesbt_one_port as a step program (sim/steps.hpp), for the one-port lockstep
+/// simulator: cycle t is step t, across dimension t mod n, the send of the packet due on the
+/// node's outgoing edge there and the receive of the one due on its incoming edge (a group of
+/// both, or one alone), as the process posts them. Every node's edges are worked out once
+/// (8 bytes a node and dimension).
+class NesbtSteps final : public StepProgram {
+ public:
+  explicit NesbtSteps(const Setup& s)
+      : n_(s.topology.dim()), M_(s.params.M), B_(s.params.B), P_(ceil_div(s.params.M, s.params.B)) {
+    const NodeId N = s.topology.size();
+    edges_.resize(static_cast<std::size_t>(N * n_) * 2);
+    for (NodeId y = 0; y < N && n_ > 0; ++y) {
+      const NesbtEdges e = nesbt_edges(y ^ s.params.root, n_);
+      for (int d = 0; d < n_; ++d)
+        for (int io = 0; io < 2; ++io)
+          edges_[(static_cast<std::size_t>(y) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(d)) * 2 +
+                 static_cast<std::size_t>(io)] = e[static_cast<std::size_t>(d)][static_cast<std::size_t>(io)];
+    }
+  }
+  [[nodiscard]] std::int64_t steps() const override { return n_ > 0 ? P_ + n_ : 0; }
+  void prefetch(NodeId x) const override {
+    if (n_ > 0) ask(&edges_[static_cast<std::size_t>(x) * static_cast<std::size_t>(n_) * 2]);
+  }
+  void step(NodeId x, std::int64_t t, std::vector<StepOp>& ops) const override {
+    const int d = static_cast<int>(t % n_);
+    const NesbtEdge* e =
+        &edges_[(static_cast<std::size_t>(x) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(d)) * 2];
+    const std::int64_t send_k = nesbt_packet_at(e[0], t, P_, n_), recv_k = nesbt_packet_at(e[1], t, P_, n_);
+    if (send_k >= 0) ops.push_back({.kind = StepOp::Kind::send, .port = d, .elements = std::min(B_, M_ - send_k * B_)});
+    if (recv_k >= 0) ops.push_back({.kind = StepOp::Kind::recv, .port = d});
+  }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return M_; }
+
+ private:
+  int n_;
+  std::int64_t M_, B_, P_;
+  std::vector<NesbtEdge> edges_;  ///< [(node * n + d) * 2 + (0 out, 1 in)]
+};
+
+std::unique_ptr<StepProgram> nesbt_steps(const Setup& s) {
+  if (s.machine.ports.kind != PortKind::one || s.topology.kind() != Topology::Kind::hypercube) return nullptr;
+  return std::make_unique<NesbtSteps>(s);
 }
 
 Prediction predict_broadcast_nesbt_one_port(const Setup& s) {
@@ -653,6 +706,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .predict = predict_broadcast_nesbt,
          .verify = verify_broadcast,
          .memory = broadcast_memory,
+         .steps = nesbt_steps,
          .one_port = {.row = "T1 nESBT-b(1,1), dimension t mod n in cycle t",
                       .relation =
                           "exact when B divides M (n >= 2); approx <= 10 % with a remainder packet; bound on a 1-cube",
