@@ -329,6 +329,42 @@ TEST(LockstepOnePort, GivesTheEnginesReportForThePipelinedBroadcastsOverAGrid) {
   }
 }
 
+/// The step-form tree collectives (routing::exchange_program): the all-gathers on the SBT (all-port),
+/// the SBnT and the nRSBT, the all-to-alls on the SBnT and the nRSBT, each port model's schedule,
+/// on cubes of 1 to 7 dimensions; blocks of 1, 5 and 300 elements, packets of 1, 3 and 256, the
+/// three machines. Every run the lockstep simulator's, its report the engine's.
+TEST(LockstepOnePort, GivesTheEnginesReportForTheTreeExchangesOverAGrid) {
+  const Registry reg = make_registry();
+  std::int64_t runs = 0, by_lockstep = 0, count = 0;
+  for (const char* algo : {"allgather.sbt", "allgather.sbnt", "allgather.nrsbt", "alltoall.sbnt", "alltoall.nrsbt"}) {
+    const AlgorithmInfo* info = reg.find(algo);
+    ASSERT_NE(info, nullptr);
+    for (const PortKind kind : {PortKind::one, PortKind::all})
+      for (int n = 1; n <= 7; ++n)
+        for (std::int64_t M : {1, 5, 300})
+          for (std::int64_t B : {1, 3, 256})
+            for (int costs = 0; costs < 3; ++costs) {
+              RunPoint rp = one_port_point(info, n, costs, B);
+              rp.setup.machine.ports =
+                  kind == PortKind::all ? PortModel{PortKind::all, 0} : PortModel{PortKind::one, 1};
+              rp.setup.params.M = M;
+              const bool program = info->steps(rp.setup) != nullptr;
+              ASSERT_EQ(program, kind == PortKind::all || std::string(algo) != "allgather.sbt") << algo;
+              if (!program || (test::quick_tier() && (count++ % 4) != 0)) continue;
+              const auto [a, b] = engine_and_lockstep(rp);
+              ASSERT_EQ(test::comparable(a).dump(), test::comparable(b).dump())
+                  << algo << (kind == PortKind::all ? " all-port" : " one-port") << " n=" << n << " M=" << M
+                  << " B=" << B << " costs " << costs;
+              EXPECT_TRUE(b.verified) << b.verify_message;
+              ++runs;
+              by_lockstep += b.stats.lockstep_runs;
+            }
+  }
+  std::cout << "[ lockstep ] the tree exchanges' grid: " << runs << " runs, " << by_lockstep
+            << " by the lockstep simulators\n";
+  EXPECT_GE(by_lockstep * 10, runs * 9);
+}
+
 /// Cannon's algorithm (K = 1, 2), Dekel's and the outer product (K = 1, 2; square grids) one-port:
 /// a step an awaited group (the alignments' shifts and exchanges one by one, C's roll or exchange
 /// then D's, the outer product's receives, C's forward, D's forward), on cubes of 0 to 7 dimensions, matrices the grid

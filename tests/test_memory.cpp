@@ -191,7 +191,12 @@ TEST(Memory, EachFamilysEstimateIsWithinAFactorOfTwoOfItsMeasuredPeak) {
     const RunPoint& point = ex.runs.at(0);
     const std::int64_t before = heap::live_bytes();
     heap::reset_peak();
-    const RunOutcome out = run_point(point, *point.info, p.mode == "data", nullptr, RunLimits{});
+    // The models are the engine's: timing-mode points whose process has a step program run on
+    // the lockstep simulator by default, in a fraction of that (allgather.nrsbt on 2^12 nodes: 6.8
+    // MiB against the engine's 22), where the estimate is an upper bound.
+    RunLimits engine;
+    engine.lockstep = false;
+    const RunOutcome out = run_point(point, *point.info, p.mode == "data", nullptr, engine);
     ASSERT_TRUE(out.error.empty()) << p.algorithm << ": " << out.error;
     const double measured = static_cast<double>(heap::peak_bytes() - before);
     const double estimate = static_cast<double>(point_memory_estimate(point));

@@ -296,6 +296,19 @@ Task<> allgather_trees(Node& self, Params p, routing::Family f, routing::Schedul
   self.set_result(co_await routing::allgather(self, p.M, own_block(self, p.M), plan));
 }
 
+/// allgather_trees as a step program (routing::exchange_program): on one- and all-port
+/// hypercubes, the plan and schedule the process uses; `all_port_only`: allgather.sbt's one-port
+/// process is another (allgather_sbt_one_port).
+std::unique_ptr<StepProgram> trees_steps(const Setup& s, routing::Family f, bool all_port_only) {
+  const bool all_port = s.machine.ports.kind == PortKind::all;
+  if (s.topology.kind() != Topology::Kind::hypercube || (!all_port && s.machine.ports.kind != PortKind::one) ||
+      (all_port_only && !all_port))
+    return nullptr;
+  const routing::Schedule sch =
+      all_port || f == routing::Family::sbt ? routing::Schedule::depth : routing::Schedule::cyclic;
+  return routing::exchange_program(routing::plan(f, sch, s.topology.dim()), s.params.M, false);
+}
+
 Task<> allgather_sbt(Node& self, Params p) {
   if (self.machine().ports.kind == PortKind::all)
     return allgather_trees(self, p, routing::Family::sbt, routing::Schedule::depth);
@@ -561,6 +574,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .predict = predict_allgather_sbt,
          .verify = verify_allgather,
          .memory = allgather_memory,
+         .steps = [](const Setup& s) { return trees_steps(s, routing::Family::sbt, true); },
          .one_port = {.row = "T2 SBT-b(1,N), recursive doubling", .relation = "exact"},
          .all_port = {.row = "T2 SBT-b(n,N), all ports by depth", .relation = "exact"}});
   r.add({.name = "allgather.hybrid",
@@ -592,6 +606,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .predict = [](const Setup& s) { return predict_allgather_trees(s, routing::Family::sbnt); },
          .verify = verify_allgather,
          .memory = allgather_memory,
+         .steps = [](const Setup& s) { return trees_steps(s, routing::Family::sbnt, false); },
          .one_port = {.row = "T2 SBnT-b(1,N), 2n-1 cyclic steps",
                       .relation = "approx <= 40 %",
                       .deviations = {{Relation::approx, 0.4, 0.358, "n=7 M=2 B=16"}}},
@@ -608,6 +623,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .predict = [](const Setup& s) { return predict_allgather_trees(s, routing::Family::nrsbt); },
          .verify = verify_allgather,
          .memory = allgather_memory,
+         .steps = [](const Setup& s) { return trees_steps(s, routing::Family::nrsbt, false); },
          .one_port = {.row = "T2 nRSBT-b(1,N), 2n-1 cyclic steps",
                       .relation = "approx <= 30 % (n | M), <= 50 % otherwise",
                       .deviations = {{Relation::approx, 0.3, 0.273, "n=4 M=100 B=256"},

@@ -182,6 +182,16 @@ Task<> alltoall_trees(Node& self, Params p, routing::Family f) {
                             [&](std::int64_t j) { return alltoall_value(x, j / p.M, N, p.M, j % p.M); });
   self.set_result(co_await routing::alltoall(self, p.M, std::move(own), plan));
 }
+/// alltoall_trees in timing mode as a step program (routing::exchange_program): the schedule the
+/// process picks, on the plan of sizes it uses there.
+std::unique_ptr<StepProgram> alltoall_trees_steps(const Setup& s, routing::Family f) {
+  const bool all_port = s.machine.ports.kind == PortKind::all;
+  if (s.topology.kind() != Topology::Kind::hypercube || (!all_port && s.machine.ports.kind != PortKind::one))
+    return nullptr;
+  routing::Schedule sch = routing::Schedule::cyclic;
+  if (all_port) sch = f == routing::Family::sbnt ? routing::Schedule::depth : routing::Schedule::phased;
+  return routing::exchange_program(routing::plan_sizes(f, sch, s.topology.dim()), s.params.M, true);
+}
 Task<> alltoall_sbnt(Node& self, Params p) { return alltoall_trees(self, p, routing::Family::sbnt); }
 Task<> alltoall_nrsbt(Node& self, Params p) { return alltoall_trees(self, p, routing::Family::nrsbt); }
 
@@ -529,6 +539,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .predict = [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::sbnt); },
          .verify = verify_alltoall,
          .memory = alltoall_trees_memory,
+         .steps = [](const Setup& s) { return alltoall_trees_steps(s, routing::Family::sbnt); },
          .one_port = {.row = "none; derived: the cyclic schedule in lockstep", .relation = "exact"},
          .all_port = {.row = "T4 SBnT-p(n,N)",
                       .relation = "approx <= 2/3 (the SBnT's uneven ports: <= 5/3 of the row, n = 2, 3)",
@@ -543,6 +554,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .predict = [](const Setup& s) { return predict_alltoall_trees(s, routing::Family::nrsbt); },
          .verify = verify_alltoall,
          .memory = alltoall_trees_memory,
+         .steps = [](const Setup& s) { return alltoall_trees_steps(s, routing::Family::nrsbt); },
          .one_port = {.row = "none; derived as for alltoall.sbnt", .relation = "exact"},
          .all_port = {.row = "T4 nRSBT-p(n,N), n phased trees",
                       .relation = "exact when n divides M; approx <= 75 %; <= 600 % for M < n",

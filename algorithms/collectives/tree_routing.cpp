@@ -340,6 +340,33 @@ Task<> tree_steps(Node& self, const Plan& P, std::int64_t M, std::int64_t r, con
 
 }  // namespace
 
+namespace {
+class ExchangeSteps final : public StepProgram {
+ public:
+  ExchangeSteps(std::shared_ptr<const Plan> plan, std::int64_t M, bool below)
+      : plan_(std::move(plan)), sends_(&plan_->step_sends(M, below)), elements_(plan_->N * M) {}
+  [[nodiscard]] std::int64_t steps() const override { return plan_->steps; }
+  void step(NodeId /*x*/, std::int64_t s, std::vector<StepOp>& ops) const override {
+    const auto at = static_cast<std::size_t>(s);
+    for (std::uint32_t k = sends_->first[at]; k < sends_->first[at + 1]; ++k) {
+      const auto [d, size] = sends_->sends[k];
+      ops.push_back({.kind = StepOp::Kind::send, .port = d, .elements = size});
+      ops.push_back({.kind = StepOp::Kind::recv, .port = d});
+    }
+  }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return elements_; }
+
+ private:
+  std::shared_ptr<const Plan> plan_;
+  const Plan::StepSends* sends_;
+  std::int64_t elements_;
+};
+}  // namespace
+
+std::unique_ptr<StepProgram> exchange_program(std::shared_ptr<const Plan> plan, std::int64_t M, bool below) {
+  return std::make_unique<ExchangeSteps>(std::move(plan), M, below);
+}
+
 Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer message, std::shared_ptr<const Plan> pl) {
   const Plan& P = *pl;
   const std::int64_t r = self.id() ^ root;

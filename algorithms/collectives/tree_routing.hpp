@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "algorithms/algorithm.hpp"
+#include "sim/steps.hpp"
 
 namespace cubesim::routing {
 
@@ -176,6 +177,13 @@ Task<Buffer> reduce_scatter(Node& self, std::int64_t M, Buffer partials, std::sh
 /// blocks by source (local addresses on a subcube).
 Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan);
 Task<Buffer> alltoall(Node& self, std::int64_t M, Buffer own, std::shared_ptr<const Plan> plan, SubCube sub);
+/// allgather (below false) and alltoall (below true) on the whole cube in timing mode as a step
+/// program (sim/steps.hpp), for the lockstep simulators: plan step s is step s, and in it the
+/// exchanges of exchange_steps, a send of the plan's size and a receive across each dimension in
+/// ascending order, one group (steps that send nothing anywhere are empty: the process skips them
+/// without an await). Every node ends with N M elements. `plan` is the one the process uses in
+/// timing mode (plan() for the all-gather, plan_sizes() for the all-to-all).
+std::unique_ptr<StepProgram> exchange_program(std::shared_ptr<const Plan> plan, std::int64_t M, bool below);
 /// One-to-all personalized, reverse breadth-first (TR-572 §3.1): the root's `all` holds N blocks
 /// of M by destination node; returns this node's block.
 Task<Buffer> scatter_rbfs(Node& self, std::int64_t root, std::int64_t M, Buffer all, std::shared_ptr<const Plan> plan);
