@@ -286,8 +286,8 @@ TEST(LockstepOnePort, GivesTheEnginesReportForTheAllGathersOverAGrid) {
 TEST(LockstepOnePort, GivesTheEnginesReportForThePipelinedBroadcastsOverAGrid) {
   const Registry reg = make_registry();
   for (const char* algo : {"broadcast.gc", "broadcast.nesbt"}) {
-    const AlgorithmInfo* gc = reg.find(algo);
-    ASSERT_NE(gc, nullptr);
+    const AlgorithmInfo* info = reg.find(algo);
+    ASSERT_NE(info, nullptr);
     std::int64_t runs = 0, by_lockstep = 0, count = 0, skipped = 0;
     std::vector<StepOp> ops;
     for (int n = 0; n <= 7; ++n)
@@ -296,10 +296,10 @@ TEST(LockstepOnePort, GivesTheEnginesReportForThePipelinedBroadcastsOverAGrid) {
         for (std::int64_t M : {1, 5, 12, 300})
           for (std::int64_t B : {1, 3, 256})
             for (int costs = 0; costs < 3; ++costs) {
-              RunPoint rp = one_port_point(gc, n, costs, B);
+              RunPoint rp = one_port_point(info, n, costs, B);
               rp.setup.params.M = M;
               rp.setup.params.root = r;
-              const std::unique_ptr<StepProgram> prog = gc->steps(rp.setup);
+              const std::unique_ptr<StepProgram> prog = info->steps(rp.setup);
               ASSERT_NE(prog, nullptr);
               for (NodeId x = 0; x < rp.setup.topology.size(); ++x)
                 for (std::int64_t s = 0; s < prog->steps(); ++s) {
