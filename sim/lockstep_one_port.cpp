@@ -324,7 +324,7 @@ class OnePort {
       }
       if (v.at == 0) {  // a new step: skip those that post nothing (StepProgram::next_step)
         const std::int64_t s = detail::next_step(program_, x, v.step, steps_);
-        if (s != v.step) {  // (step s is not asked again: a third of the calls were that)
+        if (s != v.step) {  // (step s is not asked again)
           v.step = static_cast<std::uint32_t>(s);
           if (s >= steps_) continue;
         }

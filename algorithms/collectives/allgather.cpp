@@ -296,6 +296,12 @@ Task<> allgather_trees(Node& self, Params p, routing::Family f, routing::Schedul
   self.set_result(co_await routing::allgather(self, p.M, own_block(self, p.M), plan));
 }
 
+/// The step-form all-gathers' schedule: by depth on all ports, cyclic on one (the process's and
+/// its step program's, from one place).
+routing::Schedule trees_schedule(bool all_port) {
+  return all_port ? routing::Schedule::depth : routing::Schedule::cyclic;
+}
+
 /// allgather_trees as a step program (routing::exchange_program): on one- and all-port
 /// hypercubes, the plan and schedule the process uses; `all_port_only`: allgather.sbt's one-port
 /// process is another (allgather_sbt_one_port).
@@ -304,25 +310,19 @@ std::unique_ptr<StepProgram> trees_steps(const Setup& s, routing::Family f, bool
   if (s.topology.kind() != Topology::Kind::hypercube || (!all_port && s.machine.ports.kind != PortKind::one) ||
       (all_port_only && !all_port))
     return nullptr;
-  const routing::Schedule sch =
-      all_port || f == routing::Family::sbt ? routing::Schedule::depth : routing::Schedule::cyclic;
-  return routing::exchange_program(routing::plan(f, sch, s.topology.dim()), s.params.M, false);
+  return routing::exchange_program(routing::plan(f, trees_schedule(all_port), s.topology.dim()), s.params.M, false);
 }
 
 Task<> allgather_sbt(Node& self, Params p) {
   if (self.machine().ports.kind == PortKind::all)
-    return allgather_trees(self, p, routing::Family::sbt, routing::Schedule::depth);
+    return allgather_trees(self, p, routing::Family::sbt, trees_schedule(true));
   return allgather_sbt_one_port(self, p);
 }
 Task<> allgather_sbnt(Node& self, Params p) {
-  const bool all_port = self.machine().ports.kind == PortKind::all;
-  return allgather_trees(self, p, routing::Family::sbnt,
-                         all_port ? routing::Schedule::depth : routing::Schedule::cyclic);
+  return allgather_trees(self, p, routing::Family::sbnt, trees_schedule(self.machine().ports.kind == PortKind::all));
 }
 Task<> allgather_nrsbt(Node& self, Params p) {
-  const bool all_port = self.machine().ports.kind == PortKind::all;
-  return allgather_trees(self, p, routing::Family::nrsbt,
-                         all_port ? routing::Schedule::depth : routing::Schedule::cyclic);
+  return allgather_trees(self, p, routing::Family::nrsbt, trees_schedule(self.machine().ports.kind == PortKind::all));
 }
 
 Prediction predict_ring_one_port(const Setup& s, const char* row) {

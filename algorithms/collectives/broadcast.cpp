@@ -245,13 +245,6 @@ EsbtHop esbt_in(NodeId x, int i, int n) {
   return {best + 1, (r ^ (NodeId{1} << bd)) ^ top};
 }
 
-/// nESBT(1,1), one-port (TR-530 §4.1.3, [9]): packet k (of P = ceil(M/B)) goes down tree k mod n.
-/// In cycle t every node communicates across dimension t mod n only: the source sends packet t,
-/// and a packet that entered tree i at cycle k crosses, at cycle k + j, the edges of step j. The
-/// trees are edge-disjoint and each directed edge belongs to one step of one tree, so a node
-/// sends at most one packet and receives at most one in every cycle: one-port, contention-free.
-/// The schedule fixes only the order of each node's operations; the time emerges from the
-/// engine (nodes do not wait for a global clock).
 /// A node's edge across each dimension, outgoing ([d][0]) and incoming ([d][1]), in the nESBT tree
 /// that has it (the trees are edge-disjoint, so a directed edge belongs to one tree at most), with
 /// the hop of the tree at which its packets cross it; tree -1: none. x is relative to the root.
@@ -289,6 +282,13 @@ std::int64_t nesbt_packet_at(const NesbtEdge& e, std::int64_t t, std::int64_t P,
   return k >= 0 && k < P && k % n == e.tree ? k : -1;
 }
 
+/// nESBT(1,1), one-port (TR-530 §4.1.3, [9]): packet k (of P = ceil(M/B)) goes down tree k mod n.
+/// In cycle t every node communicates across dimension t mod n only: the source sends packet t,
+/// and a packet that entered tree i at cycle k crosses, at cycle k + j, the edges of step j. The
+/// trees are edge-disjoint and each directed edge belongs to one step of one tree, so a node
+/// sends at most one packet and receives at most one in every cycle: one-port, contention-free.
+/// The schedule fixes only the order of each node's operations; the time emerges from the
+/// engine (nodes do not wait for a global clock).
 Task<> broadcast_nesbt_one_port(Node& self, Params p) {
   const int n = cube_dim(self);
   const NodeId x = self.id() ^ p.root;

@@ -167,13 +167,17 @@ Task<> alltoall_sbt(Node& self, Params p) {
   self.set_result(co_await standard_exchange(self, std::move(slots), self.topology().dim(), M));
 }
 
+/// The schedule of the step-form all-to-alls (alltoall_trees and its step program, from one place).
+routing::Schedule alltoall_trees_schedule(routing::Family f, bool all_port) {
+  if (!all_port) return routing::Schedule::cyclic;
+  return f == routing::Family::sbnt ? routing::Schedule::depth : routing::Schedule::phased;
+}
+
 /// Step-form all-to-all personalized on a tree family: the edge into q carries the parts for
 /// q's whole subtree (TR-572 §3.2). all-port: SBnT by depth, nRSBT phased (tree j one dimension
 /// per step, the n trees on n ports); one-port: the cyclic schedule.
 Task<> alltoall_trees(Node& self, Params p, routing::Family f) {
-  const bool all_port = self.machine().ports.kind == PortKind::all;
-  routing::Schedule sch = routing::Schedule::cyclic;
-  if (all_port) sch = f == routing::Family::sbnt ? routing::Schedule::depth : routing::Schedule::phased;
+  const routing::Schedule sch = alltoall_trees_schedule(f, self.machine().ports.kind == PortKind::all);
   // Timing mode needs only the subtrees' sizes (routing::plan_sizes); data mode their lists.
   auto plan = self.data_mode() ? routing::plan(f, sch, self.topology().dim(), true)
                                : routing::plan_sizes(f, sch, self.topology().dim());
@@ -188,9 +192,8 @@ std::unique_ptr<StepProgram> alltoall_trees_steps(const Setup& s, routing::Famil
   const bool all_port = s.machine.ports.kind == PortKind::all;
   if (s.topology.kind() != Topology::Kind::hypercube || (!all_port && s.machine.ports.kind != PortKind::one))
     return nullptr;
-  routing::Schedule sch = routing::Schedule::cyclic;
-  if (all_port) sch = f == routing::Family::sbnt ? routing::Schedule::depth : routing::Schedule::phased;
-  return routing::exchange_program(routing::plan_sizes(f, sch, s.topology.dim()), s.params.M, true);
+  return routing::exchange_program(routing::plan_sizes(f, alltoall_trees_schedule(f, all_port), s.topology.dim()),
+                                   s.params.M, true);
 }
 Task<> alltoall_sbnt(Node& self, Params p) { return alltoall_trees(self, p, routing::Family::sbnt); }
 Task<> alltoall_nrsbt(Node& self, Params p) { return alltoall_trees(self, p, routing::Family::nrsbt); }

@@ -338,9 +338,7 @@ Task<> tree_steps(Node& self, const Plan& P, std::int64_t M, std::int64_t r, con
   }
 }
 
-}  // namespace
-
-namespace {
+/// exchange_program's: exchange_steps' operations in timing mode (tree_routing.hpp).
 class ExchangeSteps final : public StepProgram {
  public:
   ExchangeSteps(std::shared_ptr<const Plan> plan, std::int64_t M, bool below)
