@@ -78,6 +78,20 @@ struct PortDoc {
   std::vector<Deviation> deviations;  ///< measured over the exact grid; empty where exact everywhere
 };
 
+/// A step program's part in the memory of its run (AlgorithmInfo::steps_memory): whether its
+/// chains carry flops (StepProgram::wide()), the strands a node runs (StepProgram::strands()), and
+/// the bytes the program itself holds (its plan, its tables), all nodes together.
+struct StepsMemory {
+  bool wide = false;
+  int strands = 1;
+  std::int64_t program_bytes = 0;
+};
+
+/// A program whose own state is a few words: narrow chains, one strand.
+inline StepsMemory narrow_program(const Setup& /*s*/) { return {}; }
+/// The same with chains that carry flops (a program that computes).
+inline StepsMemory wide_program(const Setup& /*s*/) { return {.wide = true}; }
+
 /// One algorithm: its process, its prediction, its data check, and its documentation. Register
 /// with designated initializers (algorithms/registry.hpp).
 struct AlgorithmInfo {
@@ -99,6 +113,11 @@ struct AlgorithmInfo {
   /// operations in the same order as `process`, checked against it by tests/test_lockstep.cpp.
   /// Empty, or null for a setup: the engine runs `process`.
   std::function<std::unique_ptr<StepProgram>(const Setup&)> steps;
+  /// The memory of a run of that program by the lockstep simulator, stated beside it: the
+  /// program's shape (the simulator's records follow from it: app/runner.cpp adds them,
+  /// sim/lockstep.hpp lockstep_memory) and its own state. Held to the measured peak by
+  /// tests/test_memory.cpp. Empty: the engine's model (`memory`) stands for every run.
+  std::function<StepsMemory(const Setup&)> steps_memory;
   PortDoc one_port;  ///< one-port (and k-port) machines
   PortDoc all_port;  ///< n-port machines
 };

@@ -362,7 +362,8 @@ struct Row {
 
 /// Loads each row's config with the row's columns and the base machine set; one run each.
 std::vector<Row> load_rows(const Registry& reg, const MeasuredTable& t, const ResolvedMachine& base,
-                           const std::string& base_arg, const std::vector<const MachineKey*>& keys) {
+                           const std::string& base_arg, const std::vector<const MachineKey*>& keys,
+                           const RunLimits& limits) {
   ojson inline_machine = machine_to_json(base.machine);
   if (!base.default_topology.is_null()) inline_machine["default_topology"] = base.default_topology;
   std::vector<Row> rows;
@@ -395,7 +396,7 @@ std::vector<Row> load_rows(const Registry& reg, const MeasuredTable& t, const Re
                                "override, or the key from --fit)");
       }
       p.setup.data_mode = false;  // the time is the same; sizes only is faster
-      check_memory(ex);
+      check_memory(ex, limits);
     } catch (const InputError& e) {
       if (e.file() == t.file) throw;
       throw InputError(t.file, where, e.what());
@@ -490,7 +491,7 @@ Calibration calibrate(const Registry& reg, const CalibrateOptions& o) {
   c.base = o.machine;
   c.absolute = o.absolute;
   c.table = parse_measured(read_text_file(o.measured), o.measured, fitted);
-  const std::vector<Row> rows = load_rows(reg, c.table, base, o.machine, keys);
+  const std::vector<Row> rows = load_rows(reg, c.table, base, o.machine, keys, o.limits);
   const std::size_t n = rows.size(), p = keys.size();
   c.n = n;
   c.p = p;

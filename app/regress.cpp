@@ -217,7 +217,7 @@ RegressSummary run_regress(const std::string& suite_path, const Registry& regist
   std::vector<Experiment> exps;
   for (const SuiteEntry& e : suite.entries) {
     exps.push_back(load_experiment(e.path, registry));
-    check_memory(exps.back());
+    check_memory(exps.back(), opt.limits);
   }
 
   RegressSummary sum;

@@ -235,19 +235,40 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
   return out;
 }
 
-std::int64_t point_memory_estimate(const RunPoint& p) {
+bool lockstep_takes(const RunPoint& p, const RunLimits& limits, bool observed) {
+  const Setup& s = p.setup;
+  return p.info != nullptr && limits.lockstep && !observed && p.info->steps &&
+         lockstep_supports(s.machine, engine_options(s, limits));
+}
+
+namespace {
+/// The lockstep simulator's estimate of p, if the algorithm states its program's part.
+std::optional<std::int64_t> lockstep_estimate(const RunPoint& p, const RunLimits& limits, bool observed) {
+  if (!lockstep_takes(p, limits, observed) || !p.info->steps_memory) return std::nullopt;
+  const Setup& s = p.setup;
+  const StepsMemory m = p.info->steps_memory(s);
+  const std::int64_t sim = lockstep_memory(s.machine, s.topology, {.wide = m.wide, .strands = m.strands});
+  return sim > INT64_MAX - m.program_bytes ? INT64_MAX : sim + m.program_bytes;
+}
+}  // namespace
+
+std::int64_t point_memory_estimate(const RunPoint& p, const RunLimits& limits, bool observed) {
+  if (const auto l = lockstep_estimate(p, limits, observed)) return *l;
   const Setup& s = p.setup;
   const std::int64_t engine = run_memory_floor(s.topology.size(), 0);
   const std::int64_t algorithm = p.info != nullptr ? algorithm_memory(*p.info, s) : default_memory(s);
   return algorithm > INT64_MAX - engine ? INT64_MAX : engine + algorithm;
 }
 
-void check_memory(const Experiment& ex) {
+void check_memory(const Experiment& ex, const RunLimits& limits, bool observed) {
   for (const RunPoint& p : ex.runs) {
     const Setup& s = p.setup;
+    const bool lockstep = lockstep_estimate(p, limits, observed).has_value();
     const std::string why =
-        memory_refusal(point_memory_estimate(p), s.topology.describe() + (s.data_mode ? " in data mode" : ""),
-                       MemoryNeed::estimate, (p.info != nullptr ? p.info->name : ex.algorithm) + "'s memory model");
+        memory_refusal(point_memory_estimate(p, limits, observed),
+                       s.topology.describe() + (s.data_mode ? " in data mode" : ""), MemoryNeed::estimate,
+                       (p.info != nullptr ? p.info->name : ex.algorithm) + "'s memory model" +
+                           (lockstep ? " on the lockstep simulator" : ""));
     if (why.empty()) continue;
     throw InputError(ex.file, p.point.empty() ? "/topology" : sweep_pointer(p), why);
   }

@@ -107,12 +107,19 @@ std::string sweep_pointer(const RunPoint& p);
 std::string heap_budget_message();
 
 /// Refuses (InputError naming the point, the estimate and the budget) a config whose runs this
-/// machine or the memory budget cannot hold, before any point runs: each point's estimate is the
-/// engine's state for every node (sim/resources.hpp) and its algorithm's memory model
-/// (AlgorithmInfo::memory; docs/reliability.md "Budgets").
-void check_memory(const Experiment& ex);
-/// What one point's run is estimated to hold at its peak, in bytes.
-std::int64_t point_memory_estimate(const RunPoint& p);
+/// machine or the memory budget cannot hold, before any point runs: each point's estimate
+/// (point_memory_estimate) under `limits`, `observed` when its runs are recorded (traces).
+void check_memory(const Experiment& ex, const RunLimits& limits = {}, bool observed = false);
+/// Whether run_point would give point p to the lockstep simulator under `limits` (an observer:
+/// never): a step program, a machine it times as the engine does (sim/lockstep.hpp).
+bool lockstep_takes(const RunPoint& p, const RunLimits& limits, bool observed = false);
+/// What one point's run is estimated to hold at its peak, in bytes (docs/reliability.md
+/// "Budgets"): where the lockstep simulator takes it and the algorithm states its program's part
+/// (AlgorithmInfo::steps_memory), the simulator's records (lockstep_memory) and that part; else
+/// the engine's state for every node (sim/resources.hpp) and the algorithm's memory model
+/// (AlgorithmInfo::memory). Should the lockstep simulator give up, the engine's run is held to the
+/// budget as it allocates (the heap meter).
+std::int64_t point_memory_estimate(const RunPoint& p, const RunLimits& limits = {}, bool observed = false);
 
 ojson trace_header(const std::string& name, const std::string& algorithm, const Setup& s, const RunStats& st);
 

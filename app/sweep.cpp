@@ -111,7 +111,7 @@ std::size_t SweepPlan::reused_count() const {
       std::count_if(reused.begin(), reused.end(), [](const std::optional<RunOutcome>& o) { return o.has_value(); }));
 }
 
-SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
+SweepPlan plan_sweep(Experiment ex, const SweepOptions& o, const RunLimits& limits) {
   SweepPlan plan;
   plan.ex = std::move(ex);
   plan.engine = o.engine;
@@ -185,7 +185,7 @@ SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
     Experiment running = e;
     running.runs.clear();
     for (std::size_t i : plan.todo) running.runs.push_back(e.runs[i]);
-    check_memory(running);
+    check_memory(running, limits, o.traces.any());
   }
   // Points run in parallel on the cycle engine without traces (SimGrid runs in a process of its
   // own per point, traces are written as points finish): each is independent and its report is
@@ -193,7 +193,7 @@ SweepPlan plan_sweep(Experiment ex, const SweepOptions& o) {
   std::size_t jobs = o.jobs > 0 ? static_cast<std::size_t>(o.jobs) : std::max(1u, std::thread::hardware_concurrency());
   if (o.traces.any() || o.engine != EngineKind::cycle) jobs = 1;
   std::int64_t floor = 1;
-  for (std::size_t i : plan.todo) floor = std::max(floor, point_memory_estimate(e.runs[i]));
+  for (std::size_t i : plan.todo) floor = std::max(floor, point_memory_estimate(e.runs[i], limits, o.traces.any()));
   plan.jobs = std::max<std::size_t>(
       1, std::min({jobs, plan.todo.size(),
                    static_cast<std::size_t>(std::max<std::int64_t>(1, available_memory_bytes() / floor))}));
@@ -395,7 +395,7 @@ SweepResult run_sweep_command(const Registry& reg, const SweepOptions& o, RunLim
   const std::vector<KeyOverride> overrides = command_overrides(o.machine, o.set);
   SweepPlan plan = plan_sweep(o.config_text ? parse_experiment(*o.config_text, o.config, reg, overrides)
                                             : load_experiment(o.config, reg, overrides),
-                              o);
+                              o, limits);
   if (limits.stop == nullptr) {
     install_stop_handlers();
     limits.stop = &stop_signal();

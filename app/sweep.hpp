@@ -109,8 +109,9 @@ struct SweepPlan {
 /// point must be in one of them), a point stored as failed running again; memory admission (check_memory) of
 /// the points that run only, the SimGrid engine excepted (its runs are processes of their own);
 /// and `jobs`: o.jobs (0: one per core), 1 with traces or SimGrid, and no more than the points
-/// that run or than the memory for their floors allows. InputError naming the file and place.
-SweepPlan plan_sweep(Experiment ex, const SweepOptions& o);
+/// that run or than the memory for their floors allows (both by each point's estimate under
+/// `limits`: the lockstep simulator's where it takes the point). InputError naming the file and place.
+SweepPlan plan_sweep(Experiment ex, const SweepOptions& o, const RunLimits& limits = {});
 
 /// Runs tasks 0, 1, ..., n-1, each once, started in that order.
 class Executor {

@@ -619,7 +619,33 @@ class Lockstep {
   std::int64_t checked_ = 0, published_ = 0;
 };
 
+/// The bytes a node of Lockstep<kWide, K> holds on `ports` ports: run()'s arrays and its worker's
+/// receive operations, at most one a port (twice that: the vector grows by doubling). A link's
+/// second message (the workers' pools) is the program's to count: only CRA sends one.
+template <bool kWide, int K>
+std::int64_t all_port_node_bytes(std::int64_t ports) {
+  using L = Lockstep<kWide, K>;
+  const auto per_link = static_cast<std::int64_t>(sizeof(typename L::Lnk) + sizeof(std::int64_t) + 2 * sizeof(StepOp));
+  const auto per_node = static_cast<std::int64_t>(sizeof(typename L::Node) + sizeof(Time) * (kWide ? 2 : 1) +
+                                                  sizeof(std::pair<std::size_t, std::size_t>) + sizeof(std::int64_t) +
+                                                  sizeof(std::uint8_t) + sizeof(Buffer));
+  return per_node + ports * per_link;
+}
+
 }  // namespace
+
+std::int64_t lockstep_memory(const Machine& m, const Topology& topo, LockstepShape shape) {
+  const std::int64_t ports = std::max(1, topo.num_ports());
+  std::int64_t node = 0;
+  if (m.ports.kind == PortKind::one)
+    node = lockstep_one_port_node_bytes(ports, shape);
+  else if (shape.strands > 1)
+    node = all_port_node_bytes<true, StepProgram::kMaxStrands>(ports);
+  else
+    node = shape.wide ? all_port_node_bytes<true, 1>(ports) : all_port_node_bytes<false, 1>(ports);
+  const double bytes = static_cast<double>(node) * static_cast<double>(topo.size());
+  return bytes >= 9.2e18 ? INT64_MAX : static_cast<std::int64_t>(bytes);
+}
 
 std::optional<RunStats> run_lockstep(const Machine& m, const Topology& topo, const EngineOptions& options,
                                      const StepProgram& program, std::vector<Buffer>& results) {

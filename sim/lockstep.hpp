@@ -50,9 +50,28 @@ bool lockstep_supports(const Machine& m, const EngineOptions& options);
 std::optional<RunStats> run_lockstep(const Machine& m, const Topology& topo, const EngineOptions& options,
                                      const StepProgram& program, std::vector<Buffer>& results);
 
+/// What a step program asks of the simulator's records: chains with flops and overheads
+/// (StepProgram::wide()), and how many strands a node runs (StepProgram::strands()).
+struct LockstepShape {
+  bool wide = false;
+  int strands = 1;
+};
+
+/// The bytes a run of a program of this shape takes in the lockstep simulator on this machine and
+/// topology, beside the program's own state (its plan, its tables) and the process's baseline: the
+/// simulator's records of every node and link, sized from the records themselves, with two
+/// transfers a node (one-port), and the nodes' results. Not the messages that wait on a link behind
+/// another (all-port: CRA's second part on a quarter of its ports), which the program counts as
+/// its own (64 bytes each). The memory model of a point the lockstep simulator takes
+/// (AlgorithmInfo::steps_memory; docs/reliability.md "Budgets"), where the engine's model would
+/// overstate it several times over.
+std::int64_t lockstep_memory(const Machine& m, const Topology& topo, LockstepShape shape);
+
 /// run_lockstep on a one-port machine (sim/lockstep_one_port.cpp): the program's messages timed
 /// in the engine's order of events, which decides who queues for a slot at one instant.
 std::optional<RunStats> run_lockstep_one_port(const Machine& m, const Topology& topo, const EngineOptions& options,
                                               const StepProgram& program, std::vector<Buffer>& results);
+/// lockstep_memory's bytes a node on a one-port machine with `ports` ports.
+std::int64_t lockstep_one_port_node_bytes(std::int64_t ports, LockstepShape shape);
 
 }  // namespace cubesim

@@ -84,6 +84,16 @@ class OnePort {
         n_(static_cast<std::size_t>(topo.size())),
         ports_(static_cast<std::size_t>(std::max(1, topo.num_ports()))) {}
 
+  /// What run() holds a node on `ports` ports: its process, incoming slot and match entries, its
+  /// links' loads, two transfers with their places in the free list and the end buckets, its result
+  /// and, at the end, its busy times.
+  static std::int64_t node_bytes(std::int64_t ports) {
+    constexpr auto kTransfers = 2;
+    return static_cast<std::int64_t>(sizeof(Proc) + sizeof(In) + sizeof(Matches) + sizeof(Buffer) + 2 * sizeof(Time) +
+                                     kTransfers * (sizeof(Xfer) + 2 * sizeof(std::uint32_t))) +
+           ports * static_cast<std::int64_t>(sizeof(std::int64_t));
+  }
+
   std::optional<RunStats> run(std::vector<Buffer>& results) {
     const auto wall0 = std::chrono::steady_clock::now();
     procs_.assign(n_, Proc{});
@@ -641,6 +651,10 @@ class OnePort {
 };
 
 }  // namespace
+
+std::int64_t lockstep_one_port_node_bytes(std::int64_t ports, LockstepShape shape) {
+  return shape.wide ? OnePort<detail::WideChain>::node_bytes(ports) : OnePort<detail::Chain>::node_bytes(ports);
+}
 
 std::optional<RunStats> run_lockstep_one_port(const Machine& m, const Topology& topo, const EngineOptions& options,
                                               const StepProgram& program, std::vector<Buffer>& results) {

@@ -313,6 +313,11 @@ std::unique_ptr<StepProgram> trees_steps(const Setup& s, routing::Family f, bool
   return routing::exchange_program(routing::plan(f, trees_schedule(all_port), s.topology.dim()), s.params.M, false);
 }
 
+/// trees_steps' part in the memory of its run: the plan (routing::plan_bytes).
+StepsMemory trees_program_memory(const Setup& s, routing::Family f) {
+  return {.program_bytes = routing::plan_bytes(f, s.topology.dim())};
+}
+
 Task<> allgather_sbt(Node& self, Params p) {
   if (self.machine().ports.kind == PortKind::all)
     return allgather_trees(self, p, routing::Family::sbt, trees_schedule(true));
@@ -533,6 +538,13 @@ std::int64_t allgather_cra_memory(const Setup& s) {
   return model_bytes(s, {1400.0 * s.topology.dim(), 11}, all_blocks_elements(s));
 }
 
+/// cra_steps' part in the memory of its run: all-port, the second part that a quarter of the
+/// ports carry waits on its link behind the first (docs/lockstep.md), 64 bytes a message.
+StepsMemory cra_program_memory(const Setup& s) {
+  const bool all_port = s.machine.ports.kind == PortKind::all;
+  return {.program_bytes = all_port ? 16 * s.topology.size() * s.topology.dim() : 0};
+}
+
 const Registration kRegistrationAllgather{[](Registry& r) {
   auto check = [](const Setup& s) { return check_cube_collective(s, false); };
   r.add({.name = "allgather.cra",
@@ -546,6 +558,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_cra_memory,
          .steps = cra_steps,
+         .steps_memory = cra_program_memory,
          .one_port = {.row = "T2 CRA(1,N)", .relation = "exact"},
          .all_port = {
              .row = "none (§4.2.1: \"not edge-disjoint, load non-uniform\"); derived: busiest port's parts per step",
@@ -562,6 +575,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_memory,
          .steps = gcea_steps,
+         .steps_memory = narrow_program,
          .one_port = {.row = "T2 GCEA(1,N)", .relation = "exact"},
          .all_port = {.row = "T2 GCEA(n,N), n rotated sequences", .relation = "exact (ceil(M/n) for M/n)"}});
   r.add({.name = "allgather.sbt",
@@ -575,6 +589,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_memory,
          .steps = [](const Setup& s) { return trees_steps(s, routing::Family::sbt, true); },
+         .steps_memory = [](const Setup& s) { return trees_program_memory(s, routing::Family::sbt); },
          .one_port = {.row = "T2 SBT-b(1,N), recursive doubling", .relation = "exact"},
          .all_port = {.row = "T2 SBT-b(n,N), all ports by depth", .relation = "exact"}});
   r.add({.name = "allgather.hybrid",
@@ -594,6 +609,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_memory,
          .steps = hybrid_steps,
+         .steps_memory = narrow_program,
          .one_port = {.row = "§5.1: SBT-b(1,2^k) + GCEA(1,2^(n-k)) on 2^k M blocks", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add({.name = "allgather.sbnt",
@@ -607,6 +623,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_memory,
          .steps = [](const Setup& s) { return trees_steps(s, routing::Family::sbnt, false); },
+         .steps_memory = [](const Setup& s) { return trees_program_memory(s, routing::Family::sbnt); },
          .one_port = {.row = "T2 SBnT-b(1,N), 2n-1 cyclic steps",
                       .relation = "approx <= 40 %",
                       .deviations = {{Relation::approx, 0.4, 0.358, "n=7 M=2 B=16"}}},
@@ -624,6 +641,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_memory,
          .steps = [](const Setup& s) { return trees_steps(s, routing::Family::nrsbt, false); },
+         .steps_memory = [](const Setup& s) { return trees_program_memory(s, routing::Family::nrsbt); },
          .one_port = {.row = "T2 nRSBT-b(1,N), 2n-1 cyclic steps",
                       .relation = "approx <= 30 % (n | M), <= 50 % otherwise",
                       .deviations = {{Relation::approx, 0.3, 0.273, "n=4 M=100 B=256"},

@@ -375,6 +375,11 @@ class NesbtSteps final : public StepProgram {
   std::vector<NesbtEdge> edges_;  ///< [(node * n + d) * 2 + (0 out, 1 in)]
 };
 
+/// Its part in the memory of its run: the edge table, two edges a node and dimension.
+StepsMemory nesbt_program_memory(const Setup& s) {
+  return {.program_bytes = s.topology.size() * s.topology.dim() * 2 * static_cast<std::int64_t>(sizeof(NesbtEdge))};
+}
+
 std::unique_ptr<StepProgram> nesbt_steps(const Setup& s) {
   if (s.machine.ports.kind != PortKind::one || s.topology.kind() != Topology::Kind::hypercube) return nullptr;
   return std::make_unique<NesbtSteps>(s);
@@ -707,6 +712,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .verify = verify_broadcast,
          .memory = broadcast_memory,
          .steps = nesbt_steps,
+         .steps_memory = nesbt_program_memory,
          .one_port = {.row = "T1 nESBT-b(1,1), dimension t mod n in cycle t",
                       .relation =
                           "exact when B divides M (n >= 2); approx <= 10 % with a remainder packet; bound on a 1-cube",
@@ -726,6 +732,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .verify = verify_broadcast,
          .memory = broadcast_memory,
          .steps = gc_steps,
+         .steps_memory = narrow_program,
          .one_port = {.row = "T1 GC(1,1), pipelined path", .relation = "exact"},
          .all_port = {.row = "T1 GC(n,1), n rotated paths, whole parts", .relation = "exact (ceil(M/n) for M/n)"}});
   r.add({.name = "broadcast.nrsbt",

@@ -195,6 +195,10 @@ std::unique_ptr<StepProgram> alltoall_trees_steps(const Setup& s, routing::Famil
   return routing::exchange_program(routing::plan_sizes(f, alltoall_trees_schedule(f, all_port), s.topology.dim()),
                                    s.params.M, true);
 }
+/// alltoall_trees_steps' part in the memory of its run: the plan of sizes (routing::plan_bytes).
+StepsMemory alltoall_program_memory(const Setup& s, routing::Family f) {
+  return {.program_bytes = routing::plan_bytes(f, s.topology.dim())};
+}
 Task<> alltoall_sbnt(Node& self, Params p) { return alltoall_trees(self, p, routing::Family::sbnt); }
 Task<> alltoall_nrsbt(Node& self, Params p) { return alltoall_trees(self, p, routing::Family::nrsbt); }
 
@@ -543,6 +547,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .verify = verify_alltoall,
          .memory = alltoall_trees_memory,
          .steps = [](const Setup& s) { return alltoall_trees_steps(s, routing::Family::sbnt); },
+         .steps_memory = [](const Setup& s) { return alltoall_program_memory(s, routing::Family::sbnt); },
          .one_port = {.row = "none; derived: the cyclic schedule in lockstep", .relation = "exact"},
          .all_port = {.row = "T4 SBnT-p(n,N)",
                       .relation = "approx <= 2/3 (the SBnT's uneven ports: <= 5/3 of the row, n = 2, 3)",
@@ -558,6 +563,7 @@ const Registration kRegistrationPersonalized{[](Registry& r) {
          .verify = verify_alltoall,
          .memory = alltoall_trees_memory,
          .steps = [](const Setup& s) { return alltoall_trees_steps(s, routing::Family::nrsbt); },
+         .steps_memory = [](const Setup& s) { return alltoall_program_memory(s, routing::Family::nrsbt); },
          .one_port = {.row = "none; derived as for alltoall.sbnt", .relation = "exact"},
          .all_port = {.row = "T4 nRSBT-p(n,N), n phased trees",
                       .relation = "exact when n divides M; approx <= 75 %; <= 600 % for M < n",

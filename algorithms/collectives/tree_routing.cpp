@@ -60,6 +60,12 @@ int edge_step(Family f, Schedule sched, int n, int j, std::uint32_t q, int k, in
   return prev_step + gap;
 }
 
+}  // namespace
+
+std::int64_t plan_bytes(Family f, int n) { return 16 * std::int64_t{tree_count(f, n)} * (std::int64_t{1} << n); }
+
+namespace {
+
 /// What a plan holds beyond its edges: nothing, every edge's subtree size, or the subtrees.
 enum class Detail : std::uint8_t { edges, sizes, subtrees };
 

@@ -161,6 +161,11 @@ std::shared_ptr<const Plan> plan(Family f, Schedule s, int n, bool with_subtrees
 /// on 2^16 nodes those took about 140 MB of the run's 650 (16 trees of 65,536 lists).
 std::shared_ptr<const Plan> plan_sizes(Family f, Schedule s, int n);
 
+/// About the bytes plan() without subtrees or plan_sizes() holds on an n-cube: a tree's parent
+/// dimension (1), step (4) and edge entry (8) for every node, and the edge lists' slack: 16 bytes a
+/// tree and node (measured by the lockstep runs' peaks, tests/test_memory.cpp: 12-13).
+std::int64_t plan_bytes(Family f, int n);
+
 /// One-to-all broadcast in step form: the root's `message` (M elements) reaches every node.
 Task<Buffer> broadcast(Node& self, std::int64_t root, std::int64_t M, Buffer message, std::shared_ptr<const Plan> plan);
 /// All-to-all broadcast in step form: returns all N blocks (M elements each) in node order. On a

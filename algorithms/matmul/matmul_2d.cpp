@@ -351,6 +351,8 @@ class CannonSteps final : public StepProgram {
   }
   [[nodiscard]] bool wide() const override { return true; }
   [[nodiscard]] int strands() const override { return one_port_ ? 1 : 3; }
+  /// The program's state a node (its rings).
+  static constexpr std::int64_t plan_bytes() { return sizeof(Plan); }
   void prefetch(NodeId x) const override { ask(&nodes_[static_cast<std::size_t>(x)]); }
   [[nodiscard]] std::int64_t steps() const override { return products_ * (align_steps_ + (one_port_ ? 2 : 1) * cg_.L); }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return products_ * cg_.g.bP1 * cg_.g.bR2; }
@@ -429,6 +431,14 @@ class CannonSteps final : public StepProgram {
   std::int64_t align_steps_ = 0, align_c_ = 0, align_d_ = 0;  ///< (one-port: C's and D's, one after the other)
   std::vector<Plan> nodes_;
 };
+
+/// Its part in the memory of its run: wide chains, C's and D's strands beside strand 0 all-port
+/// (matmul::both's all_of), and a node's rings (`Plan`) for every node.
+StepsMemory cannon_program_memory(const Setup& s) {
+  return {.wide = true,
+          .strands = s.machine.ports.kind == PortKind::all ? 3 : 1,
+          .program_bytes = s.topology.size() * CannonSteps::plan_bytes()};
+}
 
 std::unique_ptr<StepProgram> cannon_steps(const Setup& s) {
   if ((s.machine.ports.kind != PortKind::all && s.machine.ports.kind != PortKind::one) || s.params.variant != 0)
@@ -564,6 +574,7 @@ const Registration kRegistrationMatmul2d{[](Registry& r) {
                return model_bytes(s, {1024, 10}, static_cast<double>(default_elements(s)));
              },
          .steps = cannon_steps,
+         .steps_memory = cannon_program_memory,
          .one_port = {.row = "§5.2.1: ⌊L/2⌋ + L - 1 shifts of C then D + L multiplies, L = max(N1, N2)",
                       .relation = "approx <= 50 % (nodes leave the unequal alignment out of step)",
                       .deviations = {{Relation::approx, 0.5, 0.473, "n=5 P=32 Q=32 R=32 B=1 N1=4"}}},

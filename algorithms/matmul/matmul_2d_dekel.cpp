@@ -275,6 +275,7 @@ const Registration kRegistrationMatmul2dDekel{[](Registry& r) {
        .predict = predict_dekel,
        .verify = verify_dekel,
        .steps = dekel_steps,
+       .steps_memory = wide_program,
        .one_port = {.row =
                         "§5.2.1: the XOR alignment + L - 1 GCEA exchanges of C then D + L multiplies, L = max(N1, N2)",
                     .relation = "approx <= 60 %",

@@ -285,6 +285,7 @@ const Registration kRegistrationMatmul2dOuter{[](Registry& r) {
          .predict = predict_outer,
          .verify = verify_outer,
          .steps = outer_steps,
+         .steps_memory = wide_program,
          .one_port = {.row = "§5.2.1: 2√N + 1 steps ((K + 1)√N + 1 for K products) of two blocks + one multiply",
                       .relation =
                           "approx <= 75 % (the step count is loose on small grids: 26 % of it simulated at L = 2)",
