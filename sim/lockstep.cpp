@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <barrier>
 #include <bit>
 #include <chrono>
 #include <exception>
@@ -202,7 +201,41 @@ class Lockstep {
     Lockstep* l;
     void operator()() noexcept { l->between_steps(); }
   };
-  using Sync = std::barrier<Between>;
+  /// The workers' barrier, twice a step: the last to arrive runs the completion and opens the next
+  /// phase; the others spin on the phase for a while (a sweep's imbalance is microseconds) and only
+  /// then sleep (std::atomic::wait). std::barrier spins only a few times before it sleeps: a futex
+  /// wait and wake at most crossings.
+  class Sync {
+   public:
+    Sync(std::ptrdiff_t n, Between done) : n_(n), left_(n), done_(done) {}
+    void arrive_and_wait() noexcept {
+      const std::uint32_t phase = phase_.load(std::memory_order_acquire);
+      if (left_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        done_();
+        left_.store(n_, std::memory_order_relaxed);
+        phase_.store(phase + 1, std::memory_order_release);
+        phase_.notify_all();
+        return;
+      }
+      for (int i = 0; i < kSpins; ++i) {
+        if (phase_.load(std::memory_order_acquire) != phase) return;
+        relax();
+      }
+      while (phase_.load(std::memory_order_acquire) == phase) phase_.wait(phase, std::memory_order_acquire);
+    }
+
+   private:
+    static constexpr int kSpins = 1 << 12;
+    static void relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    const std::ptrdiff_t n_;
+    alignas(64) std::atomic<std::ptrdiff_t> left_;
+    alignas(64) std::atomic<std::uint32_t> phase_{0};
+    Between done_;
+  };
 
   /// Worker wi's part of every step (sync: the other workers', or null when it is alone).
   void body(std::size_t wi, Sync* sync) {
