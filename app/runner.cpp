@@ -237,8 +237,11 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
 
 bool lockstep_takes(const RunPoint& p, const RunLimits& limits, bool observed) {
   const Setup& s = p.setup;
+  // The program is made to see whether the algorithm gives one for this setup (a factory may
+  // decline: broadcast.gc all-port, Cannon's cube alignment), then dropped: run_point makes it
+  // again. Programs are cheap to make (Cannon's, the largest, a few bytes a node).
   return p.info != nullptr && limits.lockstep && !observed && p.info->steps &&
-         lockstep_supports(s.machine, engine_options(s, limits));
+         lockstep_supports(s.machine, engine_options(s, limits)) && p.info->steps(s) != nullptr;
 }
 
 namespace {

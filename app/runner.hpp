@@ -111,7 +111,8 @@ std::string heap_budget_message();
 /// (point_memory_estimate) under `limits`, `observed` when its runs are recorded (traces).
 void check_memory(const Experiment& ex, const RunLimits& limits = {}, bool observed = false);
 /// Whether run_point would give point p to the lockstep simulator under `limits` (an observer:
-/// never): a step program, a machine it times as the engine does (sim/lockstep.hpp).
+/// never): a machine it times as the engine does (sim/lockstep.hpp) and a step program for the
+/// point's setup.
 bool lockstep_takes(const RunPoint& p, const RunLimits& limits, bool observed = false);
 /// What one point's run is estimated to hold at its peak, in bytes (docs/reliability.md
 /// "Budgets"): where the lockstep simulator takes it and the algorithm states its program's part

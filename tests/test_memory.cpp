@@ -106,6 +106,33 @@ TEST(Memory, ASmallBudgetRefusesALargeRunUpFrontNamingTheEstimateAndTheBudget) {
   EXPECT_LE(r.peak_kib * 1024, 64 * kMiB * 11 / 10) << r.err;
 }
 
+// The lockstep simulator's estimate only where it will run the point: not where the algorithm's
+// factory declines the setup (broadcast.gc all-port: n rotated paths, the engine's; allgather.sbt
+// one-port: another process), not with --no-lockstep, not for a traced run.
+TEST(Memory, ThePointsTheLockstepSimulatorDoesNotTakeKeepTheEnginesEstimate) {
+  const Registry reg = make_registry();
+  RunLimits engine;
+  engine.lockstep = false;
+  for (const auto& [algorithm, ports] : {std::pair{"broadcast.gc", "all"}, {"allgather.sbt", "one"}}) {
+    std::string text = config(algorithm, "timing", 10, R"({"M": 64})");
+    const std::string all = R"("ports": "all")";
+    text.replace(text.find(all), all.size(), std::string(R"("ports": ")") + ports + "\"");
+    const Experiment ex = parse_experiment(text, "m.json", reg);
+    const RunPoint& point = ex.runs.at(0);
+    ASSERT_TRUE(point.info->steps_memory) << algorithm;
+    EXPECT_FALSE(lockstep_takes(point, RunLimits{})) << algorithm << " " << ports;
+    EXPECT_EQ(point_memory_estimate(point, RunLimits{}), point_memory_estimate(point, engine)) << algorithm;
+  }
+  std::string text = config("broadcast.gc", "timing", 10, R"({"M": 64})");
+  text.replace(text.find(R"("ports": "all")"), 14, R"("ports": "one")");
+  const Experiment ex = parse_experiment(text, "m.json", reg);
+  const RunPoint& point = ex.runs.at(0);
+  EXPECT_TRUE(lockstep_takes(point, RunLimits{}));
+  EXPECT_LT(point_memory_estimate(point, RunLimits{}), point_memory_estimate(point, engine));
+  EXPECT_FALSE(lockstep_takes(point, RunLimits{}, true)) << "a traced run is the engine's";
+  EXPECT_EQ(point_memory_estimate(point, RunLimits{}, true), point_memory_estimate(point, engine));
+}
+
 // A point the lockstep simulator takes is admitted by its own estimate (32 MiB for the one-port
 // Gray-code pipeline on 2^16 nodes), not the engine's (160 MiB): a budget of 100 MiB runs it, within
 // the budget; the same config with --no-lockstep is refused up front by the engine's model, and a
