@@ -43,6 +43,13 @@ std::string config_on(const std::string& algorithm, const std::string& mode, con
 std::string config(const std::string& algorithm, const std::string& mode, int dim, const std::string& params) {
   return config_on(algorithm, mode, R"({"kind": "hypercube", "dim": )" + std::to_string(dim) + "}", params);
 }
+/// The same in timing mode on a `ports` ("one" or "all") machine.
+std::string timing_config(const std::string& algorithm, const std::string& ports, int dim, const std::string& params) {
+  std::string text = config(algorithm, "timing", dim, params);
+  const std::string all = R"("ports": "all")";
+  text.replace(text.find(all), all.size(), R"("ports": ")" + ports + "\"");
+  return text;
+}
 
 struct Measured {
   int code = -1;
@@ -114,18 +121,13 @@ TEST(Memory, ThePointsTheLockstepSimulatorDoesNotTakeKeepTheEnginesEstimate) {
   RunLimits engine;
   engine.lockstep = false;
   for (const auto& [algorithm, ports] : {std::pair{"broadcast.gc", "all"}, {"allgather.sbt", "one"}}) {
-    std::string text = config(algorithm, "timing", 10, R"({"M": 64})");
-    const std::string all = R"("ports": "all")";
-    text.replace(text.find(all), all.size(), std::string(R"("ports": ")") + ports + "\"");
-    const Experiment ex = parse_experiment(text, "m.json", reg);
+    const Experiment ex = parse_experiment(timing_config(algorithm, ports, 10, R"({"M": 64})"), "m.json", reg);
     const RunPoint& point = ex.runs.at(0);
     ASSERT_TRUE(point.info->steps_memory) << algorithm;
     EXPECT_FALSE(lockstep_takes(point, RunLimits{})) << algorithm << " " << ports;
     EXPECT_EQ(point_memory_estimate(point, RunLimits{}), point_memory_estimate(point, engine)) << algorithm;
   }
-  std::string text = config("broadcast.gc", "timing", 10, R"({"M": 64})");
-  text.replace(text.find(R"("ports": "all")"), 14, R"("ports": "one")");
-  const Experiment ex = parse_experiment(text, "m.json", reg);
+  const Experiment ex = parse_experiment(timing_config("broadcast.gc", "one", 10, R"({"M": 64})"), "m.json", reg);
   const RunPoint& point = ex.runs.at(0);
   EXPECT_TRUE(lockstep_takes(point, RunLimits{}));
   EXPECT_LT(point_memory_estimate(point, RunLimits{}), point_memory_estimate(point, engine));
@@ -139,10 +141,7 @@ TEST(Memory, ThePointsTheLockstepSimulatorDoesNotTakeKeepTheEnginesEstimate) {
 // budget the lockstep run does not fit in refuses it naming the lockstep simulator's model.
 TEST(Memory, ABudgetThatHoldsTheLockstepRunAdmitsItWhereTheEnginesModelWouldNot) {
   if (sanitized()) GTEST_SKIP() << "the sanitizer build's resident memory is ASan's shadow, not the run's";
-  std::string text = config("broadcast.gc", "timing", 16, R"({"M": 1024})");
-  const std::string all = R"("ports": "all")";
-  text.replace(text.find(all), all.size(), R"("ports": "one")");
-  const std::string cfg = write_temp("gc.json", text);
+  const std::string cfg = write_temp("gc.json", timing_config("broadcast.gc", "one", 16, R"({"M": 1024})"));
   const Measured ok = run_measured({"run", cfg, "--max-memory", "100M", "--json"});
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_LE(ok.peak_kib * 1024, 100 * kMiB * 11 / 10) << ok.err;
@@ -305,10 +304,7 @@ TEST(Memory, EachStepProgramsLockstepEstimateIsWithinAFactorOfTwoOfItsMeasuredPe
   for (const Point& p : points) named.insert(p.algorithm);
   EXPECT_EQ(named.size(), with_program) << "every algorithm with a step program has a point here";
   for (const Point& p : points) {
-    std::string text = config(p.algorithm, "timing", p.dim, p.params);
-    const std::string all = R"("ports": "all")";
-    text.replace(text.find(all), all.size(), R"("ports": ")" + p.ports + "\"");
-    const Experiment ex = parse_experiment(text, "m.json", reg);
+    const Experiment ex = parse_experiment(timing_config(p.algorithm, p.ports, p.dim, p.params), "m.json", reg);
     const RunPoint& point = ex.runs.at(0);
     ASSERT_TRUE(point.info->steps_memory) << p.algorithm << " states no memory for its step program";
     const RunLimits limits;
