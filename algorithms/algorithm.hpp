@@ -87,11 +87,6 @@ struct StepsMemory {
   std::int64_t program_bytes = 0;
 };
 
-/// A program whose own state is a few words: narrow chains, one strand.
-inline StepsMemory narrow_program(const Setup& /*s*/) { return {}; }
-/// The same with chains that carry flops (a program that computes).
-inline StepsMemory wide_program(const Setup& /*s*/) { return {.wide = true}; }
-
 /// One algorithm: its process, its prediction, its data check, and its documentation. Register
 /// with designated initializers (algorithms/registry.hpp).
 struct AlgorithmInfo {
@@ -113,11 +108,13 @@ struct AlgorithmInfo {
   /// operations in the same order as `process`, checked against it by tests/test_lockstep.cpp.
   /// Empty, or null for a setup: the engine runs `process`.
   std::function<std::unique_ptr<StepProgram>(const Setup&)> steps;
-  /// The memory of a run of that program by the lockstep simulator, stated beside it: the
-  /// program's shape (the simulator's records follow from it: app/runner.cpp adds them,
-  /// sim/lockstep.hpp lockstep_memory) and its own state. Held to the measured peak by
-  /// tests/test_memory.cpp. Empty: the engine's model (`memory`) stands for every run.
-  std::function<StepsMemory(const Setup&)> steps_memory;
+  /// The memory of a run of that program by the lockstep simulator, stated beside it, without
+  /// making the program: its shape (the simulator's records follow from it: app/runner.cpp adds
+  /// them, sim/lockstep.hpp lockstep_memory) and its own state; nullopt exactly where `steps`
+  /// declines the setup (the two share their condition; tests/test_lockstep.cpp checks both, and
+  /// the shape against the program's). Held to the measured peak by tests/test_memory.cpp. Empty:
+  /// the engine's model (`memory`) stands for every run.
+  std::function<std::optional<StepsMemory>(const Setup&)> steps_memory;
   PortDoc one_port;  ///< one-port (and k-port) machines
   PortDoc all_port;  ///< n-port machines
 };

@@ -235,25 +235,33 @@ RunOutcome run_point(const RunPoint& point, const AlgorithmInfo& info, bool veri
   return out;
 }
 
-bool lockstep_takes(const RunPoint& p, const RunLimits& limits, bool observed) {
+namespace {
+/// The program's part in the memory of p's run (AlgorithmInfo::steps_memory) where the lockstep
+/// simulator will run p, as run_engine decides, without making the program: nullopt where it will
+/// not, or where the algorithm states no part.
+std::optional<StepsMemory> lockstep_part(const RunPoint& p, const RunLimits& limits, bool observed) {
+  if (p.info == nullptr || !limits.lockstep || observed || !p.info->steps || !p.info->steps_memory) return std::nullopt;
   const Setup& s = p.setup;
-  // The program is made to see whether the algorithm gives one for this setup (a factory may
-  // decline: broadcast.gc all-port, Cannon's cube alignment), then dropped: run_point makes it
-  // again. Programs are cheap to make (Cannon's, the largest, a few bytes a node).
-  return p.info != nullptr && limits.lockstep && !observed && p.info->steps &&
-         lockstep_supports(s.machine, engine_options(s, limits)) && p.info->steps(s) != nullptr;
+  if (!lockstep_supports(s.machine, engine_options(s, limits))) return std::nullopt;
+  std::optional<StepsMemory> m = p.info->steps_memory(s);
+  // A one-port program that forks is the engine's (run_lockstep_one_port).
+  if (m && s.machine.ports.kind == PortKind::one && m->strands != 1) return std::nullopt;
+  return m;
 }
 
-namespace {
-/// The lockstep simulator's estimate of p, if the algorithm states its program's part.
+/// The lockstep simulator's estimate of p, where it runs p.
 std::optional<std::int64_t> lockstep_estimate(const RunPoint& p, const RunLimits& limits, bool observed) {
-  if (!lockstep_takes(p, limits, observed) || !p.info->steps_memory) return std::nullopt;
+  const std::optional<StepsMemory> m = lockstep_part(p, limits, observed);
+  if (!m) return std::nullopt;
   const Setup& s = p.setup;
-  const StepsMemory m = p.info->steps_memory(s);
-  const std::int64_t sim = lockstep_memory(s.machine, s.topology, {.wide = m.wide, .strands = m.strands});
-  return sim > INT64_MAX - m.program_bytes ? INT64_MAX : sim + m.program_bytes;
+  const std::int64_t sim = lockstep_memory(s.machine, s.topology, {.wide = m->wide, .strands = m->strands});
+  return sim > INT64_MAX - m->program_bytes ? INT64_MAX : sim + m->program_bytes;
 }
 }  // namespace
+
+bool lockstep_takes(const RunPoint& p, const RunLimits& limits, bool observed) {
+  return lockstep_part(p, limits, observed).has_value();
+}
 
 std::int64_t point_memory_estimate(const RunPoint& p, const RunLimits& limits, bool observed) {
   if (const auto l = lockstep_estimate(p, limits, observed)) return *l;

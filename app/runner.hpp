@@ -112,10 +112,11 @@ std::string heap_budget_message();
 void check_memory(const Experiment& ex, const RunLimits& limits = {}, bool observed = false);
 /// Whether run_point would give point p to the lockstep simulator under `limits` (an observer:
 /// never): a machine it times as the engine does (sim/lockstep.hpp) and a step program for the
-/// point's setup.
+/// point's setup, told by the program's stated memory (AlgorithmInfo::steps_memory) without
+/// making it; false for an algorithm that states none (its estimate stays the engine's).
 bool lockstep_takes(const RunPoint& p, const RunLimits& limits, bool observed = false);
 /// What one point's run is estimated to hold at its peak, in bytes (docs/reliability.md
-/// "Budgets"): where the lockstep simulator takes it and the algorithm states its program's part
+/// "Memory"): where the lockstep simulator takes it and the algorithm states its program's part
 /// (AlgorithmInfo::steps_memory), the simulator's records (lockstep_memory) and that part; else
 /// the engine's state for every node (sim/resources.hpp) and the algorithm's memory model
 /// (AlgorithmInfo::memory). Should the lockstep simulator give up, the engine's run is held to the

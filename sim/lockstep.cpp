@@ -199,19 +199,21 @@ class Lockstep {
   /// The barrier's completion: between_steps, on the last thread to arrive.
   struct Between {
     Lockstep* l;
-    void operator()() noexcept { l->between_steps(); }
+    void operator()() noexcept { l->end_step(); }
   };
-  /// The workers' barrier, twice a step: the last to arrive runs the completion and opens the next
-  /// phase; the others spin on the phase for a while (a sweep's imbalance is microseconds) and only
-  /// then sleep (std::atomic::wait). std::barrier spins only a few times before it sleeps: a futex
-  /// wait and wake at most crossings.
+  /// The workers' barrier, twice a step: the last to arrive runs the completion (only at the end
+  /// of a step: `complete`) and opens the next phase; the others spin on the phase for 4,096 pauses
+  /// (up to about 0.2 ms; a sweep's imbalance is tens of microseconds) and only then sleep
+  /// (std::atomic::wait). std::barrier spins only a few times before it sleeps: a futex wait and
+  /// wake at most crossings. (It also ran its completion at both crossings of a step, so that two
+  /// threads counted each step twice in a budget's message.)
   class Sync {
    public:
     Sync(std::ptrdiff_t n, Between done) : n_(n), left_(n), done_(done) {}
-    void arrive_and_wait() noexcept {
+    void arrive_and_wait(bool complete) noexcept {
       const std::uint32_t phase = phase_.load(std::memory_order_acquire);
       if (left_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        done_();
+        if (complete) done_();
         left_.store(n_, std::memory_order_relaxed);
         phase_.store(phase + 1, std::memory_order_release);
         phase_.notify_all();
@@ -245,7 +247,7 @@ class Lockstep {
       guarded([&] {
         for (std::size_t x = w.lo; x < w.hi; ++x) sends(w, static_cast<NodeId>(x), s);
       });
-      if (sync != nullptr) sync->arrive_and_wait();
+      if (sync != nullptr) sync->arrive_and_wait(false);
       guarded([&] {
         for (std::size_t x = w.lo; x < w.hi; ++x)
           if (!receives(w, static_cast<NodeId>(x), s)) {
@@ -254,10 +256,13 @@ class Lockstep {
           }
       });
       if (sync != nullptr)
-        sync->arrive_and_wait();
+        sync->arrive_and_wait(true);
       else
-        between_steps();
-      if (gave_up_.load() || failed_.load()) return;
+        end_step();
+      // Every worker reads the one decision end_step took on its own line: had each read the
+      // flags, a worker that set one in the next step's sends could stop another, which had not
+      // read them yet, before the barrier the first then waits at for ever.
+      if (stop_) return;
     }
   }
 
@@ -274,6 +279,13 @@ class Lockstep {
       if (!error_) error_ = std::current_exception();
       failed_.store(true);
     }
+  }
+
+  /// The end of a step, on one thread (the barrier's completion): between_steps, then whether the
+  /// workers stop, decided once for all of them.
+  void end_step() noexcept {
+    between_steps();
+    stop_ = gave_up_.load() || failed_.load();
   }
 
   /// Between two steps, on one thread: the pooled messages received go back to their pools; the
@@ -647,6 +659,7 @@ class Lockstep {
   std::vector<std::uint8_t> touched_;
   std::vector<Worker> workers_;
   std::atomic<bool> gave_up_{false}, failed_{false};
+  bool stop_ = false;  ///< end_step's decision, read by every worker after the step's last barrier
   std::mutex error_mutex_;
   std::exception_ptr error_;
   std::int64_t checked_ = 0, published_ = 0;

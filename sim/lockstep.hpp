@@ -63,7 +63,7 @@ struct LockstepShape {
 /// transfers a node (one-port), and the nodes' results. Not the messages that wait on a link behind
 /// another (all-port: CRA's second part on a quarter of its ports), which the program counts as
 /// its own (64 bytes each). The memory model of a point the lockstep simulator takes
-/// (AlgorithmInfo::steps_memory; docs/reliability.md "Budgets"), where the engine's model would
+/// (AlgorithmInfo::steps_memory; docs/reliability.md "Memory"), where the engine's model would
 /// overstate it several times over.
 std::int64_t lockstep_memory(const Machine& m, const Topology& topo, LockstepShape shape);
 

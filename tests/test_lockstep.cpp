@@ -4,6 +4,7 @@
 // what the engine would do, it says so (nullopt) and the engine runs the point.
 #include <filesystem>
 
+#include "algorithms/registry.hpp"
 #include "app/config.hpp"
 #include "app/report.hpp"
 #include "helpers.hpp"
@@ -198,6 +199,52 @@ TEST(Lockstep, GivesTheEnginesReportForTheMultiplications) {
   EXPECT_EQ(by_lockstep, runs);
 }
 
+// AlgorithmInfo::steps_memory tells, without making the program, what `steps` gives (memory
+// admission reads it, app/runner.cpp): a part exactly where the factory gives a program, of the
+// program's shape (wide chains, strands; one strand one-port), for every algorithm with a program,
+// on one-, all- and 2-port machines, the 0- to 5-cubes and a 4 x 4 torus, Cannon's variants 0 and 1.
+TEST(Lockstep, EachProgramsStatedMemoryMatchesWhatItsFactoryGives) {
+  const Registry reg = make_registry();
+  std::size_t programs = 0, declined = 0;
+  std::vector<Topology> topologies;
+  for (int n = 0; n <= 5; ++n) topologies.push_back(Topology::hypercube(n));
+  topologies.push_back(Topology::mesh({4, 4}, true));
+  for (const AlgorithmInfo* info : reg.all()) {
+    if (!info->steps) continue;
+    ASSERT_TRUE(info->steps_memory) << info->name << " states no memory for its step program";
+    for (const PortModel ports : {PortModel{PortKind::one, 0}, PortModel{PortKind::all, 0}, PortModel{PortKind::k, 2}})
+      for (const Topology& topo : topologies)
+        for (const std::int64_t variant : {0, 1}) {
+          cubesim::Setup s;
+          s.machine = test::simple_machine(ports, 256);
+          s.topology = topo;
+          s.params.M = 8;
+          s.params.B = 4;
+          s.params.P = s.params.Q = s.params.R = 64;
+          s.params.k = topo.dim() / 2;
+          s.params.variant = variant;
+          s.data_mode = false;
+          if (info->check && info->check(s)) continue;  // not a setup of this algorithm
+          const std::string at = info->name + " " + topo.describe() + " ports " +
+                                 std::to_string(static_cast<int>(ports.kind)) + " variant " + std::to_string(variant);
+          const std::optional<StepsMemory> m = info->steps_memory(s);
+          const std::unique_ptr<StepProgram> program = info->steps(s);
+          ASSERT_EQ(m.has_value(), program != nullptr) << at;
+          if (!program) {
+            ++declined;
+            continue;
+          }
+          ++programs;
+          EXPECT_EQ(m->wide, program->wide()) << at;
+          EXPECT_EQ(m->strands, program->strands()) << at;
+          if (ports.kind == PortKind::one) EXPECT_EQ(program->strands(), 1) << at;
+        }
+  }
+  std::printf("%zu setups with a program, %zu declined\n", programs, declined);
+  EXPECT_GT(programs, 100u);
+  EXPECT_GT(declined, 50u);
+}
+
 TEST(Lockstep, LeavesToTheEngineWhatItDoesNotTimeExactly) {
   const Registry reg = make_registry();
   const AlgorithmInfo* info = reg.find("allgather.gcea");
@@ -351,6 +398,14 @@ TEST(Lockstep, KeepsTheEventBudget) {
   l.max_events = 10000;
   const RunOutcome o = run_point(rp, *info, true, nullptr, l);
   EXPECT_NE(o.error.find("the budget of 10000 events is spent"), std::string::npos) << o.error;
+  // The step it names is the step it stopped in, on any number of threads: 256 nodes, checked
+  // every 4,096 node-steps, 12,288 by the end of step 48 (two threads had counted each of a step's
+  // two barriers as a step: "step 95").
+  for (const int threads : {1, 2, 3}) {
+    l.threads = threads;
+    const RunOutcome t = run_point(rp, *info, true, nullptr, l);
+    EXPECT_NE(t.error.find("(12288 events by step 48 of 255)"), std::string::npos) << threads << ": " << t.error;
+  }
 }
 
 }  // namespace

@@ -270,15 +270,31 @@ class WholeBlockSteps final : public StepProgram {
 
 /// The step programs: the all-port rows' (n >= 2) and the one-port rows'; the engine runs the
 /// all-port 1-cube (the one-port process) and k-port machines.
+bool ring_program_for(const Setup& s) {
+  return s.machine.ports.kind == PortKind::one || (s.machine.ports.kind == PortKind::all && s.topology.dim() > 1);
+}
 std::unique_ptr<StepProgram> gcea_steps(const Setup& s) {
+  if (!ring_program_for(s)) return nullptr;
   if (s.machine.ports.kind == PortKind::one) return std::make_unique<WholeBlockSteps>(s, false);
-  if (s.machine.ports.kind != PortKind::all || s.topology.dim() <= 1) return nullptr;
   return std::make_unique<GceaAllPortSteps>(s);
 }
 std::unique_ptr<StepProgram> cra_steps(const Setup& s) {
+  if (!ring_program_for(s)) return nullptr;
   if (s.machine.ports.kind == PortKind::one) return std::make_unique<WholeBlockSteps>(s, true);
-  if (s.machine.ports.kind != PortKind::all || s.topology.dim() <= 1) return nullptr;
   return std::make_unique<CraAllPortSteps>(s);
+}
+/// Their parts in the memory of their runs: GCEA's a few words. CRA's ring ports (two bytes a
+/// node and ring), and all-port the second part that a quarter of the ports carry, waiting on its
+/// link behind the first (docs/lockstep.md), 64 bytes a message.
+std::optional<StepsMemory> gcea_program_memory(const Setup& s) {
+  if (!ring_program_for(s)) return std::nullopt;
+  return StepsMemory{};
+}
+std::optional<StepsMemory> cra_program_memory(const Setup& s) {
+  if (!ring_program_for(s)) return std::nullopt;
+  const std::int64_t rings = s.machine.ports.kind == PortKind::all ? s.topology.dim() : 1;
+  return StepsMemory{.program_bytes =
+                         2 * rings * s.topology.size() + (rings > 1 ? 16 * s.topology.size() * s.topology.dim() : 0)};
 }
 
 Task<> allgather_cra(Node& self, Params p) {
@@ -305,17 +321,21 @@ routing::Schedule trees_schedule(bool all_port) {
 /// allgather_trees as a step program (routing::exchange_program): on one- and all-port
 /// hypercubes, the plan and schedule the process uses; `all_port_only`: allgather.sbt's one-port
 /// process is another (allgather_sbt_one_port).
-std::unique_ptr<StepProgram> trees_steps(const Setup& s, routing::Family f, bool all_port_only) {
+bool trees_program_for(const Setup& s, bool all_port_only) {
   const bool all_port = s.machine.ports.kind == PortKind::all;
-  if (s.topology.kind() != Topology::Kind::hypercube || (!all_port && s.machine.ports.kind != PortKind::one) ||
-      (all_port_only && !all_port))
-    return nullptr;
+  return s.topology.kind() == Topology::Kind::hypercube && (all_port || s.machine.ports.kind == PortKind::one) &&
+         (all_port || !all_port_only);
+}
+std::unique_ptr<StepProgram> trees_steps(const Setup& s, routing::Family f, bool all_port_only) {
+  if (!trees_program_for(s, all_port_only)) return nullptr;
+  const bool all_port = s.machine.ports.kind == PortKind::all;
   return routing::exchange_program(routing::plan(f, trees_schedule(all_port), s.topology.dim()), s.params.M, false);
 }
 
 /// trees_steps' part in the memory of its run: the plan (routing::plan_bytes).
-StepsMemory trees_program_memory(const Setup& s, routing::Family f) {
-  return {.program_bytes = routing::plan_bytes(f, s.topology.dim())};
+std::optional<StepsMemory> trees_program_memory(const Setup& s, routing::Family f, bool all_port_only) {
+  if (!trees_program_for(s, all_port_only)) return std::nullopt;
+  return StepsMemory{.program_bytes = routing::plan_bytes(f, s.topology.dim())};
 }
 
 Task<> allgather_sbt(Node& self, Params p) {
@@ -403,6 +423,8 @@ class HybridSteps final : public StepProgram {
 };
 
 std::unique_ptr<StepProgram> hybrid_steps(const Setup& s) { return std::make_unique<HybridSteps>(s); }
+/// Its part in the memory of its run: a few words.
+std::optional<StepsMemory> hybrid_program_memory(const Setup& /*s*/) { return StepsMemory{}; }
 
 /// TR-530 §5.1: Table 2 SBT-b(1,2^k) followed by GCEA(1,2^(n-k)) on blocks of 2^k M: element
 /// transfers (2^k - 1)M + (2^(n-k) - 1) 2^k M = (N-1)M, start-ups
@@ -538,13 +560,6 @@ std::int64_t allgather_cra_memory(const Setup& s) {
   return model_bytes(s, {1400.0 * s.topology.dim(), 11}, all_blocks_elements(s));
 }
 
-/// cra_steps' part in the memory of its run: all-port, the second part that a quarter of the
-/// ports carry waits on its link behind the first (docs/lockstep.md), 64 bytes a message.
-StepsMemory cra_program_memory(const Setup& s) {
-  const bool all_port = s.machine.ports.kind == PortKind::all;
-  return {.program_bytes = all_port ? 16 * s.topology.size() * s.topology.dim() : 0};
-}
-
 const Registration kRegistrationAllgather{[](Registry& r) {
   auto check = [](const Setup& s) { return check_cube_collective(s, false); };
   r.add({.name = "allgather.cra",
@@ -575,7 +590,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_memory,
          .steps = gcea_steps,
-         .steps_memory = narrow_program,
+         .steps_memory = gcea_program_memory,
          .one_port = {.row = "T2 GCEA(1,N)", .relation = "exact"},
          .all_port = {.row = "T2 GCEA(n,N), n rotated sequences", .relation = "exact (ceil(M/n) for M/n)"}});
   r.add({.name = "allgather.sbt",
@@ -589,7 +604,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_memory,
          .steps = [](const Setup& s) { return trees_steps(s, routing::Family::sbt, true); },
-         .steps_memory = [](const Setup& s) { return trees_program_memory(s, routing::Family::sbt); },
+         .steps_memory = [](const Setup& s) { return trees_program_memory(s, routing::Family::sbt, true); },
          .one_port = {.row = "T2 SBT-b(1,N), recursive doubling", .relation = "exact"},
          .all_port = {.row = "T2 SBT-b(n,N), all ports by depth", .relation = "exact"}});
   r.add({.name = "allgather.hybrid",
@@ -609,7 +624,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_memory,
          .steps = hybrid_steps,
-         .steps_memory = narrow_program,
+         .steps_memory = hybrid_program_memory,
          .one_port = {.row = "§5.1: SBT-b(1,2^k) + GCEA(1,2^(n-k)) on 2^k M blocks", .relation = "exact"},
          .all_port = {.row = "runs the one-port schedule", .relation = "exact"}});
   r.add({.name = "allgather.sbnt",
@@ -623,7 +638,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_memory,
          .steps = [](const Setup& s) { return trees_steps(s, routing::Family::sbnt, false); },
-         .steps_memory = [](const Setup& s) { return trees_program_memory(s, routing::Family::sbnt); },
+         .steps_memory = [](const Setup& s) { return trees_program_memory(s, routing::Family::sbnt, false); },
          .one_port = {.row = "T2 SBnT-b(1,N), 2n-1 cyclic steps",
                       .relation = "approx <= 40 %",
                       .deviations = {{Relation::approx, 0.4, 0.358, "n=7 M=2 B=16"}}},
@@ -641,7 +656,7 @@ const Registration kRegistrationAllgather{[](Registry& r) {
          .verify = verify_allgather,
          .memory = allgather_memory,
          .steps = [](const Setup& s) { return trees_steps(s, routing::Family::nrsbt, false); },
-         .steps_memory = [](const Setup& s) { return trees_program_memory(s, routing::Family::nrsbt); },
+         .steps_memory = [](const Setup& s) { return trees_program_memory(s, routing::Family::nrsbt, false); },
          .one_port = {.row = "T2 nRSBT-b(1,N), 2n-1 cyclic steps",
                       .relation = "approx <= 30 % (n | M), <= 50 % otherwise",
                       .deviations = {{Relation::approx, 0.3, 0.273, "n=4 M=100 B=256"},

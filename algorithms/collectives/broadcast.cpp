@@ -167,6 +167,11 @@ Task<> broadcast_gc_one_port(Node& self, Params p) {
   self.set_result(std::move(all));
 }
 
+/// Where the one-port broadcasts' programs (nESBT's, GC's) run: one-port hypercubes.
+bool one_port_cube(const Setup& s) {
+  return s.machine.ports.kind == PortKind::one && s.topology.kind() == Topology::Kind::hypercube;
+}
+
 /// broadcast_gc_one_port as a step program (sim/steps.hpp), for the one-port lockstep simulator
 /// (docs/lockstep.md "One-port"): packet k is step 2k, its receive from the node before on the
 /// path (all but the root), and step 2k + 1, its send to the node after (all but the last), each
@@ -209,8 +214,13 @@ class GcSteps final : public StepProgram {
 };
 
 std::unique_ptr<StepProgram> gc_steps(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::one || s.topology.kind() != Topology::Kind::hypercube) return nullptr;
+  if (!one_port_cube(s)) return nullptr;
   return std::make_unique<GcSteps>(s);
+}
+/// Its part in the memory of its run: a few words.
+std::optional<StepsMemory> gc_program_memory(const Setup& s) {
+  if (!one_port_cube(s)) return std::nullopt;
+  return StepsMemory{};
 }
 
 Prediction predict_broadcast_gc_one_port(const Setup& s) {
@@ -376,12 +386,14 @@ class NesbtSteps final : public StepProgram {
 };
 
 /// Its part in the memory of its run: the edge table, two edges a node and dimension.
-StepsMemory nesbt_program_memory(const Setup& s) {
-  return {.program_bytes = s.topology.size() * s.topology.dim() * 2 * static_cast<std::int64_t>(sizeof(NesbtEdge))};
+std::optional<StepsMemory> nesbt_program_memory(const Setup& s) {
+  if (!one_port_cube(s)) return std::nullopt;
+  return StepsMemory{.program_bytes =
+                         s.topology.size() * s.topology.dim() * 2 * static_cast<std::int64_t>(sizeof(NesbtEdge))};
 }
 
 std::unique_ptr<StepProgram> nesbt_steps(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::one || s.topology.kind() != Topology::Kind::hypercube) return nullptr;
+  if (!one_port_cube(s)) return nullptr;
   return std::make_unique<NesbtSteps>(s);
 }
 
@@ -732,7 +744,7 @@ const Registration kRegistrationBroadcast{[](Registry& r) {
          .verify = verify_broadcast,
          .memory = broadcast_memory,
          .steps = gc_steps,
-         .steps_memory = narrow_program,
+         .steps_memory = gc_program_memory,
          .one_port = {.row = "T1 GC(1,1), pipelined path", .relation = "exact"},
          .all_port = {.row = "T1 GC(n,1), n rotated paths, whole parts", .relation = "exact (ceil(M/n) for M/n)"}});
   r.add({.name = "broadcast.nrsbt",

@@ -188,16 +188,20 @@ Task<> alltoall_trees(Node& self, Params p, routing::Family f) {
 }
 /// alltoall_trees in timing mode as a step program (routing::exchange_program): the schedule the
 /// process picks, on the plan of sizes it uses there.
+bool alltoall_program_for(const Setup& s) {
+  return s.topology.kind() == Topology::Kind::hypercube &&
+         (s.machine.ports.kind == PortKind::all || s.machine.ports.kind == PortKind::one);
+}
 std::unique_ptr<StepProgram> alltoall_trees_steps(const Setup& s, routing::Family f) {
+  if (!alltoall_program_for(s)) return nullptr;
   const bool all_port = s.machine.ports.kind == PortKind::all;
-  if (s.topology.kind() != Topology::Kind::hypercube || (!all_port && s.machine.ports.kind != PortKind::one))
-    return nullptr;
   return routing::exchange_program(routing::plan_sizes(f, alltoall_trees_schedule(f, all_port), s.topology.dim()),
                                    s.params.M, true);
 }
 /// alltoall_trees_steps' part in the memory of its run: the plan of sizes (routing::plan_bytes).
-StepsMemory alltoall_program_memory(const Setup& s, routing::Family f) {
-  return {.program_bytes = routing::plan_bytes(f, s.topology.dim())};
+std::optional<StepsMemory> alltoall_program_memory(const Setup& s, routing::Family f) {
+  if (!alltoall_program_for(s)) return std::nullopt;
+  return StepsMemory{.program_bytes = routing::plan_bytes(f, s.topology.dim())};
 }
 Task<> alltoall_sbnt(Node& self, Params p) { return alltoall_trees(self, p, routing::Family::sbnt); }
 Task<> alltoall_nrsbt(Node& self, Params p) { return alltoall_trees(self, p, routing::Family::nrsbt); }

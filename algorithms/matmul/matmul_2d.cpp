@@ -434,15 +434,18 @@ class CannonSteps final : public StepProgram {
 
 /// Its part in the memory of its run: wide chains, C's and D's strands beside strand 0 all-port
 /// (matmul::both's all_of), and a node's rings (`Plan`) for every node.
-StepsMemory cannon_program_memory(const Setup& s) {
-  return {.wide = true,
-          .strands = s.machine.ports.kind == PortKind::all ? 3 : 1,
-          .program_bytes = s.topology.size() * CannonSteps::plan_bytes()};
+bool cannon_program_for(const Setup& s) {
+  return (s.machine.ports.kind == PortKind::all || s.machine.ports.kind == PortKind::one) && s.params.variant == 0;
+}
+std::optional<StepsMemory> cannon_program_memory(const Setup& s) {
+  if (!cannon_program_for(s)) return std::nullopt;
+  return StepsMemory{.wide = true,
+                     .strands = s.machine.ports.kind == PortKind::all ? 3 : 1,
+                     .program_bytes = s.topology.size() * CannonSteps::plan_bytes()};
 }
 
 std::unique_ptr<StepProgram> cannon_steps(const Setup& s) {
-  if ((s.machine.ports.kind != PortKind::all && s.machine.ports.kind != PortKind::one) || s.params.variant != 0)
-    return nullptr;
+  if (!cannon_program_for(s)) return nullptr;
   return std::make_unique<CannonSteps>(s);
 }
 

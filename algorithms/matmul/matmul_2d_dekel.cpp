@@ -215,8 +215,16 @@ class DekelSteps final : public StepProgram {
   std::int64_t align_, X_, Y_, flops_;
 };
 
+bool dekel_program_for(const Setup& s) {
+  return s.machine.ports.kind == PortKind::all || s.machine.ports.kind == PortKind::one;
+}
+/// Its part in the memory of its run: wide chains, a few words.
+std::optional<StepsMemory> dekel_program_memory(const Setup& s) {
+  if (!dekel_program_for(s)) return std::nullopt;
+  return StepsMemory{.wide = true};
+}
 std::unique_ptr<StepProgram> dekel_steps(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all && s.machine.ports.kind != PortKind::one) return nullptr;
+  if (!dekel_program_for(s)) return nullptr;
   return std::make_unique<DekelSteps>(s);
 }
 
@@ -275,7 +283,7 @@ const Registration kRegistrationMatmul2dDekel{[](Registry& r) {
        .predict = predict_dekel,
        .verify = verify_dekel,
        .steps = dekel_steps,
-       .steps_memory = wide_program,
+       .steps_memory = dekel_program_memory,
        .one_port = {.row =
                         "§5.2.1: the XOR alignment + L - 1 GCEA exchanges of C then D + L multiplies, L = max(N1, N2)",
                     .relation = "approx <= 60 %",

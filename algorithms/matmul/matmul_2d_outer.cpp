@@ -133,6 +133,8 @@ class OuterSteps final : public StepProgram {
     }
   }
   [[nodiscard]] bool wide() const override { return true; }
+  /// The program's state a node (its place and ports).
+  static constexpr std::int64_t plan_bytes() { return sizeof(Plan); }
   void prefetch(NodeId x) const override { ask(&nodes_[static_cast<std::size_t>(x)]); }
   [[nodiscard]] std::int64_t steps() const override { return 2 * per_ * (K_ + 1) * L_; }
   [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return K_ * g_.bP1 * g_.bR2; }
@@ -231,8 +233,16 @@ class OuterSteps final : public StepProgram {
   std::vector<Plan> nodes_;
 };
 
+bool outer_program_for(const Setup& s) {
+  return s.machine.ports.kind == PortKind::all || s.machine.ports.kind == PortKind::one;
+}
+/// Its part in the memory of its run: wide chains, a node's place and ports (`Plan`) for every node.
+std::optional<StepsMemory> outer_program_memory(const Setup& s) {
+  if (!outer_program_for(s)) return std::nullopt;
+  return StepsMemory{.wide = true, .program_bytes = s.topology.size() * OuterSteps::plan_bytes()};
+}
 std::unique_ptr<StepProgram> outer_steps(const Setup& s) {
-  if (s.machine.ports.kind != PortKind::all && s.machine.ports.kind != PortKind::one) return nullptr;
+  if (!outer_program_for(s)) return nullptr;
   return std::make_unique<OuterSteps>(s);
 }
 
@@ -285,7 +295,7 @@ const Registration kRegistrationMatmul2dOuter{[](Registry& r) {
          .predict = predict_outer,
          .verify = verify_outer,
          .steps = outer_steps,
-         .steps_memory = wide_program,
+         .steps_memory = outer_program_memory,
          .one_port = {.row = "§5.2.1: 2√N + 1 steps ((K + 1)√N + 1 for K products) of two blocks + one multiply",
                       .relation =
                           "approx <= 75 % (the step count is loose on small grids: 26 % of it simulated at L = 2)",
