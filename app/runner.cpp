@@ -97,6 +97,13 @@ std::string heap_budget_message() {
 
 namespace {
 
+/// Whether the lockstep simulator may run `info` on setup s under `limits` (`observed`: a run an
+/// observer records never): the one condition run_engine and the memory estimate both ask, before
+/// the algorithm's factory says whether it has a program for s.
+bool lockstep_may_run(const AlgorithmInfo& info, const Setup& s, const RunLimits& limits, bool observed) {
+  return limits.lockstep && !observed && info.steps && lockstep_supports(s.machine, engine_options(s, limits));
+}
+
 RunOutcome run_engine(const RunPoint& point, const AlgorithmInfo& info, bool verify, EngineObserver* observer,
                       const RunLimits& limits) {
   RunOutcome out;
@@ -106,8 +113,7 @@ RunOutcome run_engine(const RunPoint& point, const AlgorithmInfo& info, bool ver
   // A step program goes to the lockstep simulator where it times it as the engine would
   // (docs/lockstep.md); where it cannot tell what the engine would do, the engine runs the point.
   std::unique_ptr<StepProgram> program;
-  if (limits.lockstep && info.steps && observer == nullptr && lockstep_supports(s.machine, engine_options(s, limits)))
-    program = info.steps(s);
+  if (lockstep_may_run(info, s, limits, observer != nullptr)) program = info.steps(s);
   std::optional<Engine> engine;
   std::vector<Buffer> lockstep_results;
   const Params params = s.params;
@@ -240,9 +246,9 @@ namespace {
 /// simulator will run p, as run_engine decides, without making the program: nullopt where it will
 /// not, or where the algorithm states no part.
 std::optional<StepsMemory> lockstep_part(const RunPoint& p, const RunLimits& limits, bool observed) {
-  if (p.info == nullptr || !limits.lockstep || observed || !p.info->steps || !p.info->steps_memory) return std::nullopt;
   const Setup& s = p.setup;
-  if (!lockstep_supports(s.machine, engine_options(s, limits))) return std::nullopt;
+  if (p.info == nullptr || !p.info->steps_memory || !lockstep_may_run(*p.info, s, limits, observed))
+    return std::nullopt;
   std::optional<StepsMemory> m = p.info->steps_memory(s);
   // A one-port program that forks is the engine's (run_lockstep_one_port).
   if (m && s.machine.ports.kind == PortKind::one && m->strands != 1) return std::nullopt;

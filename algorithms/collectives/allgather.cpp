@@ -268,11 +268,13 @@ class WholeBlockSteps final : public StepProgram {
   std::vector<std::uint8_t> ports_;  ///< CRA: per node, the ports to its successor and from its predecessor
 };
 
-/// The step programs: the all-port rows' (n >= 2) and the one-port rows'; the engine runs the
-/// all-port 1-cube (the one-port process) and k-port machines.
+/// Where the ring all-gathers have a step program (the factories' and their memory statements'
+/// one condition): one-port, and all-port beyond the 1-cube.
 bool ring_program_for(const Setup& s) {
   return s.machine.ports.kind == PortKind::one || (s.machine.ports.kind == PortKind::all && s.topology.dim() > 1);
 }
+/// The step programs: the all-port rows' (n >= 2) and the one-port rows'; the engine runs the
+/// all-port 1-cube (the one-port process) and k-port machines.
 std::unique_ptr<StepProgram> gcea_steps(const Setup& s) {
   if (!ring_program_for(s)) return nullptr;
   if (s.machine.ports.kind == PortKind::one) return std::make_unique<WholeBlockSteps>(s, false);
@@ -318,14 +320,16 @@ routing::Schedule trees_schedule(bool all_port) {
   return all_port ? routing::Schedule::depth : routing::Schedule::cyclic;
 }
 
-/// allgather_trees as a step program (routing::exchange_program): on one- and all-port
-/// hypercubes, the plan and schedule the process uses; `all_port_only`: allgather.sbt's one-port
-/// process is another (allgather_sbt_one_port).
+/// Where the tree all-gathers have a step program (trees_steps' and trees_program_memory's one
+/// condition): one- and all-port hypercubes; `all_port_only`: allgather.sbt's one-port process is
+/// another (allgather_sbt_one_port).
 bool trees_program_for(const Setup& s, bool all_port_only) {
   const bool all_port = s.machine.ports.kind == PortKind::all;
   return s.topology.kind() == Topology::Kind::hypercube && (all_port || s.machine.ports.kind == PortKind::one) &&
          (all_port || !all_port_only);
 }
+/// allgather_trees as a step program (routing::exchange_program): the plan and schedule the
+/// process uses.
 std::unique_ptr<StepProgram> trees_steps(const Setup& s, routing::Family f, bool all_port_only) {
   if (!trees_program_for(s, all_port_only)) return nullptr;
   const bool all_port = s.machine.ports.kind == PortKind::all;
