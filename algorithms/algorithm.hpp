@@ -84,6 +84,7 @@ struct PortDoc {
 struct StepsMemory {
   bool wide = false;
   int strands = 1;
+  bool repeats = false;  ///< StepProgram::repeats promises a repeat somewhere (LockstepShape::repeats)
   std::int64_t program_bytes = 0;
 };
 

@@ -80,6 +80,7 @@ EngineOptions engine_options(const Setup& s, const RunLimits& limits) {
   o.packet_trains = limits.packet_trains;
   o.progress = limits.progress;
   o.threads = limits.threads;
+  o.lockstep_repeats = limits.lockstep_repeats;
   return o;
 }
 
@@ -260,7 +261,8 @@ std::optional<std::int64_t> lockstep_estimate(const RunPoint& p, const RunLimits
   const std::optional<StepsMemory> m = lockstep_part(p, limits, observed);
   if (!m) return std::nullopt;
   const Setup& s = p.setup;
-  const std::int64_t sim = lockstep_memory(s.machine, s.topology, {.wide = m->wide, .strands = m->strands});
+  const std::int64_t sim =
+      lockstep_memory(s.machine, s.topology, {.wide = m->wide, .strands = m->strands, .repeats = m->repeats});
   return sim > INT64_MAX - m->program_bytes ? INT64_MAX : sim + m->program_bytes;
 }
 }  // namespace

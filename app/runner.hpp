@@ -71,6 +71,7 @@ struct RunLimits {
   /// point the cores its other points leave (app/sweep.cpp).
   int threads = 1;
   std::atomic<std::int64_t>* progress = nullptr;  ///< EngineOptions::progress
+  bool lockstep_repeats = true;                   ///< EngineOptions::lockstep_repeats
 };
 /// "cycle", "simgrid" or "both"; an InputError naming `option` (the command line's --engine, the
 /// Python module's engine=) for anything else.

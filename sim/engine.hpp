@@ -55,6 +55,9 @@ struct RunStats {
   std::int64_t peak_queue = 0;  ///< most events in the queue at once (engine counter)
   /// 1 where the lockstep simulator (sim/lockstep.hpp) made the run, not the engine (engine counter).
   std::int64_t lockstep_runs = 0;
+  /// Of a lockstep run's steps, those not timed but added as a repeat of the step before
+  /// (StepProgram::repeats; engine counter).
+  std::int64_t lockstep_repeated_steps = 0;
   /// Times the event window began or stopped reading ahead (engine counter; Engine::ReadAhead).
   std::int64_t read_ahead_switches = 0;
   std::int64_t resumes = 0;        ///< process resumptions

@@ -169,6 +169,7 @@ class Lockstep {
       else if (!(v.c == first->c))
         return std::nullopt;
     }
+    st_.lockstep_repeated_steps = repeated_;
     st_.critical_path = first != nullptr ? first->c.counts() : PathCounts{};
     st_.time = last;
     check_invariant(st_.critical_path.time(m_) == last, "the critical path accounts for the whole simulated time");
@@ -263,6 +264,7 @@ class Lockstep {
       // flags, a worker that set one in the next step's sends could stop another, which had not
       // read them yet, before the barrier the first then waits at for ever.
       if (stop_) return;
+      s += skip_;  // steps end_step added as repeats of this one (repeat())
     }
   }
 
@@ -286,6 +288,173 @@ class Lockstep {
   void end_step() noexcept {
     between_steps();
     stop_ = gave_up_.load() || failed_.load();
+    skip_ = 0;
+    if constexpr (K == 1) {
+      if (!stop_ && o_.lockstep_repeats) {
+        try {
+          repeat();
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(error_mutex_);
+          if (!error_) error_ = std::current_exception();
+          failed_.store(true);
+          stop_ = true;
+        }
+      }
+    }
+  }
+
+  /// Repeated steps (StepProgram::repeats; docs/lockstep.md "Repeated steps"), between two steps
+  /// on one thread. A step is a function of the records it reads and writes (the times and chains
+  /// of the nodes that post, the links they send on, the messages they leave there) that commutes
+  /// with adding one time to every time and one chain to every chain it reads: it takes maxima,
+  /// compares, and adds durations and counts that do not depend on the time. So where step e + 1
+  /// repeats step e and took every such record from its value after e to that value plus (dt, dc),
+  /// with no message left on a link after e nor after e + 1, each later step that repeats it adds
+  /// (dt, dc) again: they are added at once, as many as the program repeats the step, with their
+  /// counts (messages, loads, busy times) at what step e + 1 added. A node that posts nothing there
+  /// and a link nobody sends on keep their records, as they would. Snapshots are taken after steps
+  /// 0, 1, 3, 7, 15, ..., so a program whose records never move together pays log2(steps) copies
+  /// of the records and as many passes over them.
+  void repeat() {
+    const std::int64_t e = done_steps_ - 1;
+    if (e + 1 >= steps_) return;
+    if (snap_.step >= 0 && snap_.step == e - 1) {
+      const std::int64_t j = std::min(snap_.last, steps_ - 1) - e;  // steps still to come that repeat e
+      if (j >= 1 && jump(j)) {
+        snap_ = Snapshot{};  // (its memory back)
+        return;
+      }
+    }
+    snap_.step = -1;
+    if (std::has_single_bit(static_cast<std::uint64_t>(e + 1)) && e + 2 < steps_) {
+      const std::int64_t r = program_.repeats(e + 2);  // steps e + 2 .. e + 1 + r repeat e + 1
+      if (r >= 1) take_snapshot(e, e + 1 + r);
+    }
+  }
+
+  /// The records a repeat is measured against, after step `step`.
+  struct Snapshot {
+    std::int64_t step = -1;  ///< -1: none
+    std::int64_t last = -1;  ///< steps step + 1 .. last post the same
+    std::vector<St> nodes;
+    std::vector<Time> free, comm, compute;
+    std::vector<std::int64_t> load;
+    std::vector<std::array<std::int64_t, 6>> counts;  ///< each worker's (counts())
+  };
+  static std::array<std::int64_t, 6> counts(const Worker& w) {
+    return {w.messages, w.packets, w.elements, w.trains, w.queued, w.node_steps};
+  }
+
+  void take_snapshot(std::int64_t e, std::int64_t last) {
+    for (std::size_t li = 0; li < links_.size(); ++li)
+      if (links_[li].first.full != 0) return;  // a message waits across the step: no repeat from here
+    snap_.nodes.resize(n_);
+    snap_.free.resize(links_.size());
+    for (std::size_t i = 0; i < n_; ++i) snap_.nodes[i] = nodes_[i].s[0];
+    for (std::size_t li = 0; li < links_.size(); ++li) snap_.free[li] = links_[li].free;
+    snap_.comm = comm_;
+    snap_.compute = compute_;
+    snap_.load = load_;
+    snap_.counts.clear();
+    for (const Worker& w : workers_) snap_.counts.push_back(counts(w));
+    snap_.step = e;
+    snap_.last = last;
+  }
+
+  /// The budget checks between_steps would make in the next j steps, `dn` node-steps each, at its
+  /// cadence (every 4,096 node-steps): how many of the steps come before the first whose check
+  /// would fail (j: none fails), and checked_ as it would be after those.
+  std::pair<std::int64_t, std::int64_t> checks(std::int64_t j, std::int64_t dn, std::int64_t ns) const {
+    std::int64_t done = 0, chk = checked_;
+    while (true) {
+      const std::int64_t q = (4096 - (ns - chk) + dn - 1) / dn;  // steps to the next check (ns - chk < 4096)
+      if (done + q > j) return {j, chk};
+      const std::int64_t at = ns + q * dn;
+      if (o_.max_events > 0 && static_cast<std::int64_t>(n_) + at > o_.max_events)  // (resumes > events)
+        return {done + q - 1, chk};
+      done += q;
+      ns = chk = at;
+    }
+  }
+
+  /// Adds j repeats of the step just timed if it moved every record it touched by one (dt, dc)
+  /// from the snapshot; false (nothing changed) if it did not.
+  bool jump(std::int64_t j) {
+    for (std::size_t li = 0; li < links_.size(); ++li)
+      if (links_[li].first.full != 0) return false;
+    bool any = false;
+    Time dt{};
+    C dc{};
+    for (std::size_t i = 0; i < n_; ++i) {
+      const St& a = snap_.nodes[i];
+      const St& b = nodes_[i].s[0];
+      if (touched_[i] == 0) {  // posted nothing (nor before: the step repeats): unchanged
+        if (b.t != a.t || b.wt != a.wt || b.wp != a.wp || !(b.c == a.c) || !(b.wc == a.wc)) return false;
+        continue;
+      }
+      if (b.unsure != a.unsure || b.wunsure != a.wunsure) return false;
+      if (!any) {
+        dt = b.t - a.t;
+        dc = detail::difference(b.c, a.c);
+        any = true;
+      }
+      if (b.t - a.t != dt || b.wt - a.wt != dt || b.wp - a.wp != dt || !(detail::difference(b.c, a.c) == dc) ||
+          !(detail::difference(b.wc, a.wc) == dc))
+        return false;
+    }
+    if (!any || dt <= Time{}) return false;
+    // A link's time moves on with every message sent on it (a transmission takes time), so one
+    // that stayed is one nobody sent on.
+    for (std::size_t li = 0; li < links_.size(); ++li) {
+      const Time d = links_[li].free - snap_.free[li];
+      if (d != Time{} && d != dt) return false;
+    }
+    std::int64_t dn = 0, ns = 0;  // node-steps in a step, and so far
+    for (std::size_t w = 0; w < workers_.size(); ++w) {
+      dn += workers_[w].node_steps - snap_.counts[w][5];
+      ns += workers_[w].node_steps;
+    }
+    // The repeat stops before a step whose budget check would fail, which is then timed, so that
+    // the run fails where and as it would.
+    if (dn <= 0) return false;
+    j = checks(j, dn, ns).first;
+    if (j <= 0) return false;
+    checked_ = checks(j, dn, ns).second;
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (touched_[i] == 0) continue;
+      St& b = nodes_[i].s[0];
+      b.t += dt * j;
+      b.wt += dt * j;
+      b.wp += dt * j;
+      detail::add_times(b.c, dc, j);
+      detail::add_times(b.wc, dc, j);
+      comm_[i] += (comm_[i] - snap_.comm[i]) * j;
+      if constexpr (kWide) compute_[i] += (compute_[i] - snap_.compute[i]) * j;
+    }
+    for (std::size_t li = 0; li < links_.size(); ++li) {
+      if (links_[li].free == snap_.free[li]) continue;
+      links_[li].free += dt * j;
+      load_[li] += (load_[li] - snap_.load[li]) * j;
+    }
+    // Each worker's counts by what its nodes added in the step (largest: a maximum, the same).
+    for (std::size_t w = 0; w < workers_.size(); ++w) {
+      Worker& wk = workers_[w];
+      const std::array<std::int64_t, 6>& a = snap_.counts[w];
+      wk.messages += (wk.messages - a[0]) * j;
+      wk.packets += (wk.packets - a[1]) * j;
+      wk.elements += (wk.elements - a[2]) * j;
+      wk.trains += (wk.trains - a[3]) * j;
+      wk.queued += (wk.queued - a[4]) * j;
+      wk.node_steps += (wk.node_steps - a[5]) * j;
+    }
+    done_steps_ += j;
+    repeated_ += j;
+    skip_ = j;
+    std::int64_t node_steps = 0;
+    for (const Worker& w : workers_) node_steps += w.node_steps;
+    st_.events = node_steps;
+    st_.resumes = static_cast<std::int64_t>(n_) + node_steps;
+    return true;
   }
 
   /// Between two steps, on one thread: the pooled messages received go back to their pools; the
@@ -659,7 +828,10 @@ class Lockstep {
   std::vector<std::uint8_t> touched_;
   std::vector<Worker> workers_;
   std::atomic<bool> gave_up_{false}, failed_{false};
-  bool stop_ = false;  ///< end_step's decision, read by every worker after the step's last barrier
+  bool stop_ = false;          ///< end_step's decision, read by every worker after the step's last barrier
+  std::int64_t skip_ = 0;      ///< steps end_step added after the one timed (repeat()), read as stop_ is
+  std::int64_t repeated_ = 0;  ///< steps added as repeats in the run
+  Snapshot snap_;
   std::mutex error_mutex_;
   std::exception_ptr error_;
   std::int64_t checked_ = 0, published_ = 0;
@@ -678,6 +850,15 @@ std::int64_t all_port_node_bytes(std::int64_t ports) {
   return per_node + ports * per_link;
 }
 
+/// The bytes a node of Lockstep<kWide, 1> adds for a program that repeats steps: its snapshot
+/// (Lockstep::Snapshot), a strand's state, its busy times and each link's time and load.
+template <bool kWide>
+std::int64_t all_port_repeat_bytes(std::int64_t ports) {
+  using L = Lockstep<kWide, 1>;
+  return static_cast<std::int64_t>(sizeof(typename L::St) + sizeof(Time) * (kWide ? 2 : 1)) +
+         ports * static_cast<std::int64_t>(sizeof(Time) + sizeof(std::int64_t));
+}
+
 }  // namespace
 
 std::int64_t lockstep_memory(const Machine& m, const Topology& topo, LockstepShape shape) {
@@ -689,6 +870,8 @@ std::int64_t lockstep_memory(const Machine& m, const Topology& topo, LockstepSha
     node = all_port_node_bytes<true, StepProgram::kMaxStrands>(ports);
   else
     node = shape.wide ? all_port_node_bytes<true, 1>(ports) : all_port_node_bytes<false, 1>(ports);
+  if (m.ports.kind != PortKind::one && shape.strands == 1 && shape.repeats)
+    node += shape.wide ? all_port_repeat_bytes<true>(ports) : all_port_repeat_bytes<false>(ports);
   const double bytes = static_cast<double>(node) * static_cast<double>(topo.size());
   return bytes >= 9.2e18 ? INT64_MAX : static_cast<std::int64_t>(bytes);
 }

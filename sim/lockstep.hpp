@@ -51,10 +51,13 @@ std::optional<RunStats> run_lockstep(const Machine& m, const Topology& topo, con
                                      const StepProgram& program, std::vector<Buffer>& results);
 
 /// What a step program asks of the simulator's records: chains with flops and overheads
-/// (StepProgram::wide()), and how many strands a node runs (StepProgram::strands()).
+/// (StepProgram::wide()), how many strands a node runs (StepProgram::strands()), and whether it
+/// repeats steps (StepProgram::repeats: the all-port simulator then keeps a copy of a node's time
+/// and chain and of each link's time and load to measure a repeat against).
 struct LockstepShape {
   bool wide = false;
   int strands = 1;
+  bool repeats = false;
 };
 
 /// The bytes a run of a program of this shape takes in the lockstep simulator on this machine and

@@ -41,6 +41,29 @@ struct WideChain : Chain {
   }
 };
 
+/// a - b, term by term (what a repeated step adds to a chain: sim/lockstep.cpp).
+inline Chain difference(const Chain& a, const Chain& b) {
+  return Chain{a.startups - b.startups, a.msg_startups - b.msg_startups, a.element_transfers - b.element_transfers};
+}
+inline WideChain difference(const WideChain& a, const WideChain& b) {
+  WideChain d;
+  static_cast<Chain&>(d) = difference(static_cast<const Chain&>(a), static_cast<const Chain&>(b));
+  d.flops = a.flops - b.flops;
+  d.overheads = a.overheads - b.overheads;
+  return d;
+}
+/// a += j d, term by term.
+inline void add_times(Chain& a, const Chain& d, std::int64_t j) {
+  a.startups += j * d.startups;
+  a.msg_startups += j * d.msg_startups;
+  a.element_transfers += j * d.element_transfers;
+}
+inline void add_times(WideChain& a, const WideChain& d, std::int64_t j) {
+  add_times(static_cast<Chain&>(a), static_cast<const Chain&>(d), j);
+  a.flops += j * d.flops;
+  a.overheads += d.overheads * j;
+}
+
 /// A step program's operation on a port without a link: the program's error.
 [[noreturn]] inline void no_link(NodeId x, std::int64_t s, int port) {
   throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": port " + std::to_string(port) +

@@ -54,6 +54,13 @@ class StepProgram {
   /// process awaits nothing). At most steps(); s by default. tests/test_lockstep_one_port.cpp
   /// checks every override against step().
   [[nodiscard]] virtual std::int64_t next_step(NodeId /*x*/, std::int64_t s) const { return s; }
+  /// How many steps from s on (0 < s < steps()) repeat step s - 1: for every node, each of steps
+  /// s, s + 1, ..., s + k - 1 posts exactly what step s - 1 posts. 0 by default (no promise). The
+  /// all-port simulator then times two such steps, and where the second moved every time and
+  /// chain it touched by one and the same amount, adds that amount for each of the rest instead
+  /// of timing them (docs/lockstep.md "Repeated steps"). tests/test_lockstep.cpp checks every
+  /// override against step().
+  [[nodiscard]] virtual std::int64_t repeats(std::int64_t /*s*/) const { return 0; }
 
  protected:
   /// Asks the cache for the line at `p`. (The empty asm keeps GCC from deleting the hint in a

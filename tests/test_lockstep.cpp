@@ -110,7 +110,7 @@ TEST(Lockstep, GivesTheEnginesReportOnEveryRegressPointWithAStepProgram) {
 /// steps.
 TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
   const Registry reg = make_registry();
-  std::int64_t runs = 0, by_lockstep = 0, count = 0;
+  std::int64_t runs = 0, by_lockstep = 0, count = 0, with_repeats = 0;
   for (const char* algo : {"allgather.gcea", "allgather.cra"}) {
     const AlgorithmInfo* info = reg.find(algo);
     ASSERT_NE(info, nullptr);
@@ -137,6 +137,7 @@ TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
             EXPECT_EQ(b.stats.resumes, c.stats.resumes);
             ++runs;
             by_lockstep += b.stats.lockstep_runs;
+            with_repeats += b.stats.lockstep_repeated_steps > 0 ? 1 : 0;
           }
   }
   // The hybrid (TR-530 §5.1): k doubling steps of growing sizes, then the GCEA on super-blocks.
@@ -157,7 +158,9 @@ TEST(Lockstep, GivesTheEnginesReportOverAGridOfCubesSizesAndCosts) {
           ++runs;
           by_lockstep += b.stats.lockstep_runs;
         }
-  std::cout << "[ lockstep ] grid: " << runs << " runs, " << by_lockstep << " by the lockstep simulator\n";
+  std::cout << "[ lockstep ] grid: " << runs << " runs, " << by_lockstep << " by the lockstep simulator, "
+            << with_repeats << " CRA runs with repeated steps added\n";
+  if (!test::quick_tier()) EXPECT_GE(with_repeats, 20);
   EXPECT_GE(by_lockstep * 3, runs * 2);
 }
 
@@ -237,6 +240,31 @@ TEST(Lockstep, EachProgramsStatedMemoryMatchesWhatItsFactoryGives) {
           ++programs;
           EXPECT_EQ(m->wide, program->wide()) << at;
           EXPECT_EQ(m->strands, program->strands()) << at;
+          // The repeats it promises (StepProgram::repeats): stated for the snapshot's memory, and
+          // true of step(): each step of a repeat posts what the step before it posts.
+          bool repeats = false;
+          std::vector<StepOp> before, ops;
+          for (std::int64_t step = 1; step < program->steps(); ++step) {
+            const std::int64_t r = program->repeats(step);
+            ASSERT_GE(r, 0) << at;
+            ASSERT_LE(step + r, program->steps()) << at << " step " << step;
+            repeats = repeats || r > 0;
+            for (NodeId x = 0; x < topo.size() && r > 0; ++x) {
+              before.clear();
+              program->step(x, step - 1, before);
+              for (std::int64_t u = step; u < step + r; ++u) {
+                ops.clear();
+                program->step(x, u, ops);
+                ASSERT_EQ(ops.size(), before.size()) << at << " node " << x << " step " << u;
+                for (std::size_t i = 0; i < ops.size(); ++i)
+                  ASSERT_TRUE(ops[i].kind == before[i].kind && ops[i].strand == before[i].strand &&
+                              ops[i].port == before[i].port && ops[i].tag == before[i].tag &&
+                              ops[i].elements == before[i].elements)
+                      << at << " node " << x << " step " << u << " does not repeat step " << step - 1;
+              }
+            }
+          }
+          EXPECT_EQ(m->repeats, repeats) << at;
           if (ports.kind == PortKind::one) EXPECT_EQ(program->strands(), 1) << at;
         }
   }
@@ -406,6 +434,125 @@ TEST(Lockstep, KeepsTheEventBudget) {
     const RunOutcome t = run_point(rp, *info, true, nullptr, l);
     EXPECT_NE(t.error.find("(12288 events by step 48 of 255)"), std::string::npos) << threads << ": " << t.error;
   }
+}
+
+// Repeated steps (StepProgram::repeats, docs/lockstep.md "Repeated steps"): where CRA's parts
+// are of one size its steps settle after a few into adding one time and one chain to every node,
+// and the rest are added at once; the report is the one of every step timed, events and resumes
+// included, on one and three threads, and the engine's.
+TEST(Lockstep, RepeatedStepsGiveTheReportOfEveryStepTimed) {
+  const Registry reg = make_registry();
+  const AlgorithmInfo* info = reg.find("allgather.cra");
+  ASSERT_NE(info, nullptr);
+  RunPoint rp = timing_point(info, 9, 16380, 256);  // 9 parts of 1,820 elements, 511 steps
+  rp.setup.machine.tau_msg = Time::ps(250);
+  RunLimits off = with_lockstep();
+  off.lockstep_repeats = false;
+  const RunOutcome timed = run_point(rp, *info, true, nullptr, off);
+  EXPECT_EQ(timed.stats.lockstep_repeated_steps, 0);
+  for (const int threads : {1, 3}) {
+    const RunOutcome added = run_point(rp, *info, true, nullptr, with_lockstep(threads));
+    ASSERT_EQ(comparable(timed).dump(), comparable(added).dump()) << threads;
+    EXPECT_EQ(timed.stats.events, added.stats.events);
+    EXPECT_EQ(timed.stats.resumes, added.stats.resumes);
+    EXPECT_GT(added.stats.lockstep_repeated_steps, 400) << threads << ": most of the 511 steps are added";
+  }
+  rp.setup.topology = Topology::hypercube(6);  // the engine's, on a cube it runs in a moment
+  rp.setup.params.M = 600;
+  const RunOutcome engine = run_point(rp, *info, true, nullptr, without_lockstep());
+  const RunOutcome added = run_point(rp, *info, true, nullptr, with_lockstep());
+  ASSERT_EQ(comparable(engine).dump(), comparable(added).dump());
+  EXPECT_GT(added.stats.lockstep_repeated_steps, 40);
+}
+
+// A run whose records do not move together is timed step by step: two pairs of nodes, each
+// sending on one link every step, messages of 2 and of 1 element: the two pairs' times grow
+// apart for ever, and no period of up to eight steps adds one time to all.
+TEST(Lockstep, RepeatedStepsAreNotAddedWhereTheRecordsDoNotMoveTogether) {
+  class Apart final : public StepProgram {
+   public:
+    [[nodiscard]] std::int64_t steps() const override { return 200; }
+    void step(NodeId x, std::int64_t /*s*/, std::vector<StepOp>& ops) const override {
+      // 2-cube: 0 -> 1 across dimension 0 (2 elements), 2 -> 3 across dimension 0 (1 element).
+      if (x == 0 || x == 2) ops.push_back({.kind = StepOp::Kind::send, .port = 0, .elements = x == 0 ? 2 : 1});
+      if (x == 1 || x == 3) ops.push_back({.kind = StepOp::Kind::recv, .port = 0});
+    }
+    [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return 0; }
+    [[nodiscard]] std::int64_t repeats(std::int64_t s) const override { return steps() - s; }
+  };
+  const Machine m = test::simple_machine({PortKind::all, 0}, 256);
+  const Topology topo = Topology::hypercube(2);
+  EngineOptions o{4, false};
+  std::vector<Buffer> results;
+  const std::optional<RunStats> apart = run_lockstep(m, topo, o, Apart{}, results);
+  ASSERT_TRUE(apart.has_value());
+  EXPECT_EQ(apart->lockstep_repeated_steps, 0);
+  o.lockstep_repeats = false;
+  const std::optional<RunStats> timed = run_lockstep(m, topo, o, Apart{}, results);
+  ASSERT_TRUE(timed.has_value());
+  EXPECT_EQ(apart->time, timed->time);
+  EXPECT_EQ(apart->messages, 400);
+}
+
+// A program that computes (wide chains, the nodes' compute time): two nodes exchange 3 elements
+// and multiply 5 flops a step; the steps added give what timing each of them gives.
+TEST(Lockstep, RepeatedStepsOfAProgramThatComputes) {
+  class Exchange final : public StepProgram {
+   public:
+    [[nodiscard]] std::int64_t steps() const override { return 100; }
+    void step(NodeId /*x*/, std::int64_t /*s*/, std::vector<StepOp>& ops) const override {
+      ops.push_back({.kind = StepOp::Kind::send, .port = 0, .elements = 3});
+      ops.push_back({.kind = StepOp::Kind::recv, .port = 0});
+      ops.push_back({.kind = StepOp::Kind::compute, .elements = 5});
+    }
+    [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return 0; }
+    [[nodiscard]] bool wide() const override { return true; }
+    [[nodiscard]] std::int64_t repeats(std::int64_t s) const override { return steps() - s; }
+  };
+  Machine m = test::simple_machine({PortKind::all, 0}, 256);
+  m.t_call = Time::ps(40);
+  const Topology topo = Topology::hypercube(1);
+  EngineOptions o{2, false};
+  std::vector<Buffer> results;
+  const std::optional<RunStats> added = run_lockstep(m, topo, o, Exchange{}, results);
+  o.lockstep_repeats = false;
+  const std::optional<RunStats> timed = run_lockstep(m, topo, o, Exchange{}, results);
+  ASSERT_TRUE(added.has_value() && timed.has_value());
+  EXPECT_GT(added->lockstep_repeated_steps, 90);
+  EXPECT_EQ(timed->lockstep_repeated_steps, 0);
+  EXPECT_EQ(added->time, timed->time);
+  EXPECT_EQ(added->critical_path, timed->critical_path);
+  EXPECT_EQ(added->critical_path.flops, 500);
+  EXPECT_EQ(added->max_node_compute_busy, timed->max_node_compute_busy);
+  EXPECT_EQ(added->max_node_comm_busy, timed->max_node_comm_busy);
+  EXPECT_EQ(added->max_link_load, timed->max_link_load);
+  EXPECT_EQ(added->packets, timed->packets);
+  EXPECT_EQ(added->events, timed->events);
+  EXPECT_EQ(added->resumes, timed->resumes);
+}
+
+// A budget spent inside the steps a repeat would add: the repeat stops before the step whose
+// check fails, so that the run fails in the same step with the same count as when every step is
+// timed (256 nodes, checked every 16 steps).
+TEST(Lockstep, RepeatedStepsKeepTheEventBudget) {
+  const Registry reg = make_registry();
+  const AlgorithmInfo* info = reg.find("allgather.cra");
+  ASSERT_NE(info, nullptr);
+  const RunPoint rp = timing_point(info, 8, 16384, 256);
+  for (const int threads : {1, 2}) {
+    RunLimits on = with_lockstep(threads);
+    on.max_events = 30000;
+    RunLimits off = on;
+    off.lockstep_repeats = false;
+    const RunOutcome a = run_point(rp, *info, true, nullptr, on);
+    const RunOutcome b = run_point(rp, *info, true, nullptr, off);
+    EXPECT_NE(a.error.find("the budget of 30000 events is spent (32768 events by step 128 of 255)"), std::string::npos)
+        << a.error;
+    EXPECT_EQ(a.error, b.error) << threads;
+  }
+  RunLimits ample = with_lockstep();
+  ample.max_events = 70000;  // above the run's 65,536 resumes
+  EXPECT_TRUE(run_point(rp, *info, true, nullptr, ample).error.empty());
 }
 
 }  // namespace

@@ -217,6 +217,8 @@ class CraAllPortSteps final : public PartsSteps {
         ports_[i + 1] = static_cast<std::uint8_t>(s.topology.port_to(x, at(k, q - 1)));
       }
   }
+  /// Every step is the first again (docs/lockstep.md "Repeated steps").
+  [[nodiscard]] std::int64_t repeats(std::int64_t s) const override { return s >= 1 && s < steps() ? steps() - s : 0; }
   void step(NodeId x, std::int64_t /*s*/, std::vector<StepOp>& ops) const override {
     const std::uint8_t* p = &ports_[static_cast<std::size_t>(x) * static_cast<std::size_t>(n_) * 2];
     for (int k = 0; k < n_; ++k, p += 2) {
@@ -295,8 +297,9 @@ std::optional<StepsMemory> gcea_program_memory(const Setup& s) {
 std::optional<StepsMemory> cra_program_memory(const Setup& s) {
   if (!ring_program_for(s)) return std::nullopt;
   const std::int64_t rings = s.machine.ports.kind == PortKind::all ? s.topology.dim() : 1;
-  return StepsMemory{.program_bytes =
-                         2 * rings * s.topology.size() + (rings > 1 ? 16 * s.topology.size() * s.topology.dim() : 0)};
+  return StepsMemory{
+      .repeats = s.machine.ports.kind != PortKind::one,
+      .program_bytes = 2 * rings * s.topology.size() + (rings > 1 ? 16 * s.topology.size() * s.topology.dim() : 0)};
 }
 
 Task<> allgather_cra(Node& self, Params p) {

@@ -44,6 +44,10 @@ struct EngineOptions {
   /// Threads the lockstep simulator (sim/lockstep.hpp) may split a run's sweeps among; the same
   /// report for any number. The engine runs on one.
   int threads = 1;
+  /// The all-port lockstep simulator adds what a repeated step adds instead of timing it, where
+  /// the program promises repeated steps (StepProgram::repeats; docs/lockstep.md "Repeated
+  /// steps"). The same report, events and resumes included, with it off.
+  bool lockstep_repeats = true;
 };
 
 namespace detail {
