@@ -81,6 +81,9 @@ struct NodeState {
 
 /// Thrown where the engine's order of events would decide: the run gives up.
 struct Abort {};
+/// Thrown by a step timed from extrapolated records where the true records could not be
+/// (Lockstep::repeat): the extrapolation is refused, nothing else.
+struct VerifyFailed {};
 
 /// kWide: chains with flops and overheads (a program that computes); K: strands a node (1, or
 /// StepProgram::kMaxStrands for a program that forks).
@@ -170,6 +173,10 @@ class Lockstep {
         return std::nullopt;
     }
     st_.lockstep_repeated_steps = repeated_;
+    if (o_.node_times != nullptr) {
+      o_.node_times->resize(n_);
+      for (std::size_t i = 0; i < n_; ++i) (*o_.node_times)[i] = nodes_[i].s[0].t;
+    }
     st_.critical_path = first != nullptr ? first->c.counts() : PathCounts{};
     st_.time = last;
     check_invariant(st_.critical_path.time(m_) == last, "the critical path accounts for the whole simulated time");
@@ -195,6 +202,10 @@ class Lockstep {
     /// The last messages' sizes, by their elements mod 4 (a step's messages have few sizes, and
     /// CRA's parts two neighbouring ones, which one entry kept dividing for in turn).
     std::array<Size, 4> sizes;
+    /// While a step is recorded (repeat()): the outcome of every comparison of times its nodes'
+    /// timing made, in order, and the chains' differences where chains were compared at a tie.
+    std::vector<std::uint16_t> trace;
+    std::vector<C> chain_differences;
   };
 
   /// The barrier's completion: between_steps, on the last thread to arrive.
@@ -245,6 +256,10 @@ class Lockstep {
     Worker& w = workers_[wi];
     for (std::int64_t s = 0; s < steps_; ++s) {
       w.recv_ops.clear();
+      if (recording_) {
+        w.trace.clear();
+        w.chain_differences.clear();
+      }
       guarded([&] {
         for (std::size_t x = w.lo; x < w.hi; ++x) sends(w, static_cast<NodeId>(x), s);
       });
@@ -252,7 +267,8 @@ class Lockstep {
       guarded([&] {
         for (std::size_t x = w.lo; x < w.hi; ++x)
           if (!receives(w, static_cast<NodeId>(x), s)) {
-            gave_up_.store(true);
+            // (a step timed from extrapolated records only fails its check: repeat())
+            (verifying_ ? verify_failed_ : gave_up_).store(true);
             return;
           }
       });
@@ -264,16 +280,18 @@ class Lockstep {
       // flags, a worker that set one in the next step's sends could stop another, which had not
       // read them yet, before the barrier the first then waits at for ever.
       if (stop_) return;
-      s += skip_;  // steps end_step added as repeats of this one (repeat())
+      s += skip_;  // steps end_step added as repeats of this one, or took back (repeat())
     }
   }
 
   /// Runs f; an exception (a program's error, a budget) stops the run and is rethrown from run().
   template <class F>
   void guarded(F&& f) {
-    if (failed_.load() || gave_up_.load()) return;
+    if (failed_.load() || gave_up_.load() || verify_failed_.load()) return;
     try {
       f();
+    } catch (const VerifyFailed&) {
+      verify_failed_.store(true);
     } catch (const Abort&) {
       gave_up_.store(true);
     } catch (...) {
@@ -305,65 +323,286 @@ class Lockstep {
 
   /// Repeated steps (StepProgram::repeats; docs/lockstep.md "Repeated steps"), between two steps
   /// on one thread. A step is a function of the records it reads and writes (the times and chains
-  /// of the nodes that post, the links they send on, the messages they leave there) that commutes
-  /// with adding one time to every time and one chain to every chain it reads: it takes maxima,
-  /// compares, and adds durations and counts that do not depend on the time. So where step e + 1
-  /// repeats step e and took every such record from its value after e to that value plus (dt, dc),
-  /// with no message left on a link after e nor after e + 1, each later step that repeats it adds
-  /// (dt, dc) again: they are added at once, as many as the program repeats the step, with their
-  /// counts (messages, loads, busy times) at what step e + 1 added. A node that posts nothing there
-  /// and a link nobody sends on keep their records, as they would. Snapshots are taken after steps
-  /// 0, 1, 3, 7, 15, ..., so a program whose records never move together pays log2(steps) copies
-  /// of the records and as many passes over them.
+  /// of the nodes that post, the links they send on, the messages it leaves there and takes back)
+  /// made of comparisons of times (and of chains at ties) and of additions of durations and counts
+  /// that do not depend on the time. Record its comparisons' outcomes, the trace, in a step b
+  /// timed from records A, ending in records B. Where the step repeats, each step b + k is timed
+  /// from records that are A + k (B - A) for as long as every comparison comes out as in step b:
+  /// both sides of a comparison then move on by a fixed amount a step, so its outcome is the
+  /// sign of a function linear in k. A sign the same at k = 0 and k = m is the same for every k in
+  /// between, and so is the outcome. So repeat() sets the records to A + m (B - A) and times step
+  /// b + m from them, recording it: if its trace is step b's, the steps between were all
+  /// A + k (B - A) and step b + m is the true one; if not, the records go back to B and a repeat
+  /// half as long is tried. The only comparison that is not of a sign, two chains' equality at a
+  /// tie, is checked for every k in between from the two differences. CRA on 2^12 nodes with parts
+  /// of two sizes: its nodes advance at two rates, and the comparisons' outcomes stay the same from
+  /// step 18 to 3,609 and from 3,633 to the end.
   void repeat() {
-    const std::int64_t e = done_steps_ - 1;
-    if (e + 1 >= steps_) return;
-    if (snap_.step >= 0 && snap_.step == e - 1) {
-      const std::int64_t j = std::min(snap_.last, steps_ - 1) - e;  // steps still to come that repeat e
-      if (j >= 1 && jump(j)) {
-        snap_ = Snapshot{};  // (its memory back)
+    const std::int64_t e = done_steps_ - 1;  // the step just timed
+    skip_ = 0;
+    if (phase_ == Phase::verify) {
+      const bool same = !verify_failed_.load() && links_empty() && same_trace();
+      verify_failed_.store(false);
+      verifying_ = false;
+      recording_ = false;
+      phase_ = Phase::none;
+      if (same) {
+        repeated_ += span_ - 1;
+        wait_ = 0;
+        next_try_ = e;  // measured again from here at once
+      } else {
+        restore(b_);  // back to after step b
+        done_steps_ = b_step_ + 1;
+        const std::int64_t half = span_ / 2;
+        if (half >= 2) {
+          try_repeat(half);
+          skip_ = (b_step_ + half) - (e + 1);
+          return;
+        }
+        skip_ = (b_step_ + 1) - (e + 1);
+        back_off(b_step_);
         return;
       }
     }
-    snap_.step = -1;
-    if (std::has_single_bit(static_cast<std::uint64_t>(e + 1)) && e + 2 < steps_) {
-      const std::int64_t r = program_.repeats(e + 2);  // steps e + 2 .. e + 1 + r repeat e + 1
-      if (r >= 1) take_snapshot(e, e + 1 + r);
+    if (phase_ == Phase::measure) {
+      // Step e was recorded. Two steps in a row that compared alike (steps the program repeats:
+      // the first recorded may differ from its successor while the times settle): try a repeat.
+      const bool ok = links_empty() && flags_kept();
+      if (ok && have_t1_ && same_trace_as_last()) {
+        b_step_ = e;
+        save(b_);
+        std::int64_t m = std::min(last_, steps_ - 1) - e;  // steps b + 1 .. b + m - 1 added, b + m timed
+        std::int64_t dn = 0;                               // node-steps in a step
+        for (std::size_t w = 0; w < workers_.size(); ++w) dn += b_.counts[w][5] - a_.counts[w][5];
+        if (dn > 0) m = checks(m, dn, ns()).first;  // every check up to step b + m passes, as it would
+        if (dn > 0 && m >= 2) {
+          try_repeat(m);
+          skip_ = m - 1;
+          return;
+        }
+        recording_ = false;
+        phase_ = Phase::none;
+        back_off(e);
+        return;
+      }
+      if (++measured_ >= kMeasured || e + 1 >= last_ || e + 2 >= steps_) {
+        recording_ = false;
+        phase_ = Phase::none;
+        back_off(e);
+        return;
+      }
+      save(a_);  // the next step is measured against this one
+      t1_.resize(workers_.size());
+      d1_.resize(workers_.size());
+      for (std::size_t w = 0; w < workers_.size(); ++w) {
+        t1_[w] = workers_[w].trace;
+        d1_[w] = workers_[w].chain_differences;
+      }
+      have_t1_ = ok;
+      return;
+    }
+    if (e >= next_try_ && e + 3 < steps_ && links_empty()) {
+      const std::int64_t r = program_.repeats(e + 2);  // steps e + 2 .. e + 1 + r repeat step e + 1
+      if (r >= 2) {
+        save(a_);
+        last_ = e + 1 + r;
+        phase_ = Phase::measure;
+        recording_ = true;
+        have_t1_ = false;
+        measured_ = 0;
+      }
     }
   }
+  /// No repeat found from step e: the next try waits 16 steps, then 32, 64, ... (after a repeat, none).
+  void back_off(std::int64_t e) {
+    wait_ = std::max<std::int64_t>(16, 2 * wait_);
+    next_try_ = e + wait_;
+  }
+  /// Steps recorded in a row at most, looking for two that compare alike.
+  static constexpr int kMeasured = 8;
 
-  /// The records a repeat is measured against, after step `step`.
-  struct Snapshot {
-    std::int64_t step = -1;  ///< -1: none
-    std::int64_t last = -1;  ///< steps step + 1 .. last post the same
+  /// The step just recorded compared as the one before it (t1_, d1_), and its chains' differences
+  /// at ties are those of the step before (a chain difference that changes from step to step may
+  /// reach 0: it is no repeat).
+  bool same_trace_as_last() const {
+    for (std::size_t w = 0; w < workers_.size(); ++w)
+      if (workers_[w].trace != t1_[w] || !(workers_[w].chain_differences == d1_[w])) return false;
+    return true;
+  }
+
+  /// The records a repeat reads and sets: each node's strand, each link's time, the busy times,
+  /// loads and counts, and the budget checks' place.
+  struct Records {
     std::vector<St> nodes;
     std::vector<Time> free, comm, compute;
     std::vector<std::int64_t> load;
     std::vector<std::array<std::int64_t, 6>> counts;  ///< each worker's (counts())
+    std::int64_t checked = 0;
   };
   static std::array<std::int64_t, 6> counts(const Worker& w) {
     return {w.messages, w.packets, w.elements, w.trains, w.queued, w.node_steps};
   }
-
-  void take_snapshot(std::int64_t e, std::int64_t last) {
+  std::int64_t ns() const {
+    std::int64_t n = 0;
+    for (const Worker& w : workers_) n += w.node_steps;
+    return n;
+  }
+  bool links_empty() const {
     for (std::size_t li = 0; li < links_.size(); ++li)
-      if (links_[li].first.full != 0) return;  // a message waits across the step: no repeat from here
-    snap_.nodes.resize(n_);
-    snap_.free.resize(links_.size());
-    for (std::size_t i = 0; i < n_; ++i) snap_.nodes[i] = nodes_[i].s[0];
-    for (std::size_t li = 0; li < links_.size(); ++li) snap_.free[li] = links_[li].free;
-    snap_.comm = comm_;
-    snap_.compute = compute_;
-    snap_.load = load_;
-    snap_.counts.clear();
-    for (const Worker& w : workers_) snap_.counts.push_back(counts(w));
-    snap_.step = e;
-    snap_.last = last;
+      if (links_[li].first.full != 0) return false;
+    return true;
+  }
+  /// The nodes' unsure marks (not a time: they must stay) are B's as they were A's, and a node
+  /// that posted nothing kept its record.
+  bool flags_kept() const {
+    for (std::size_t i = 0; i < n_; ++i) {
+      const St& a = a_.nodes[i];
+      const St& b = nodes_[i].s[0];
+      if (b.unsure != a.unsure || b.wunsure != a.wunsure) return false;
+      if (touched_[i] == 0 && (b.t != a.t || b.wt != a.wt || b.wp != a.wp || !(b.c == a.c) || !(b.wc == a.wc)))
+        return false;
+    }
+    return true;
+  }
+  void save(Records& r) const {
+    r.nodes.resize(n_);
+    r.free.resize(links_.size());
+    for (std::size_t i = 0; i < n_; ++i) r.nodes[i] = nodes_[i].s[0];
+    for (std::size_t li = 0; li < links_.size(); ++li) r.free[li] = links_[li].free;
+    r.comm = comm_;
+    r.compute = compute_;
+    r.load = load_;
+    r.counts.clear();
+    for (const Worker& w : workers_) r.counts.push_back(counts(w));
+    r.checked = checked_;
+  }
+  /// The records back to r, and no message anywhere (a step checked and refused may have left some).
+  void restore(const Records& r) {
+    for (std::size_t i = 0; i < n_; ++i) nodes_[i].s[0] = r.nodes[i];
+    for (std::size_t li = 0; li < links_.size(); ++li) {
+      links_[li].free = r.free[li];
+      links_[li].first.full = 0;
+      links_[li].first.next = detail::kNone;
+    }
+    for (Worker& w : workers_) {
+      w.received.clear();
+      w.pool.reset();
+    }
+    comm_ = r.comm;
+    compute_ = r.compute;
+    load_ = r.load;
+    for (std::size_t w = 0; w < workers_.size(); ++w) set_counts(workers_[w], r.counts[w]);
+    checked_ = r.checked;
+    const std::int64_t node_steps = ns();
+    st_.events = node_steps;
+    st_.resumes = static_cast<std::int64_t>(n_) + node_steps;
+  }
+  static void set_counts(Worker& w, const std::array<std::int64_t, 6>& c) {
+    w.messages = c[0];
+    w.packets = c[1];
+    w.elements = c[2];
+    w.trains = c[3];
+    w.queued = c[4];
+    w.node_steps = c[5];
+  }
+  static Time at(Time a, Time b, std::int64_t m) { return a + (b - a) * m; }
+  static C at(const C& a, const C& b, std::int64_t m) {
+    C c = a;
+    detail::add_times(c, detail::difference(b, a), m);
+    return c;
+  }
+  static std::int64_t at(std::int64_t a, std::int64_t b, std::int64_t m) { return a + (b - a) * m; }
+
+  /// The records to A + m (B - A), as they are before step b + m if steps b .. b + m - 1 all
+  /// compare as step b did; step b + m is then timed and recorded to check it (phase verify).
+  void try_repeat(std::int64_t m) {
+    for (std::size_t i = 0; i < n_; ++i) {
+      const St& a = a_.nodes[i];
+      const St& b = b_.nodes[i];
+      St& v = nodes_[i].s[0];
+      v.t = at(a.t, b.t, m);
+      v.wt = at(a.wt, b.wt, m);
+      v.wp = at(a.wp, b.wp, m);
+      v.c = at(a.c, b.c, m);
+      v.wc = at(a.wc, b.wc, m);
+      v.unsure = b.unsure;
+      v.wunsure = b.wunsure;
+      comm_[i] = at(a_.comm[i], b_.comm[i], m);
+      if constexpr (kWide) compute_[i] = at(a_.compute[i], b_.compute[i], m);
+    }
+    for (std::size_t li = 0; li < links_.size(); ++li) {
+      links_[li].free = at(a_.free[li], b_.free[li], m);
+      load_[li] = at(a_.load[li], b_.load[li], m);
+    }
+    std::array<std::int64_t, 6> c{};
+    for (std::size_t w = 0; w < workers_.size(); ++w) {
+      for (std::size_t k = 0; k < c.size(); ++k) c[k] = at(a_.counts[w][k], b_.counts[w][k], m);
+      set_counts(workers_[w], c);
+    }
+    std::int64_t dn = 0;
+    for (std::size_t w = 0; w < workers_.size(); ++w) dn += b_.counts[w][5] - a_.counts[w][5];
+    checked_ = checks(m - 1, dn, b_ns()).second;  // the checks of steps b + 1 .. b + m - 1
+    done_steps_ = b_step_ + m;
+    const std::int64_t node_steps = ns();
+    st_.events = node_steps;
+    st_.resumes = static_cast<std::int64_t>(n_) + node_steps;
+    span_ = m;
+    phase_ = Phase::verify;
+    verifying_ = true;
+    recording_ = true;
+  }
+  std::int64_t b_ns() const {
+    std::int64_t n = 0;
+    for (const auto& c : b_.counts) n += c[5];
+    return n;
+  }
+
+  /// Step b + m compared as step b did: the same outcomes in the same order, and no two chains
+  /// compared at a tie equal at some step between (their difference, linear in the step, is
+  /// nowhere 0 from b to b + m: it is at neither end).
+  bool same_trace() const {
+    for (std::size_t w = 0; w < workers_.size(); ++w) {
+      if (workers_[w].trace != t1_[w]) return false;
+      const std::vector<C>& d1 = d1_[w];
+      const std::vector<C>& dm = workers_[w].chain_differences;
+      if (dm.size() != d1.size()) return false;
+      for (std::size_t k = 0; k < d1.size(); ++k)
+        if (zero_between(d1[k], dm[k], span_)) return false;
+    }
+    return true;
+  }
+  /// Whether d0 + k (dm - d0) / m is 0 for some k in 0 < k < m (d0 and dm are not 0).
+  static bool zero_between(const C& d0, const C& dm, std::int64_t m) {
+    const auto terms = [](const C& c) {
+      std::array<std::int64_t, 5> t{c.startups, c.msg_startups, c.element_transfers, 0, 0};
+      if constexpr (kWide) {
+        t[3] = c.flops;
+        t[4] = c.overheads.count();
+      }
+      return t;
+    };
+    const std::array<std::int64_t, 5> a = terms(d0), b = terms(dm);
+    // Each term: a m + k (b - a) = 0. A term with b == a is a for every k: it must be 0.
+    std::int64_t k = -1;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const std::int64_t slope = b[i] - a[i];
+      if (slope == 0) {
+        if (a[i] != 0) return false;
+        continue;
+      }
+      const __int128 num = -static_cast<__int128>(a[i]) * m;
+      if (num % slope != 0) return false;
+      const auto ki = static_cast<std::int64_t>(num / slope);
+      if (ki <= 0 || ki >= m || (k >= 0 && ki != k)) return false;
+      k = ki;
+    }
+    return k > 0;
   }
 
   /// The budget checks between_steps would make in the next j steps, `dn` node-steps each, at its
-  /// cadence (every 4,096 node-steps): how many of the steps come before the first whose check
-  /// would fail (j: none fails), and checked_ as it would be after those.
+  /// cadence (every 4,096 node-steps), from `ns` node-steps and checked_: how many of the steps
+  /// come before the first whose check would fail (j: none fails), and checked_ as it would be
+  /// after those.
   std::pair<std::int64_t, std::int64_t> checks(std::int64_t j, std::int64_t dn, std::int64_t ns) const {
     std::int64_t done = 0, chk = checked_;
     while (true) {
@@ -377,84 +616,20 @@ class Lockstep {
     }
   }
 
-  /// Adds j repeats of the step just timed if it moved every record it touched by one (dt, dc)
-  /// from the snapshot; false (nothing changed) if it did not.
-  bool jump(std::int64_t j) {
-    for (std::size_t li = 0; li < links_.size(); ++li)
-      if (links_[li].first.full != 0) return false;
-    bool any = false;
-    Time dt{};
-    C dc{};
-    for (std::size_t i = 0; i < n_; ++i) {
-      const St& a = snap_.nodes[i];
-      const St& b = nodes_[i].s[0];
-      if (touched_[i] == 0) {  // posted nothing (nor before: the step repeats): unchanged
-        if (b.t != a.t || b.wt != a.wt || b.wp != a.wp || !(b.c == a.c) || !(b.wc == a.wc)) return false;
-        continue;
+  /// Outcomes of a step's comparisons, recorded while recording_ (repeat()).
+  static int sign(Time a, Time b) { return a > b ? 2 : (a == b ? 1 : 0); }
+  void note_fold(Worker& w, const St& v, Time t, Time pushed, const C& c, std::uint8_t unsure) const {
+    auto code = static_cast<std::uint16_t>(sign(t, v.wt));
+    if (t == v.wt) {
+      code |= static_cast<std::uint16_t>((sign(t, v.t) << 2) | (sign(pushed, v.wp) << 4) | (unsure << 6) |
+                                         (v.wunsure << 7));
+      if (t > v.t && pushed == v.wp) {
+        const bool equal = c == v.wc;
+        code |= static_cast<std::uint16_t>(equal ? 1U << 8 : 0U);
+        if (!equal) w.chain_differences.push_back(detail::difference(c, v.wc));
       }
-      if (b.unsure != a.unsure || b.wunsure != a.wunsure) return false;
-      if (!any) {
-        dt = b.t - a.t;
-        dc = detail::difference(b.c, a.c);
-        any = true;
-      }
-      if (b.t - a.t != dt || b.wt - a.wt != dt || b.wp - a.wp != dt || !(detail::difference(b.c, a.c) == dc) ||
-          !(detail::difference(b.wc, a.wc) == dc))
-        return false;
     }
-    if (!any || dt <= Time{}) return false;
-    // A link's time moves on with every message sent on it (a transmission takes time), so one
-    // that stayed is one nobody sent on.
-    for (std::size_t li = 0; li < links_.size(); ++li) {
-      const Time d = links_[li].free - snap_.free[li];
-      if (d != Time{} && d != dt) return false;
-    }
-    std::int64_t dn = 0, ns = 0;  // node-steps in a step, and so far
-    for (std::size_t w = 0; w < workers_.size(); ++w) {
-      dn += workers_[w].node_steps - snap_.counts[w][5];
-      ns += workers_[w].node_steps;
-    }
-    // The repeat stops before a step whose budget check would fail, which is then timed, so that
-    // the run fails where and as it would.
-    if (dn <= 0) return false;
-    j = checks(j, dn, ns).first;
-    if (j <= 0) return false;
-    checked_ = checks(j, dn, ns).second;
-    for (std::size_t i = 0; i < n_; ++i) {
-      if (touched_[i] == 0) continue;
-      St& b = nodes_[i].s[0];
-      b.t += dt * j;
-      b.wt += dt * j;
-      b.wp += dt * j;
-      detail::add_times(b.c, dc, j);
-      detail::add_times(b.wc, dc, j);
-      comm_[i] += (comm_[i] - snap_.comm[i]) * j;
-      if constexpr (kWide) compute_[i] += (compute_[i] - snap_.compute[i]) * j;
-    }
-    for (std::size_t li = 0; li < links_.size(); ++li) {
-      if (links_[li].free == snap_.free[li]) continue;
-      links_[li].free += dt * j;
-      load_[li] += (load_[li] - snap_.load[li]) * j;
-    }
-    // Each worker's counts by what its nodes added in the step (largest: a maximum, the same).
-    for (std::size_t w = 0; w < workers_.size(); ++w) {
-      Worker& wk = workers_[w];
-      const std::array<std::int64_t, 6>& a = snap_.counts[w];
-      wk.messages += (wk.messages - a[0]) * j;
-      wk.packets += (wk.packets - a[1]) * j;
-      wk.elements += (wk.elements - a[2]) * j;
-      wk.trains += (wk.trains - a[3]) * j;
-      wk.queued += (wk.queued - a[4]) * j;
-      wk.node_steps += (wk.node_steps - a[5]) * j;
-    }
-    done_steps_ += j;
-    repeated_ += j;
-    skip_ = j;
-    std::int64_t node_steps = 0;
-    for (const Worker& w : workers_) node_steps += w.node_steps;
-    st_.events = node_steps;
-    st_.resumes = static_cast<std::int64_t>(n_) + node_steps;
-    return true;
+    w.trace.push_back(code);
   }
 
   /// Between two steps, on one thread: the pooled messages received go back to their pools; the
@@ -499,7 +674,9 @@ class Lockstep {
   /// numbers would settle: the node goes on with one of them, marked unsure (`unsure`: c is
   /// already), and so does every chain that runs through it. The times do not depend on it; the
   /// run gives up only if an unsure chain ends up as the critical path.
-  static void fold(St& v, Time t, Time pushed, const C& c, std::uint8_t unsure) {
+  void fold(Worker& w, St& v, Time t, Time pushed, const C& c, std::uint8_t unsure) const {
+    if (recording_) [[unlikely]]
+      note_fold(w, v, t, pushed, c, unsure);
     if (t > v.wt || (t == v.wt && t > v.t && pushed < v.wp)) {
       v.wt = t;
       v.wp = pushed;
@@ -647,7 +824,10 @@ class Lockstep {
       Time start = u.t;
       C ch = u.c;
       std::uint8_t unsure = u.unsure;
+      if (recording_) [[unlikely]]
+        w.trace.push_back(static_cast<std::uint16_t>(1024 + sign(l.free, start)));
       if (l.free > start) {  // behind this node's earlier message on the link: its chain
+        if (l.first.full == 0 && verifying_) throw VerifyFailed{};
         check_invariant(l.first.full != 0, "a link busy past its sender's step holds that step's message");
         const Pend& before = newest(w, l);
         start = l.free;
@@ -675,7 +855,7 @@ class Lockstep {
       w.trains += k > 1 ? 1 : 0;
       load_[li] += e;
       busy += d;
-      fold(u, end, pushed, ch, unsure);
+      fold(w, u, end, pushed, ch, unsure);
       Pend* p = &l.first;
       if (l.first.full != 0) {  // a second message on the link before the first is received: in the pool
         const std::uint32_t pi = w.pool.acquire();
@@ -764,7 +944,7 @@ class Lockstep {
   bool take(Worker& w, Lnk& l, NodeId from, int tag, St& v) {
     if (l.first.full == 0) return false;
     if (l.first.tag == tag) {
-      fold(v, l.first.end, l.first.pushed, l.first.chain, l.first.unsure);
+      fold(w, v, l.first.end, l.first.pushed, l.first.chain, l.first.unsure);
       if (l.first.next == detail::kNone) {
         l.first.full = 0;
         return true;
@@ -787,7 +967,7 @@ class Lockstep {
     if (prev->next == detail::kNone) return false;
     const std::uint32_t pi = prev->next;
     const Pend& p = pool[pi];
-    fold(v, p.end, p.pushed, p.chain, p.unsure);
+    fold(w, v, p.end, p.pushed, p.chain, p.unsure);
     prev->next = p.next;
     w.received.emplace_back(static_cast<std::uint32_t>(o), pi);
     return true;
@@ -831,7 +1011,20 @@ class Lockstep {
   bool stop_ = false;          ///< end_step's decision, read by every worker after the step's last barrier
   std::int64_t skip_ = 0;      ///< steps end_step added after the one timed (repeat()), read as stop_ is
   std::int64_t repeated_ = 0;  ///< steps added as repeats in the run
-  Snapshot snap_;
+  // repeat()'s state: none; measure (step b is recorded, from records A); verify (step b + m is
+  // recorded, from A + m (B - A)).
+  enum class Phase : std::uint8_t { none, measure, verify };
+  Phase phase_ = Phase::none;
+  Records a_, b_;
+  std::int64_t b_step_ = -1, last_ = -1, span_ = 0;  ///< step b; the last that repeats it; m
+  std::int64_t next_try_ = 0, wait_ = 0;             ///< no repeat tried before step next_try_
+  int measured_ = 0;                                 ///< steps recorded in this try
+  bool have_t1_ = false;                             ///< t1_ holds the step before's trace
+  std::vector<std::vector<std::uint16_t>> t1_;       ///< step b's trace, each worker's
+  std::vector<std::vector<C>> d1_;                   ///< and its chains' differences
+  bool recording_ = false;                           ///< the step being timed is recorded
+  bool verifying_ = false;                           ///< ... and timed from extrapolated records
+  std::atomic<bool> verify_failed_{false};           ///< ... whose check failed inside the step
   std::mutex error_mutex_;
   std::exception_ptr error_;
   std::int64_t checked_ = 0, published_ = 0;
@@ -850,13 +1043,14 @@ std::int64_t all_port_node_bytes(std::int64_t ports) {
   return per_node + ports * per_link;
 }
 
-/// The bytes a node of Lockstep<kWide, 1> adds for a program that repeats steps: its snapshot
-/// (Lockstep::Snapshot), a strand's state, its busy times and each link's time and load.
+/// The bytes a node of Lockstep<kWide, 1> adds for a program that repeats steps: the records A
+/// and B (Lockstep::Records: a strand's state and its busy times, each link's time and load), and
+/// two traces of a step, about three comparisons a link of two bytes each.
 template <bool kWide>
 std::int64_t all_port_repeat_bytes(std::int64_t ports) {
   using L = Lockstep<kWide, 1>;
-  return static_cast<std::int64_t>(sizeof(typename L::St) + sizeof(Time) * (kWide ? 2 : 1)) +
-         ports * static_cast<std::int64_t>(sizeof(Time) + sizeof(std::int64_t));
+  return 2 * static_cast<std::int64_t>(sizeof(typename L::St) + sizeof(Time) * (kWide ? 2 : 1)) +
+         ports * (2 * static_cast<std::int64_t>(sizeof(Time) + sizeof(std::int64_t)) + 2 * 3 * 2);
 }
 
 }  // namespace

@@ -450,6 +450,19 @@ TEST(Lockstep, RepeatedStepsGiveTheReportOfEveryStepTimed) {
   off.lockstep_repeats = false;
   const RunOutcome timed = run_point(rp, *info, true, nullptr, off);
   EXPECT_EQ(timed.stats.lockstep_repeated_steps, 0);
+  {  // every node's end time, not only the report's
+    std::vector<Time> a, b;
+    EngineOptions o = engine_options(rp.setup, with_lockstep());
+    const std::unique_ptr<StepProgram> prog = info->steps(rp.setup);
+    std::vector<Buffer> results;
+    o.node_times = &a;
+    ASSERT_TRUE(run_lockstep(rp.setup.machine, rp.setup.topology, o, *prog, results).has_value());
+    o.node_times = &b;
+    o.lockstep_repeats = false;
+    ASSERT_TRUE(run_lockstep(rp.setup.machine, rp.setup.topology, o, *prog, results).has_value());
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(a.size(), 512u);
+  }
   for (const int threads : {1, 3}) {
     const RunOutcome added = run_point(rp, *info, true, nullptr, with_lockstep(threads));
     ASSERT_EQ(comparable(timed).dump(), comparable(added).dump()) << threads;
@@ -465,10 +478,10 @@ TEST(Lockstep, RepeatedStepsGiveTheReportOfEveryStepTimed) {
   EXPECT_GT(added.stats.lockstep_repeated_steps, 40);
 }
 
-// A run whose records do not move together is timed step by step: two pairs of nodes, each
-// sending on one link every step, messages of 2 and of 1 element: the two pairs' times grow
-// apart for ever, and no period of up to eight steps adds one time to all.
-TEST(Lockstep, RepeatedStepsAreNotAddedWhereTheRecordsDoNotMoveTogether) {
+// Records that grow apart: two pairs of nodes, each sending on one link every step, messages of
+// 2 and of 1 element, so the pairs' times grow at two rates. Every comparison still comes out the
+// same every step: the steps are added, and the report is the one of every step timed.
+TEST(Lockstep, RepeatedStepsFollowRecordsThatGrowApart) {
   class Apart final : public StepProgram {
    public:
     [[nodiscard]] std::int64_t steps() const override { return 200; }
@@ -484,14 +497,70 @@ TEST(Lockstep, RepeatedStepsAreNotAddedWhereTheRecordsDoNotMoveTogether) {
   const Topology topo = Topology::hypercube(2);
   EngineOptions o{4, false};
   std::vector<Buffer> results;
-  const std::optional<RunStats> apart = run_lockstep(m, topo, o, Apart{}, results);
-  ASSERT_TRUE(apart.has_value());
-  EXPECT_EQ(apart->lockstep_repeated_steps, 0);
+  const std::optional<RunStats> added = run_lockstep(m, topo, o, Apart{}, results);
   o.lockstep_repeats = false;
   const std::optional<RunStats> timed = run_lockstep(m, topo, o, Apart{}, results);
-  ASSERT_TRUE(timed.has_value());
-  EXPECT_EQ(apart->time, timed->time);
-  EXPECT_EQ(apart->messages, 400);
+  ASSERT_TRUE(added.has_value() && timed.has_value());
+  EXPECT_GT(added->lockstep_repeated_steps, 150);
+  EXPECT_EQ(added->time, timed->time);
+  EXPECT_EQ(added->critical_path, timed->critical_path);
+  EXPECT_EQ(added->max_node_comm_busy, timed->max_node_comm_busy);
+  EXPECT_EQ(added->messages, 400);
+  EXPECT_EQ(timed->messages, 400);
+}
+
+// Where a comparison changes its outcome part of the way, the steps around the change are timed.
+// On the 3-cube node 3 receives every step from node 1 (1 element) and from node 2 (2 elements)
+// and sends an empty message on to node 7; node 1 starts late (step 0 sends 40 elements from it
+// first), so node 3 goes on with node 1's message until node 2's, t_c a step longer, overtakes it,
+// 140 steps in. A repeat across that step would go on at node 1's rate; the step timed to check
+// it recomputes node 3 from its senders, but node 7, one step behind, would keep the wrong time
+// (the report, which samples the critical nodes, would not show it: every node's end time is
+// compared). The check refuses it, the records go back, shorter repeats are tried, and every node
+// ends where it does with every step timed. (Without the check this test fails.)
+TEST(Lockstep, RepeatedStepsStopWhereAComparisonChangesItsOutcome) {
+  class Overtaken final : public StepProgram {
+   public:
+    [[nodiscard]] std::int64_t steps() const override { return 400; }
+    void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
+      if (s == 0) {  // node 1 sends 40 elements to node 5 (across dimension 2)
+        if (x == 1) ops.push_back({.kind = StepOp::Kind::send, .port = 2, .tag = 9, .elements = 40});
+        if (x == 5) ops.push_back({.kind = StepOp::Kind::recv, .port = 2, .tag = 9});
+        return;
+      }
+      if (x == 1) ops.push_back({.kind = StepOp::Kind::send, .port = 1, .elements = 1});  // to 3
+      if (x == 2) ops.push_back({.kind = StepOp::Kind::send, .port = 0, .elements = 2});  // to 3
+      if (x == 3) {
+        ops.push_back({.kind = StepOp::Kind::send, .port = 2, .elements = 0});  // to 7
+        ops.push_back({.kind = StepOp::Kind::recv, .port = 1});                 // from 1
+        ops.push_back({.kind = StepOp::Kind::recv, .port = 0});                 // from 2
+      }
+      if (x == 7) ops.push_back({.kind = StepOp::Kind::recv, .port = 2});  // from 3
+    }
+    [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return 0; }
+    [[nodiscard]] std::int64_t repeats(std::int64_t s) const override { return s >= 2 ? steps() - s : 0; }
+  };
+  const Machine m = test::simple_machine({PortKind::all, 0}, 256);
+  const Topology topo = Topology::hypercube(3);
+  EngineOptions o{64, false};
+  std::vector<Time> added_times, timed_times;
+  std::vector<Buffer> results;
+  o.node_times = &added_times;
+  const std::optional<RunStats> added = run_lockstep(m, topo, o, Overtaken{}, results);
+  o.lockstep_repeats = false;
+  o.node_times = &timed_times;
+  const std::optional<RunStats> timed = run_lockstep(m, topo, o, Overtaken{}, results);
+  ASSERT_TRUE(added.has_value() && timed.has_value());
+  std::cout << "[ repeats ] " << added->lockstep_repeated_steps << " of 400 steps added\n";
+  EXPECT_GT(added->lockstep_repeated_steps, 300);
+  EXPECT_LT(added->lockstep_repeated_steps, 399);
+  EXPECT_EQ(added->time, timed->time);
+  EXPECT_EQ(added->critical_path, timed->critical_path);
+  EXPECT_EQ(added->events, timed->events);
+  ASSERT_EQ(added_times.size(), 8u);
+  for (std::size_t x = 0; x < 8; ++x) EXPECT_EQ(added_times[x], timed_times[x]) << "node " << x;
+  // node 3 ends on node 2's chain (2 elements a step since step 140), not node 1's
+  EXPECT_EQ(timed_times[3], timed_times[2]);
 }
 
 // A program that computes (wide chains, the nodes' compute time): two nodes exchange 3 elements

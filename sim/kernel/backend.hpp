@@ -8,6 +8,7 @@
 #include <atomic>
 #include <coroutine>
 #include <cstdint>
+#include <vector>
 
 #include "sim/buffer.hpp"
 #include "sim/errors.hpp"
@@ -48,6 +49,9 @@ struct EngineOptions {
   /// the program promises repeated steps (StepProgram::repeats; docs/lockstep.md "Repeated
   /// steps"). The same report, events and resumes included, with it off.
   bool lockstep_repeats = true;
+  /// Non-null: the all-port lockstep simulator writes here each node's time at the end (its
+  /// process's end), the whole of what a repeat extrapolates that the report only samples (tests).
+  std::vector<Time>* node_times = nullptr;
 };
 
 namespace detail {

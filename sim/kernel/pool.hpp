@@ -36,6 +36,11 @@ class Pool {
     for (std::size_t k = 0; k < free_.size(); ++k) free_[k] = static_cast<std::uint32_t>(free_.size() - 1 - k);
     return true;
   }
+  /// Every record free again, handed out in the order of their indices (rewind's order).
+  void reset() {
+    free_.resize(items_.size());
+    for (std::size_t k = 0; k < free_.size(); ++k) free_[k] = static_cast<std::uint32_t>(free_.size() - 1 - k);
+  }
   T& operator[](std::uint32_t i) { return items_[i]; }
   const T& operator[](std::uint32_t i) const { return items_[i]; }
   [[nodiscard]] std::size_t capacity() const { return items_.size(); }
