@@ -326,22 +326,24 @@ class Lockstep {
   /// of the nodes that post, the links they send on, the messages it leaves there and takes back)
   /// made of comparisons of times (and of chains at ties) and of additions of durations and counts
   /// that do not depend on the time. Record its comparisons' outcomes, the trace, in a step b
-  /// timed from records A, ending in records B. Where the step repeats, each step b + k is timed
-  /// from records that are A + k (B - A) for as long as every comparison comes out as in step b:
-  /// both sides of a comparison then move on by a fixed amount a step, so its outcome is the
-  /// sign of a function linear in k. A sign the same at k = 0 and k = m is the same for every k in
-  /// between, and so is the outcome. So repeat() sets the records to A + m (B - A) and times step
-  /// b + m from them, recording it: if its trace is step b's, the steps between were all
-  /// A + k (B - A) and step b + m is the true one; if not, the records go back to B and a repeat
-  /// half as long is tried. The only comparison that is not of a sign, two chains' equality at a
-  /// tie, is checked for every k in between from the two differences. CRA on 2^12 nodes with parts
-  /// of two sizes: its nodes advance at two rates, and the comparisons' outcomes stay the same from
-  /// step 18 to 3,609 and from 3,633 to the end.
+  /// timed from records A, ending in records B. With the outcomes fixed a step takes each record
+  /// from one it reads plus a constant; where, besides, the increments have settled (settled()),
+  /// each later step that compares alike adds B - A again, and both sides of every comparison move
+  /// on by a fixed amount a step: a comparison's outcome is the sign of a function linear in k, the
+  /// same at k = 0 and k = m only if the same for every k in between. So repeat() sets the records
+  /// to A + m (B - A) and times step b + m from them, recording it: if its trace is step b's and it
+  /// ends at A + (m + 1)(B - A), the steps between were all A + k (B - A) and step b + m is the true
+  /// one. If the trace differs, the records go back to B and a repeat half as long is tried; if
+  /// only the increments had not settled, the next try waits. The only comparison that is not of a
+  /// sign, two chains' equality at a tie, is checked for every k in between from the two
+  /// differences. CRA on 2^12 nodes with parts of two sizes: its nodes advance at two rates, and the
+  /// comparisons' outcomes stay the same from step 18 to 3,609 and from 3,633 to the end.
   void repeat() {
     const std::int64_t e = done_steps_ - 1;  // the step just timed
     skip_ = 0;
     if (phase_ == Phase::verify) {
-      const bool same = !verify_failed_.load() && links_empty() && same_trace();
+      const bool compared = !verify_failed_.load() && links_empty() && same_trace();
+      const bool same = compared && settled();
       verify_failed_.store(false);
       verifying_ = false;
       recording_ = false;
@@ -354,7 +356,8 @@ class Lockstep {
         restore(b_);  // back to after step b
         done_steps_ = b_step_ + 1;
         const std::int64_t half = span_ / 2;
-        if (half >= 2) {
+        // (compared alike but not settled: the increments still travel; no shorter repeat holds)
+        if (half >= 2 && !compared) {
           try_repeat(half);
           skip_ = (b_step_ + half) - (e + 1);
           return;
@@ -557,6 +560,27 @@ class Lockstep {
     return n;
   }
 
+  /// The increments have settled: step b + m, timed from A + m (B - A), ended at A + (m + 1)(B - A).
+  /// With its comparisons' outcomes fixed a step takes each record from one record it reads plus
+  /// a constant, R -> P R + c, so step b + k starts from A + (I + P + ... + P^(k-1))(B - A): that is
+  /// A + k (B - A) only if P (B - A) = B - A, which the outcomes alone do not say (an increment may
+  /// still travel down a line of nodes a hop a step while every comparison comes out the same).
+  /// Step b + m's output is B + m P (B - A): it is A + (m + 1)(B - A) exactly when P (B - A) = B - A.
+  bool settled() const {
+    const std::int64_t k = span_ + 1;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const St& a = a_.nodes[i];
+      const St& b = b_.nodes[i];
+      const St& v = nodes_[i].s[0];
+      if (v.t != at(a.t, b.t, k) || v.wt != at(a.wt, b.wt, k) || v.wp != at(a.wp, b.wp, k) ||
+          !(v.c == at(a.c, b.c, k)) || !(v.wc == at(a.wc, b.wc, k)) || v.unsure != b.unsure || v.wunsure != b.wunsure)
+        return false;
+    }
+    for (std::size_t li = 0; li < links_.size(); ++li)
+      if (links_[li].free != at(a_.free[li], b_.free[li], k)) return false;
+    return true;
+  }
+
   /// Step b + m compared as step b did: the same outcomes in the same order, and no two chains
   /// compared at a tie equal at some step between (their difference, linear in the step, is
   /// nowhere 0 from b to b + m: it is at neither end).
@@ -592,9 +616,9 @@ class Lockstep {
       }
       const __int128 num = -static_cast<__int128>(a[i]) * m;
       if (num % slope != 0) return false;
-      const auto ki = static_cast<std::int64_t>(num / slope);
+      const __int128 ki = num / slope;  // (compared before any narrowing)
       if (ki <= 0 || ki >= m || (k >= 0 && ki != k)) return false;
-      k = ki;
+      k = static_cast<std::int64_t>(ki);
     }
     return k > 0;
   }

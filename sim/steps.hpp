@@ -56,9 +56,8 @@ class StepProgram {
   [[nodiscard]] virtual std::int64_t next_step(NodeId /*x*/, std::int64_t s) const { return s; }
   /// How many steps from s on (0 < s < steps()) repeat step s - 1: for every node, each of steps
   /// s, s + 1, ..., s + k - 1 posts exactly what step s - 1 posts. 0 by default (no promise). The
-  /// all-port simulator then times two such steps, and where the second moved every time and
-  /// chain it touched by one and the same amount, adds that amount for each of the rest instead
-  /// of timing them (docs/lockstep.md "Repeated steps"). tests/test_lockstep.cpp checks every
+  /// all-port simulator then adds such steps without timing them where it can show that timing
+  /// them gives the same (docs/lockstep.md "Repeated steps"). tests/test_lockstep.cpp checks every
   /// override against step().
   [[nodiscard]] virtual std::int64_t repeats(std::int64_t /*s*/) const { return 0; }
 

@@ -563,6 +563,58 @@ TEST(Lockstep, RepeatedStepsStopWhereAComparisonChangesItsOutcome) {
   EXPECT_EQ(timed_times[3], timed_times[2]);
 }
 
+// Comparisons that come out the same every step are not enough: the increments may still travel.
+// A line 0 -> 1 -> 3 -> 2 -> 6 -> 7 on the 3-cube, each node sending fewer elements than the one
+// before it: from step 1 every node goes on with its upstream neighbour's message (the same
+// outcomes every step), but node 0's increment reaches node 7 only a hop a step. A repeat taken
+// from steps 1 and 2 would carry node 7 on at its early increment (139,400 ps at the end against
+// 149,000), and a last step in which node 7 sends 1,000 elements would put the report's time
+// wrong by 9,500 ps. The step timed to check a repeat must end where the repeat says (found by a
+// review of this change; without that check this test fails).
+TEST(Lockstep, RepeatedStepsWaitForTheIncrementsToSettle) {
+  class Line final : public StepProgram {
+   public:
+    [[nodiscard]] std::int64_t steps() const override { return 100; }
+    void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
+      if (s == steps() - 1) {  // node 7 sends 1,000 elements to node 5
+        if (x == 7) ops.push_back({.kind = StepOp::Kind::send, .port = 1, .elements = 1000});
+        if (x == 5) ops.push_back({.kind = StepOp::Kind::recv, .port = 1});
+        return;
+      }
+      const auto send = [&](int port, int e) {
+        ops.push_back({.kind = StepOp::Kind::send, .port = port, .elements = e});
+      };
+      const auto recv = [&](int port) { ops.push_back({.kind = StepOp::Kind::recv, .port = port}); };
+      if (x == 0) send(0, 50);
+      if (x == 1) recv(0), send(1, 40);
+      if (x == 3) recv(1), send(0, 30);
+      if (x == 2) recv(0), send(2, 20);
+      if (x == 6) recv(2), send(0, 10);
+      if (x == 7) recv(0);
+    }
+    [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return 0; }
+    [[nodiscard]] std::int64_t repeats(std::int64_t s) const override {
+      return s >= 1 && s < steps() - 1 ? steps() - 1 - s : 0;
+    }
+  };
+  const Machine m = test::simple_machine({PortKind::all, 0}, 256);
+  const Topology topo = Topology::hypercube(3);
+  EngineOptions o{64, false};
+  std::vector<Time> added_times, timed_times;
+  std::vector<Buffer> results;
+  o.node_times = &added_times;
+  const std::optional<RunStats> added = run_lockstep(m, topo, o, Line{}, results);
+  o.lockstep_repeats = false;
+  o.node_times = &timed_times;
+  const std::optional<RunStats> timed = run_lockstep(m, topo, o, Line{}, results);
+  ASSERT_TRUE(added.has_value() && timed.has_value());
+  EXPECT_GT(added->lockstep_repeated_steps, 50);
+  EXPECT_EQ(added->time, timed->time);
+  EXPECT_EQ(timed->time, Time::ps(173500));
+  EXPECT_EQ(added->critical_path, timed->critical_path);
+  EXPECT_EQ(added_times, timed_times);
+}
+
 // A program that computes (wide chains, the nodes' compute time): two nodes exchange 3 elements
 // and multiply 5 flops a step; the steps added give what timing each of them gives.
 TEST(Lockstep, RepeatedStepsOfAProgramThatComputes) {
