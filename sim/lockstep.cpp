@@ -260,17 +260,24 @@ class Lockstep {
         w.trace.clear();
         w.chain_differences.clear();
       }
+      // A recorded step (repeat()) runs the sweeps' recording forms: the others pay nothing for it
+      // (a run-time test in the timing of every message cost GCEA 1.17 paired).
+      const bool record = recording_;
       guarded([&] {
-        for (std::size_t x = w.lo; x < w.hi; ++x) sends(w, static_cast<NodeId>(x), s);
+        if (record)
+          for (std::size_t x = w.lo; x < w.hi; ++x) sends<true>(w, static_cast<NodeId>(x), s);
+        else
+          for (std::size_t x = w.lo; x < w.hi; ++x) sends<false>(w, static_cast<NodeId>(x), s);
       });
       if (sync != nullptr) sync->arrive_and_wait(false);
       guarded([&] {
-        for (std::size_t x = w.lo; x < w.hi; ++x)
-          if (!receives(w, static_cast<NodeId>(x), s)) {
-            // (a step timed from extrapolated records only fails its check: repeat())
-            (verifying_ ? verify_failed_ : gave_up_).store(true);
-            return;
-          }
+        bool ok = true;
+        if (record)
+          for (std::size_t x = w.lo; x < w.hi && ok; ++x) ok = receives<true>(w, static_cast<NodeId>(x), s);
+        else
+          for (std::size_t x = w.lo; x < w.hi && ok; ++x) ok = receives<false>(w, static_cast<NodeId>(x), s);
+        // (a step timed from extrapolated records only fails its check: repeat())
+        if (!ok) (verifying_ ? verify_failed_ : gave_up_).store(true);
       });
       if (sync != nullptr)
         sync->arrive_and_wait(true);
@@ -404,9 +411,9 @@ class Lockstep {
       have_t1_ = ok;
       return;
     }
-    if (e >= next_try_ && e + 3 < steps_ && links_empty()) {
+    if (e >= next_try_ && e + 3 < steps_) {
       const std::int64_t r = program_.repeats(e + 2);  // steps e + 2 .. e + 1 + r repeat step e + 1
-      if (r >= 2) {
+      if (r >= 2 && links_empty()) {                   // (a program that promises none pays no pass over the links)
         save(a_);
         last_ = e + 1 + r;
         phase_ = Phase::measure;
@@ -698,9 +705,9 @@ class Lockstep {
   /// numbers would settle: the node goes on with one of them, marked unsure (`unsure`: c is
   /// already), and so does every chain that runs through it. The times do not depend on it; the
   /// run gives up only if an unsure chain ends up as the critical path.
-  void fold(Worker& w, St& v, Time t, Time pushed, const C& c, std::uint8_t unsure) const {
-    if (recording_) [[unlikely]]
-      note_fold(w, v, t, pushed, c, unsure);
+  template <bool kRecord>
+  [[gnu::always_inline]] void fold(Worker& w, St& v, Time t, Time pushed, const C& c, std::uint8_t unsure) const {
+    if constexpr (kRecord) note_fold(w, v, t, pushed, c, unsure);
     if (t > v.wt || (t == v.wt && t > v.t && pushed < v.wp)) {
       v.wt = t;
       v.wp = pushed;
@@ -725,7 +732,7 @@ class Lockstep {
   }
 
   /// Strand k of node v, forked from strand 0 if it is not running.
-  static St& strand(Node& v, const StepOp& op, NodeId x, std::int64_t s) {
+  [[gnu::always_inline]] static St& strand(Node& v, const StepOp& op, NodeId x, std::int64_t s) {
     if (op.strand >= K)
       throw SimulationError("node " + std::to_string(x) + " step " + std::to_string(s) + ": strand " +
                             std::to_string(op.strand) + " is beyond the program's strands()");
@@ -784,7 +791,8 @@ class Lockstep {
 
   /// Node x posts step s: its sends leave now (the engine's StoreAndForward::advance of a
   /// message to a neighbour: link first come first served, all its packets in one go).
-  void sends(Worker& w, NodeId x, std::int64_t s) {
+  template <bool kRecord>
+  [[gnu::noinline]] void sends(Worker& w, NodeId x, std::int64_t s) {
     const auto i = static_cast<std::size_t>(x);
     recv_range_[i].first = w.recv_ops.size();
     recv_range_[i].second = w.recv_ops.size();
@@ -848,10 +856,10 @@ class Lockstep {
       Time start = u.t;
       C ch = u.c;
       std::uint8_t unsure = u.unsure;
-      if (recording_) [[unlikely]]
-        w.trace.push_back(static_cast<std::uint16_t>(1024 + sign(l.free, start)));
+      if constexpr (kRecord) w.trace.push_back(static_cast<std::uint16_t>(1024 + sign(l.free, start)));
       if (l.free > start) {  // behind this node's earlier message on the link: its chain
-        if (l.first.full == 0 && verifying_) throw VerifyFailed{};
+        if constexpr (kRecord)
+          if (l.first.full == 0 && verifying_) throw VerifyFailed{};
         check_invariant(l.first.full != 0, "a link busy past its sender's step holds that step's message");
         const Pend& before = newest(w, l);
         start = l.free;
@@ -879,7 +887,7 @@ class Lockstep {
       w.trains += k > 1 ? 1 : 0;
       load_[li] += e;
       busy += d;
-      fold(w, u, end, pushed, ch, unsure);
+      fold<kRecord>(w, u, end, pushed, ch, unsure);
       Pend* p = &l.first;
       if (l.first.full != 0) {  // a second message on the link before the first is received: in the pool
         const std::uint32_t pi = w.pool.acquire();
@@ -912,6 +920,7 @@ class Lockstep {
   }
 
   /// Node x's receives of step s, then its resumption; false where the engine's order decides.
+  template <bool kRecord>
   bool receives(Worker& w, NodeId x, std::int64_t s) {
     const auto i = static_cast<std::size_t>(x);
     // The links of a node kRecvAhead further on, whose messages are read from its neighbours' records:
@@ -949,7 +958,7 @@ class Lockstep {
       const NodeId from = topo_.neighbor(x, op.port);
       if (from < 0) detail::no_link(x, s, op.port);
       // The message is in its sender's record of the link.
-      if (!take(w, links_[link(from, topo_.port_to(from, x))], from, op.tag, u)) return false;
+      if (!take<kRecord>(w, links_[link(from, topo_.port_to(from, x))], from, op.tag, u)) return false;
     }
     for (std::size_t k = 0; k < K; ++k)
       if ((touched >> k) & 1U) complete(v.s[k]);
@@ -965,10 +974,11 @@ class Lockstep {
 
   /// Node v (of worker w) receives the oldest message with `tag` on link l from node `from`; false
   /// if there is none. Pooled messages taken go back to their sender's worker's pool between steps.
+  template <bool kRecord>
   bool take(Worker& w, Lnk& l, NodeId from, int tag, St& v) {
     if (l.first.full == 0) return false;
     if (l.first.tag == tag) {
-      fold(w, v, l.first.end, l.first.pushed, l.first.chain, l.first.unsure);
+      fold<kRecord>(w, v, l.first.end, l.first.pushed, l.first.chain, l.first.unsure);
       if (l.first.next == detail::kNone) {
         l.first.full = 0;
         return true;
@@ -991,7 +1001,7 @@ class Lockstep {
     if (prev->next == detail::kNone) return false;
     const std::uint32_t pi = prev->next;
     const Pend& p = pool[pi];
-    fold(w, v, p.end, p.pushed, p.chain, p.unsure);
+    fold<kRecord>(w, v, p.end, p.pushed, p.chain, p.unsure);
     prev->next = p.next;
     w.received.emplace_back(static_cast<std::uint32_t>(o), pi);
     return true;
