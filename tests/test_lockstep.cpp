@@ -478,6 +478,25 @@ TEST(Lockstep, RepeatedStepsGiveTheReportOfEveryStepTimed) {
   EXPECT_GT(added.stats.lockstep_repeated_steps, 40);
 }
 
+/// A program run by the all-port lockstep simulator with repeats and with every step timed, on
+/// the simple machine and the n-cube, packets of B: both runs' stats and every node's end time.
+struct AddedAndTimed {
+  std::optional<RunStats> added, timed;
+  std::vector<Time> added_times, timed_times;
+};
+AddedAndTimed added_and_timed(const StepProgram& program, int n, std::int64_t B, Machine m) {
+  const Topology topo = Topology::hypercube(n);
+  EngineOptions o{B, false};
+  AddedAndTimed r;
+  std::vector<Buffer> results;
+  o.node_times = &r.added_times;
+  r.added = run_lockstep(m, topo, o, program, results);
+  o.lockstep_repeats = false;
+  o.node_times = &r.timed_times;
+  r.timed = run_lockstep(m, topo, o, program, results);
+  return r;
+}
+
 // Records that grow apart: two pairs of nodes, each sending on one link every step, messages of
 // 2 and of 1 element, so the pairs' times grow at two rates. Every comparison still comes out the
 // same every step: the steps are added, and the report is the one of every step timed.
@@ -493,14 +512,11 @@ TEST(Lockstep, RepeatedStepsFollowRecordsThatGrowApart) {
     [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return 0; }
     [[nodiscard]] std::int64_t repeats(std::int64_t s) const override { return steps() - s; }
   };
-  const Machine m = test::simple_machine({PortKind::all, 0}, 256);
-  const Topology topo = Topology::hypercube(2);
-  EngineOptions o{4, false};
-  std::vector<Buffer> results;
-  const std::optional<RunStats> added = run_lockstep(m, topo, o, Apart{}, results);
-  o.lockstep_repeats = false;
-  const std::optional<RunStats> timed = run_lockstep(m, topo, o, Apart{}, results);
+  const AddedAndTimed r = added_and_timed(Apart{}, 2, 4, test::simple_machine({PortKind::all, 0}, 256));
+  const std::optional<RunStats>& added = r.added;
+  const std::optional<RunStats>& timed = r.timed;
   ASSERT_TRUE(added.has_value() && timed.has_value());
+  EXPECT_EQ(r.added_times, r.timed_times);
   EXPECT_GT(added->lockstep_repeated_steps, 150);
   EXPECT_EQ(added->time, timed->time);
   EXPECT_EQ(added->critical_path, timed->critical_path);
@@ -540,16 +556,11 @@ TEST(Lockstep, RepeatedStepsStopWhereAComparisonChangesItsOutcome) {
     [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return 0; }
     [[nodiscard]] std::int64_t repeats(std::int64_t s) const override { return s >= 2 ? steps() - s : 0; }
   };
-  const Machine m = test::simple_machine({PortKind::all, 0}, 256);
-  const Topology topo = Topology::hypercube(3);
-  EngineOptions o{64, false};
-  std::vector<Time> added_times, timed_times;
-  std::vector<Buffer> results;
-  o.node_times = &added_times;
-  const std::optional<RunStats> added = run_lockstep(m, topo, o, Overtaken{}, results);
-  o.lockstep_repeats = false;
-  o.node_times = &timed_times;
-  const std::optional<RunStats> timed = run_lockstep(m, topo, o, Overtaken{}, results);
+  const AddedAndTimed r = added_and_timed(Overtaken{}, 3, 64, test::simple_machine({PortKind::all, 0}, 256));
+  const std::optional<RunStats>& added = r.added;
+  const std::optional<RunStats>& timed = r.timed;
+  const std::vector<Time>& added_times = r.added_times;
+  const std::vector<Time>& timed_times = r.timed_times;
   ASSERT_TRUE(added.has_value() && timed.has_value());
   std::cout << "[ repeats ] " << added->lockstep_repeated_steps << " of 400 steps added\n";
   EXPECT_GT(added->lockstep_repeated_steps, 300);
@@ -597,22 +608,15 @@ TEST(Lockstep, RepeatedStepsWaitForTheIncrementsToSettle) {
       return s >= 1 && s < steps() - 1 ? steps() - 1 - s : 0;
     }
   };
-  const Machine m = test::simple_machine({PortKind::all, 0}, 256);
-  const Topology topo = Topology::hypercube(3);
-  EngineOptions o{64, false};
-  std::vector<Time> added_times, timed_times;
-  std::vector<Buffer> results;
-  o.node_times = &added_times;
-  const std::optional<RunStats> added = run_lockstep(m, topo, o, Line{}, results);
-  o.lockstep_repeats = false;
-  o.node_times = &timed_times;
-  const std::optional<RunStats> timed = run_lockstep(m, topo, o, Line{}, results);
+  const AddedAndTimed r = added_and_timed(Line{}, 3, 64, test::simple_machine({PortKind::all, 0}, 256));
+  const std::optional<RunStats>& added = r.added;
+  const std::optional<RunStats>& timed = r.timed;
   ASSERT_TRUE(added.has_value() && timed.has_value());
   EXPECT_GT(added->lockstep_repeated_steps, 50);
   EXPECT_EQ(added->time, timed->time);
   EXPECT_EQ(timed->time, Time::ps(173500));
   EXPECT_EQ(added->critical_path, timed->critical_path);
-  EXPECT_EQ(added_times, timed_times);
+  EXPECT_EQ(r.added_times, r.timed_times);
 }
 
 // A program that computes (wide chains, the nodes' compute time): two nodes exchange 3 elements
@@ -632,13 +636,11 @@ TEST(Lockstep, RepeatedStepsOfAProgramThatComputes) {
   };
   Machine m = test::simple_machine({PortKind::all, 0}, 256);
   m.t_call = Time::ps(40);
-  const Topology topo = Topology::hypercube(1);
-  EngineOptions o{2, false};
-  std::vector<Buffer> results;
-  const std::optional<RunStats> added = run_lockstep(m, topo, o, Exchange{}, results);
-  o.lockstep_repeats = false;
-  const std::optional<RunStats> timed = run_lockstep(m, topo, o, Exchange{}, results);
+  const AddedAndTimed r = added_and_timed(Exchange{}, 1, 2, m);
+  const std::optional<RunStats>& added = r.added;
+  const std::optional<RunStats>& timed = r.timed;
   ASSERT_TRUE(added.has_value() && timed.has_value());
+  EXPECT_EQ(r.added_times, r.timed_times);
   EXPECT_GT(added->lockstep_repeated_steps, 90);
   EXPECT_EQ(timed->lockstep_repeated_steps, 0);
   EXPECT_EQ(added->time, timed->time);
