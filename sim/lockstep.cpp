@@ -291,6 +291,13 @@ class Lockstep {
     }
   }
 
+  /// The exception being handled stops the run; the first is rethrown from run().
+  void keep_error() noexcept {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    if (!error_) error_ = std::current_exception();
+    failed_.store(true);
+  }
+
   /// Runs f; an exception (a program's error, a budget) stops the run and is rethrown from run().
   template <class F>
   void guarded(F&& f) {
@@ -302,9 +309,7 @@ class Lockstep {
     } catch (const Abort&) {
       gave_up_.store(true);
     } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex_);
-      if (!error_) error_ = std::current_exception();
-      failed_.store(true);
+      keep_error();
     }
   }
 
@@ -319,9 +324,7 @@ class Lockstep {
         try {
           repeat();
         } catch (...) {
-          std::lock_guard<std::mutex> lock(error_mutex_);
-          if (!error_) error_ = std::current_exception();
-          failed_.store(true);
+          keep_error();
           stop_ = true;
         }
       }
@@ -382,8 +385,7 @@ class Lockstep {
         b_step_ = e;
         save(b_);
         std::int64_t m = std::min(last_, steps_ - 1) - e;  // steps b + 1 .. b + m - 1 added, b + m timed
-        std::int64_t dn = 0;                               // node-steps in a step
-        for (std::size_t w = 0; w < workers_.size(); ++w) dn += b_.counts[w][5] - a_.counts[w][5];
+        const std::int64_t dn = step_node_steps();
         if (dn > 0) m = checks(m, dn, ns()).first;  // every check up to step b + m passes, as it would
         if (dn > 0 && m >= 2) {
           try_repeat(m);
@@ -452,10 +454,25 @@ class Lockstep {
   static std::array<std::int64_t, 6> counts(const Worker& w) {
     return {w.messages, w.packets, w.elements, w.trains, w.queued, w.node_steps};
   }
+  static constexpr std::size_t kNodeSteps = 5;  ///< counts()' index of node_steps
   std::int64_t ns() const {
     std::int64_t n = 0;
     for (const Worker& w : workers_) n += w.node_steps;
     return n;
+  }
+  static std::int64_t node_steps_of(const Records& r) {
+    std::int64_t n = 0;
+    for (const auto& c : r.counts) n += c[kNodeSteps];
+    return n;
+  }
+  /// Node-steps in the step from A to B (the same in every step that repeats it).
+  std::int64_t step_node_steps() const { return node_steps_of(b_) - node_steps_of(a_); }
+  /// The report's events (node-steps timed or added) and resumes, from the workers' counts.
+  std::int64_t count_events() {
+    const std::int64_t node_steps = ns();
+    st_.events = node_steps;
+    st_.resumes = static_cast<std::int64_t>(n_) + node_steps;
+    return node_steps;
   }
   bool links_empty() const {
     for (std::size_t li = 0; li < links_.size(); ++li)
@@ -469,8 +486,7 @@ class Lockstep {
       const St& a = a_.nodes[i];
       const St& b = nodes_[i].s[0];
       if (b.unsure != a.unsure || b.wunsure != a.wunsure) return false;
-      if (touched_[i] == 0 && (b.t != a.t || b.wt != a.wt || b.wp != a.wp || !(b.c == a.c) || !(b.wc == a.wc)))
-        return false;
+      if (touched_[i] == 0 && !same(b, a)) return false;
     }
     return true;
   }
@@ -503,9 +519,7 @@ class Lockstep {
     load_ = r.load;
     for (std::size_t w = 0; w < workers_.size(); ++w) set_counts(workers_[w], r.counts[w]);
     checked_ = r.checked;
-    const std::int64_t node_steps = ns();
-    st_.events = node_steps;
-    st_.resumes = static_cast<std::int64_t>(n_) + node_steps;
+    count_events();
   }
   static void set_counts(Worker& w, const std::array<std::int64_t, 6>& c) {
     w.messages = c[0];
@@ -522,21 +536,26 @@ class Lockstep {
     return c;
   }
   static std::int64_t at(std::int64_t a, std::int64_t b, std::int64_t m) { return a + (b - a) * m; }
+  /// A strand's record at A + m (B - A), its unsure marks B's (they stay).
+  static St at(const St& a, const St& b, std::int64_t m) {
+    St v = b;
+    v.t = at(a.t, b.t, m);
+    v.wt = at(a.wt, b.wt, m);
+    v.wp = at(a.wp, b.wp, m);
+    v.c = at(a.c, b.c, m);
+    v.wc = at(a.wc, b.wc, m);
+    return v;
+  }
+  static bool same(const St& a, const St& b) {
+    return a.t == b.t && a.wt == b.wt && a.wp == b.wp && a.c == b.c && a.wc == b.wc && a.unsure == b.unsure &&
+           a.wunsure == b.wunsure;
+  }
 
   /// The records to A + m (B - A), as they are before step b + m if steps b .. b + m - 1 all
   /// compare as step b did; step b + m is then timed and recorded to check it (phase verify).
   void try_repeat(std::int64_t m) {
     for (std::size_t i = 0; i < n_; ++i) {
-      const St& a = a_.nodes[i];
-      const St& b = b_.nodes[i];
-      St& v = nodes_[i].s[0];
-      v.t = at(a.t, b.t, m);
-      v.wt = at(a.wt, b.wt, m);
-      v.wp = at(a.wp, b.wp, m);
-      v.c = at(a.c, b.c, m);
-      v.wc = at(a.wc, b.wc, m);
-      v.unsure = b.unsure;
-      v.wunsure = b.wunsure;
+      nodes_[i].s[0] = at(a_.nodes[i], b_.nodes[i], m);
       comm_[i] = at(a_.comm[i], b_.comm[i], m);
       if constexpr (kWide) compute_[i] = at(a_.compute[i], b_.compute[i], m);
     }
@@ -549,22 +568,13 @@ class Lockstep {
       for (std::size_t k = 0; k < c.size(); ++k) c[k] = at(a_.counts[w][k], b_.counts[w][k], m);
       set_counts(workers_[w], c);
     }
-    std::int64_t dn = 0;
-    for (std::size_t w = 0; w < workers_.size(); ++w) dn += b_.counts[w][5] - a_.counts[w][5];
-    checked_ = checks(m - 1, dn, b_ns()).second;  // the checks of steps b + 1 .. b + m - 1
+    checked_ = checks(m - 1, step_node_steps(), node_steps_of(b_)).second;  // steps b + 1 .. b + m - 1's
     done_steps_ = b_step_ + m;
-    const std::int64_t node_steps = ns();
-    st_.events = node_steps;
-    st_.resumes = static_cast<std::int64_t>(n_) + node_steps;
+    count_events();
     span_ = m;
     phase_ = Phase::verify;
     verifying_ = true;
     recording_ = true;
-  }
-  std::int64_t b_ns() const {
-    std::int64_t n = 0;
-    for (const auto& c : b_.counts) n += c[5];
-    return n;
   }
 
   /// The increments have settled: step b + m, timed from A + m (B - A), ended at A + (m + 1)(B - A).
@@ -575,14 +585,8 @@ class Lockstep {
   /// Step b + m's output is B + m P (B - A): it is A + (m + 1)(B - A) exactly when P (B - A) = B - A.
   bool settled() const {
     const std::int64_t k = span_ + 1;
-    for (std::size_t i = 0; i < n_; ++i) {
-      const St& a = a_.nodes[i];
-      const St& b = b_.nodes[i];
-      const St& v = nodes_[i].s[0];
-      if (v.t != at(a.t, b.t, k) || v.wt != at(a.wt, b.wt, k) || v.wp != at(a.wp, b.wp, k) ||
-          !(v.c == at(a.c, b.c, k)) || !(v.wc == at(a.wc, b.wc, k)) || v.unsure != b.unsure || v.wunsure != b.wunsure)
-        return false;
-    }
+    for (std::size_t i = 0; i < n_; ++i)
+      if (!same(nodes_[i].s[0], at(a_.nodes[i], b_.nodes[i], k))) return false;
     for (std::size_t li = 0; li < links_.size(); ++li)
       if (links_[li].free != at(a_.free[li], b_.free[li], k)) return false;
     return true;
@@ -673,10 +677,7 @@ class Lockstep {
       w.received.clear();
     }
     for (Worker& w : workers_) w.pool.rewind();
-    std::int64_t node_steps = 0;
-    for (const Worker& w : workers_) node_steps += w.node_steps;
-    st_.events = node_steps;
-    st_.resumes = static_cast<std::int64_t>(n_) + node_steps;
+    const std::int64_t node_steps = count_events();
     if (node_steps - checked_ < 4096) return;
     checked_ = node_steps;
     try {
@@ -686,9 +687,7 @@ class Lockstep {
           [&] { return " by step " + std::to_string(done_steps_) + " of " + std::to_string(steps_); },
           [] { return std::string(); });
     } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex_);
-      if (!error_) error_ = std::current_exception();
-      failed_.store(true);
+      keep_error();
     }
   }
 

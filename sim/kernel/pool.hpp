@@ -33,7 +33,7 @@ class Pool {
   /// order of their senders, side by side). O(capacity); false (nothing done) while any is held.
   bool rewind() {
     if (free_.size() != items_.size()) return false;
-    for (std::size_t k = 0; k < free_.size(); ++k) free_[k] = static_cast<std::uint32_t>(free_.size() - 1 - k);
+    reset();
     return true;
   }
   /// Every record free again, handed out in the order of their indices (rewind's order).
