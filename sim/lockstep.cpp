@@ -681,7 +681,9 @@ class Lockstep {
     if (node_steps - checked_ < 4096) return;
     checked_ = node_steps;
     try {
-      detail::publish_progress(o_, st_.events, published_);
+      // Not from a step timed from extrapolated records: repeat() may yet refuse it and take the
+      // counts back, and the shared counter would run ahead and then back (it only goes forward).
+      if (!verifying_) detail::publish_progress(o_, st_.events, published_);
       detail::check_run_budgets(
           o_, {.events = st_.events, .resumes = st_.resumes}, true,
           [&] { return " by step " + std::to_string(done_steps_) + " of " + std::to_string(steps_); },
