@@ -21,9 +21,13 @@ struct RunCounts {
   std::int64_t awaits = -1;
 };
 
-/// Adds the events taken since the last call (`published`) to the progress counter, if any.
+/// Adds the events taken since the last call (`published`) to the progress counter, if any. The
+/// counter only goes forward: a simulator never publishes counts it may take back (the lockstep
+/// simulator's step timed from extrapolated records), and one that starts a run again (the
+/// engine after a relay train's abort) starts `published` again from 0.
 inline void publish_progress(const EngineOptions& o, std::int64_t events, std::int64_t& published) {
   if (o.progress == nullptr) return;
+  check_invariant(events >= published, "the progress counter would go back");
   o.progress->fetch_add(events - published, std::memory_order_relaxed);
   published = events;
 }

@@ -2,6 +2,7 @@
 // field but the engine's own counters (events, resumes) identical, on every regression point of an
 // algorithm with a step program and on a grid of cubes, sizes and costs; and where it cannot tell
 // what the engine would do, it says so (nullopt) and the engine runs the point.
+#include <atomic>
 #include <filesystem>
 
 #include "algorithms/registry.hpp"
@@ -525,6 +526,42 @@ TEST(Lockstep, RepeatedStepsFollowRecordsThatGrowApart) {
   EXPECT_EQ(timed->messages, 400);
 }
 
+/// The program of RepeatedStepsStopWhereAComparisonChangesItsOutcome (below) on nodes 0 to 7; with
+/// a crowd (a cube of 5 dimensions or more), nodes 16 and up besides exchange a message a step
+/// across dimension 3, so that every step has thousands of node-steps.
+class Overtaken final : public StepProgram {
+ public:
+  explicit Overtaken(bool crowd = false) : crowd_(crowd) {}
+  [[nodiscard]] std::int64_t steps() const override { return 400; }
+  void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
+    if (crowd_ && x >= 16) {  // the crowd: each step a message of 1 element across dimension 3
+      if ((x & 8) == 0)
+        ops.push_back({.kind = StepOp::Kind::send, .port = 3, .elements = 1});
+      else
+        ops.push_back({.kind = StepOp::Kind::recv, .port = 3});
+      return;
+    }
+    if (s == 0) {  // node 1 sends 40 elements to node 5 (across dimension 2)
+      if (x == 1) ops.push_back({.kind = StepOp::Kind::send, .port = 2, .tag = 9, .elements = 40});
+      if (x == 5) ops.push_back({.kind = StepOp::Kind::recv, .port = 2, .tag = 9});
+      return;
+    }
+    if (x == 1) ops.push_back({.kind = StepOp::Kind::send, .port = 1, .elements = 1});  // to 3
+    if (x == 2) ops.push_back({.kind = StepOp::Kind::send, .port = 0, .elements = 2});  // to 3
+    if (x == 3) {
+      ops.push_back({.kind = StepOp::Kind::send, .port = 2, .elements = 0});  // to 7
+      ops.push_back({.kind = StepOp::Kind::recv, .port = 1});                 // from 1
+      ops.push_back({.kind = StepOp::Kind::recv, .port = 0});                 // from 2
+    }
+    if (x == 7) ops.push_back({.kind = StepOp::Kind::recv, .port = 2});  // from 3
+  }
+  [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return 0; }
+  [[nodiscard]] std::int64_t repeats(std::int64_t s) const override { return s >= 2 ? steps() - s : 0; }
+
+ private:
+  bool crowd_;
+};
+
 // Where a comparison changes its outcome part of the way, the steps around the change are timed.
 // On the 3-cube node 3 receives every step from node 1 (1 element) and from node 2 (2 elements)
 // and sends an empty message on to node 7; node 1 starts late (step 0 sends 40 elements from it
@@ -535,27 +572,6 @@ TEST(Lockstep, RepeatedStepsFollowRecordsThatGrowApart) {
 // compared). The check refuses it, the records go back, shorter repeats are tried, and every node
 // ends where it does with every step timed. (Without the check this test fails.)
 TEST(Lockstep, RepeatedStepsStopWhereAComparisonChangesItsOutcome) {
-  class Overtaken final : public StepProgram {
-   public:
-    [[nodiscard]] std::int64_t steps() const override { return 400; }
-    void step(NodeId x, std::int64_t s, std::vector<StepOp>& ops) const override {
-      if (s == 0) {  // node 1 sends 40 elements to node 5 (across dimension 2)
-        if (x == 1) ops.push_back({.kind = StepOp::Kind::send, .port = 2, .tag = 9, .elements = 40});
-        if (x == 5) ops.push_back({.kind = StepOp::Kind::recv, .port = 2, .tag = 9});
-        return;
-      }
-      if (x == 1) ops.push_back({.kind = StepOp::Kind::send, .port = 1, .elements = 1});  // to 3
-      if (x == 2) ops.push_back({.kind = StepOp::Kind::send, .port = 0, .elements = 2});  // to 3
-      if (x == 3) {
-        ops.push_back({.kind = StepOp::Kind::send, .port = 2, .elements = 0});  // to 7
-        ops.push_back({.kind = StepOp::Kind::recv, .port = 1});                 // from 1
-        ops.push_back({.kind = StepOp::Kind::recv, .port = 0});                 // from 2
-      }
-      if (x == 7) ops.push_back({.kind = StepOp::Kind::recv, .port = 2});  // from 3
-    }
-    [[nodiscard]] std::int64_t result_elements(NodeId /*x*/) const override { return 0; }
-    [[nodiscard]] std::int64_t repeats(std::int64_t s) const override { return s >= 2 ? steps() - s : 0; }
-  };
   const AddedAndTimed r = added_and_timed(Overtaken{}, 3, 64, test::simple_machine({PortKind::all, 0}, 256));
   const std::optional<RunStats>& added = r.added;
   const std::optional<RunStats>& timed = r.timed;
@@ -572,6 +588,26 @@ TEST(Lockstep, RepeatedStepsStopWhereAComparisonChangesItsOutcome) {
   for (std::size_t x = 0; x < 8; ++x) EXPECT_EQ(added_times[x], timed_times[x]) << "node " << x;
   // node 3 ends on node 2's chain (2 elements a step since step 140), not node 1's
   EXPECT_EQ(timed_times[3], timed_times[2]);
+}
+
+// The shared progress counter (EngineOptions::progress, the progress line) only goes forward: a
+// step timed from extrapolated records that the check then refuses must not have published its
+// counts (the counter would run ahead, then back: an engine invariant). Overtaken's refusals on a
+// 13-cube with a crowd, 8,000 node-steps a step, so that every step publishes. (Publishing from
+// the refused step breaks the invariant and the run: checked by hand, stop 66.)
+TEST(Lockstep, TheProgressCounterOnlyGoesForwardThroughRefusedRepeats) {
+  const Topology topo = Topology::hypercube(13);
+  EngineOptions o{64, false};
+  std::atomic<std::int64_t> progress{0};
+  o.progress = &progress;
+  std::vector<Buffer> results;
+  const std::optional<RunStats> added =
+      run_lockstep(test::simple_machine({PortKind::all, 0}, 256), topo, o, Overtaken{true}, results);
+  ASSERT_TRUE(added.has_value());
+  EXPECT_GT(added->lockstep_repeated_steps, 300);
+  EXPECT_LT(added->lockstep_repeated_steps, 399);  // refused repeats on the way
+  EXPECT_EQ(progress.load(), added->events);
+  EXPECT_GT(added->events, 400 * 8000);
 }
 
 // Comparisons that come out the same every step are not enough: the increments may still travel.
