@@ -1,20 +1,21 @@
 #!/usr/bin/python3
 """Times issue 35's scale targets point by point: each point of each sweep config (by default
-bench/scale/*.json) runs alone, as its own `cubesim run` process, and the table gives its wall
-time and peak resident memory (the process's own accounting, start-up included), with the events
-the report counts. Each point has every core, as `cubesim run` of one point gives it (the lockstep
-simulators' sweeps use them). Points run one after the other with idle seconds between them, as in
-docs/performance.md's passes: a virtual machine's phase moves a single run by up to two times, so
-a row near the limit is at the edge, not under it, until several passes agree.
+bench/scale/*.json) runs alone, as its own `cubesim run CONFIG --shard I/N` process (cubesim's own
+sweep, one point a shard), and the table gives its wall time and peak resident memory (the
+process's own accounting, start-up included), with the events the report counts. Each point has
+every core, as `cubesim run` of one point gives it (the lockstep simulators' sweeps use them).
+Points run one after the other with idle seconds between them, as in docs/performance.md's passes:
+a virtual machine's phase moves a single run by up to two times, so a row near the limit is at the
+edge, not under it, until several passes agree.
 
   scripts/scale-pass.py                          every target (about 5 minutes on 2 cores)
   scripts/scale-pass.py bench/scale/matmul2d.json --only a3 --passes 3
+  scripts/scale-pass.py bench/scale/matmul2d.json -- --no-lockstep     (options for cubesim run)
 
 Prints a Markdown table and a summary line; exits 1 if a point failed (not for a slow one:
---strict makes a point over the limits fail too)."""
+--strict makes a point over the limits fail too), 2 if a config is not valid (cubesim's message)."""
 import argparse
 import glob
-import itertools
 import json
 import os
 import subprocess
@@ -25,49 +26,46 @@ import time
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def points(path):
-    """(label, config) for every point of the sweep in `path` (the config itself if it has none)."""
-    with open(path, encoding="utf-8") as f:
-        base = json.load(f)
-    sweep = base.pop("sweep", {})
-    keys = list(sweep)
-    for values in itertools.product(*(sweep[k] for k in keys)):
-        # A sweep of this one point: a sweep's params may name those of its other algorithms
-        cfg = dict(base)
-        cfg["sweep"] = {key: [value] for key, value in zip(keys, values)}
-        label = " ".join(str(v) for v in values)
-        cfg["name"] = "-".join([os.path.splitext(os.path.basename(path))[0]] + [str(v) for v in values])
-        yield label or cfg["name"], cfg
+def points(cubesim, path):
+    """The points of the sweep in `path`, in cubesim's order (`cubesim predict --json`: its own
+    expansion and validation, nothing run), each as its labels' values."""
+    p = subprocess.run([cubesim, "predict", "--json", path], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise ValueError(p.stderr.strip() or f"cubesim predict: exit {p.returncode}")
+    return [" ".join(str(v) for v in run["point"].values()) for run in json.loads(p.stdout)["runs"]]
 
 
-def run_point(cubesim, cfg, workdir):
-    """Runs one point; returns (wall s, peak MiB, report run or None, error text)."""
-    path = os.path.join(workdir, cfg["name"] + ".json")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(cfg, f)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+def run_point(cubesim, path, shard, shards, extra, workdir):
+    """Runs point `shard` (1-based) of the `shards` of `path`; returns (wall s, peak MiB, report run
+    or None, error text)."""
+    out = os.path.join(workdir, str(shard))
+    with tempfile.TemporaryFile() as err:
         t0 = time.monotonic()
-        proc = subprocess.Popen([cubesim, "run", "--json", path], stdout=out, stderr=err)
+        proc = subprocess.Popen([cubesim, "run", path, "--shard", f"{shard}/{shards}", "--out", out, *extra],
+                                stdout=subprocess.DEVNULL, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.monotonic() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
         err.seek(0)
         report, error = None, ""
         # exit 1 with a whole report: a relation that does not hold (the CM runs of the iPSC's
         # step transposes, docs/transpose.md); the run itself finished and is timed
         try:
-            report = json.loads(out.read())["runs"][0]
-            if report.get("verified") is False:
+            with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+                report = json.load(f)["runs"][0]
+            if report.get("error"):
+                error = report["error"]
+            elif report.get("verified") is False:
                 error = "not verified: " + str(report.get("verification", ""))
-        except (ValueError, KeyError, IndexError):
+        except (OSError, ValueError, KeyError, IndexError):
             lines = err.read().decode(errors="replace").strip().splitlines()
             error = lines[-1] if lines else f"exit {proc.returncode}"
     return wall, usage.ru_maxrss / 1024.0, report, error
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 usage="%(prog)s [options] [configs ...] [-- cubesim run options]")
     ap.add_argument("configs", nargs="*", help="sweep configs (default: bench/scale/*.json)")
     ap.add_argument("--cubesim", default=os.path.join(root, "build", "cubesim"), help="the binary (default build/cubesim)")
     ap.add_argument("--only", default="", help="only points whose label contains this text")
@@ -76,7 +74,10 @@ def main():
     ap.add_argument("--limit", type=float, default=5.0, help="the wall-time target in seconds (default 5)")
     ap.add_argument("--memory", type=float, default=2048.0, help="the peak-memory target in MiB (default 2048)")
     ap.add_argument("--strict", action="store_true", help="exit 1 if a point is over a target")
-    a = ap.parse_args()
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    a = ap.parse_args(argv[:cut])
+    extra = argv[cut + 1:]  # after --: options for each cubesim run
     configs = a.configs or sorted(glob.glob(os.path.join(root, "bench", "scale", "*.json")))
     if not os.access(a.cubesim, os.X_OK):
         print(f"scale-pass: no cubesim at {a.cubesim} (build it: scripts/build.sh cubesim, or give --cubesim)",
@@ -85,20 +86,22 @@ def main():
     todo = []
     for path in configs:
         try:
-            todo += [(os.path.basename(path), label, cfg) for label, cfg in points(path) if a.only in label]
+            labels = points(a.cubesim, path)
         except (OSError, ValueError) as e:
-            print(f"scale-pass: {path}: {e}", file=sys.stderr)
+            print(f"scale-pass: {e}", file=sys.stderr)
             return 2
+        todo += [(path, i + 1, len(labels), label) for i, label in enumerate(labels) if a.only in label]
     passes = "".join(f" pass {p + 1} |" for p in range(a.passes))
     print(f"| config | point |{passes} peak MiB | events | under {a.limit:g} s |")
     print("|---|---|" + "---|" * a.passes + "---|---|---|")
     failed = over = 0
     with tempfile.TemporaryDirectory() as workdir:
-        for config, label, cfg in todo:
+        for path, shard, shards, label in todo:
+            config = os.path.basename(path)
             walls, peak, events, error = [], 0.0, "", ""
             for _ in range(a.passes):
                 time.sleep(a.idle)
-                wall, mib, report, error = run_point(a.cubesim, cfg, workdir)
+                wall, mib, report, error = run_point(a.cubesim, path, shard, shards, extra, workdir)
                 if error:
                     break
                 walls.append(wall)
