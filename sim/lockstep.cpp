@@ -608,6 +608,7 @@ class Lockstep {
   }
   /// Whether d0 + k (dm - d0) / m is 0 for some k in 0 < k < m (d0 and dm are not 0).
   static bool zero_between(const C& d0, const C& dm, std::int64_t m) {
+    __extension__ using Wide = __int128;  // (a GCC and Clang extension: -Wpedantic says so without this)
     const auto terms = [](const C& c) {
       std::array<std::int64_t, 5> t{c.startups, c.msg_startups, c.element_transfers, 0, 0};
       if constexpr (kWide) {
@@ -625,9 +626,9 @@ class Lockstep {
         if (a[i] != 0) return false;
         continue;
       }
-      const __int128 num = -static_cast<__int128>(a[i]) * m;
+      const Wide num = -static_cast<Wide>(a[i]) * m;
       if (num % slope != 0) return false;
-      const __int128 ki = num / slope;  // (compared before any narrowing)
+      const Wide ki = num / slope;  // (compared before any narrowing)
       if (ki <= 0 || ki >= m || (k >= 0 && ki != k)) return false;
       k = static_cast<std::int64_t>(ki);
     }
