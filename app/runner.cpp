@@ -81,6 +81,7 @@ EngineOptions engine_options(const Setup& s, const RunLimits& limits) {
   o.progress = limits.progress;
   o.threads = limits.threads;
   o.lockstep_repeats = limits.lockstep_repeats;
+  o.lockstep_uniform = limits.lockstep_uniform;
   return o;
 }
 

@@ -72,6 +72,7 @@ struct RunLimits {
   int threads = 1;
   std::atomic<std::int64_t>* progress = nullptr;  ///< EngineOptions::progress
   bool lockstep_repeats = true;                   ///< EngineOptions::lockstep_repeats
+  bool lockstep_uniform = true;                   ///< EngineOptions::lockstep_uniform
 };
 /// "cycle", "simgrid" or "both"; an InputError naming `option` (the command line's --engine, the
 /// Python module's engine=) for anything else.

@@ -58,6 +58,9 @@ struct RunStats {
   /// Of a lockstep run's steps, those not timed but added as a repeat of the step before
   /// (StepProgram::repeats; engine counter).
   std::int64_t lockstep_repeated_steps = 0;
+  /// Of a lockstep run's steps, those timed for node 0 alone, every node in its state
+  /// (StepProgram::uniform; engine counter).
+  std::int64_t lockstep_uniform_steps = 0;
   /// Times the event window began or stopped reading ahead (engine counter; Engine::ReadAhead).
   std::int64_t read_ahead_switches = 0;
   std::int64_t resumes = 0;        ///< process resumptions

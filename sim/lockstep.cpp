@@ -130,6 +130,7 @@ class Lockstep {
     st_.resumes = static_cast<std::int64_t>(n_);  // each process's first run
     st_.lockstep_runs = 1;
     steps_ = program_.steps();
+    if constexpr (K == 1) decide_uniform();  // (every node starts in one state)
     if (workers_.size() == 1) {
       body(0, nullptr);
     } else {
@@ -143,6 +144,7 @@ class Lockstep {
       for (std::size_t w = 1; w < workers_.size(); ++w) threads.emplace_back([this, w, &sync] { body(w, &sync); });
       body(0, &sync);
     }
+    if (uniform_) spread();  // (the run ended in uniform steps: every node as node 0)
     if (error_) std::rethrow_exception(error_);
     if (gave_up_) return std::nullopt;
     for (const Worker& w : workers_) {
@@ -173,6 +175,7 @@ class Lockstep {
         return std::nullopt;
     }
     st_.lockstep_repeated_steps = repeated_;
+    st_.lockstep_uniform_steps = uniform_steps_;
     if (o_.node_times != nullptr) {
       o_.node_times->resize(n_);
       for (std::size_t i = 0; i < n_; ++i) (*o_.node_times)[i] = nodes_[i].s[0].t;
@@ -261,21 +264,25 @@ class Lockstep {
         w.chain_differences.clear();
       }
       // A recorded step (repeat()) runs the sweeps' recording forms: the others pay nothing for it
-      // (a run-time test in the timing of every message cost GCEA 1.17 paired).
-      const bool record = recording_;
+      // (a run-time test in the timing of every message cost GCEA 1.17 paired). A uniform step
+      // (decide_uniform) is node 0's alone, on the first worker, its receives from its own links.
+      const bool record = recording_, uni = uniform_;
+      const std::size_t lo = uni ? 0 : w.lo, hi = uni ? (wi == 0 ? 1 : 0) : w.hi;
       guarded([&] {
         if (record)
-          for (std::size_t x = w.lo; x < w.hi; ++x) sends<true>(w, static_cast<NodeId>(x), s);
+          for (std::size_t x = lo; x < hi; ++x) sends<true>(w, static_cast<NodeId>(x), s);
         else
-          for (std::size_t x = w.lo; x < w.hi; ++x) sends<false>(w, static_cast<NodeId>(x), s);
+          for (std::size_t x = lo; x < hi; ++x) sends<false>(w, static_cast<NodeId>(x), s);
       });
       if (sync != nullptr) sync->arrive_and_wait(false);
       guarded([&] {
         bool ok = true;
         if (record)
-          for (std::size_t x = w.lo; x < w.hi && ok; ++x) ok = receives<true>(w, static_cast<NodeId>(x), s);
+          for (std::size_t x = lo; x < hi && ok; ++x) ok = receives<true, false>(w, static_cast<NodeId>(x), s);
+        else if (uni)
+          for (std::size_t x = lo; x < hi && ok; ++x) ok = receives<false, true>(w, static_cast<NodeId>(x), s);
         else
-          for (std::size_t x = w.lo; x < w.hi && ok; ++x) ok = receives<false>(w, static_cast<NodeId>(x), s);
+          for (std::size_t x = lo; x < hi && ok; ++x) ok = receives<false, false>(w, static_cast<NodeId>(x), s);
         // (a step timed from extrapolated records only fails its check: repeat())
         if (!ok) (verifying_ ? verify_failed_ : gave_up_).store(true);
       });
@@ -316,19 +323,108 @@ class Lockstep {
   /// The end of a step, on one thread (the barrier's completion): between_steps, then whether the
   /// workers stop, decided once for all of them.
   void end_step() noexcept {
+    if (uniform_) count_uniform_step();
     between_steps();
     stop_ = gave_up_.load() || failed_.load();
     skip_ = 0;
     if constexpr (K == 1) {
-      if (!stop_ && o_.lockstep_repeats) {
+      if (!stop_) {
         try {
-          repeat();
+          if (!uniform_ && o_.lockstep_repeats) repeat();
+          decide_uniform();
         } catch (...) {
           keep_error();
           stop_ = true;
         }
       }
     }
+  }
+
+  /// Uniform steps (StepProgram::uniform; docs/lockstep.md "Uniform steps"), decided before each
+  /// step on one thread. On a hypercube each translation x -> x XOR a keeps ports: node x's port p
+  /// leads to x XOR 2^p, whose port p leads back. Let every node's record be node 0's, every
+  /// link's record its port's link of node 0, no message on any link; let every node post in the
+  /// step what node 0 posts. A node's timing reads its record, its links' and the links into it
+  /// (translates of its own, in the same state), and writes its record, its links' and the
+  /// messages it takes: every node's timing is node 0's, translated, and after the step the
+  /// machine is again all in node 0's state. So node 0 is timed alone, its receives taken from
+  /// its own links (the link from its neighbour across p is in the state of its own across p), and
+  /// its counts are counted for every node. The step must leave no message on a link: node 0
+  /// receives what it sends, port and tag for port and tag (balanced()), so its neighbours' sends
+  /// are all taken. Leaving uniform steps, every node gets node 0's records (spread()); entering
+  /// them, all nodes and links must be alike (alike(), a pass over the machine: if they are not,
+  /// the next look waits 16 steps, then 32, ...). Not with strands (K > 1), nor while repeat()
+  /// records.
+  void decide_uniform() {
+    const std::int64_t s = done_steps_;  // the next step (skip_ is 0: no repeat under way)
+    const bool want = o_.lockstep_uniform && skip_ == 0 && phase_ == Phase::none && s < steps_ &&
+                      topo_.kind() == Topology::Kind::hypercube && program_.uniform(s) && balanced(s);
+    if (uniform_ && !want) {
+      spread();
+      uniform_ = false;
+    } else if (!uniform_ && want && s >= next_uniform_try_) {
+      if (alike()) {
+        uniform_ = true;
+      } else {
+        uniform_wait_ = std::max<std::int64_t>(16, 2 * uniform_wait_);
+        next_uniform_try_ = s + uniform_wait_;
+      }
+    }
+    if (uniform_) uniform_base_ = counts(workers_[0]);
+  }
+  /// Node 0's operations of step s receive on each port and tag as often as they send there.
+  bool balanced(std::int64_t s) {
+    uniform_ops_.clear();
+    program_.step(0, s, uniform_ops_);
+    std::vector<std::pair<int, int>>& sent = uniform_sent_;
+    std::vector<std::pair<int, int>>& got = uniform_got_;
+    sent.clear();
+    got.clear();
+    for (const StepOp& op : uniform_ops_) {
+      if (op.kind == StepOp::Kind::send) sent.emplace_back(op.port, op.tag);
+      if (op.kind == StepOp::Kind::recv) got.emplace_back(op.port, op.tag);
+      if (op.kind == StepOp::Kind::join || op.strand != 0) return false;  // (no strands here)
+    }
+    std::sort(sent.begin(), sent.end());
+    std::sort(got.begin(), got.end());
+    return sent == got;
+  }
+  /// Every node's record, busy times and next step are node 0's; every link is empty and its
+  /// time and load are those of node 0's link on its port.
+  bool alike() const {
+    const St& v0 = nodes_[0].s[0];
+    for (std::size_t i = 1; i < n_; ++i) {
+      if (!same(nodes_[i].s[0], v0) || comm_[i] != comm_[0] || next_[i] != next_[0]) return false;
+      if (kWide && compute_[i] != compute_[0]) return false;
+    }
+    for (std::size_t li = 0; li < links_.size(); ++li) {
+      const std::size_t p = li % ports_;
+      if (links_[li].first.full != 0 || links_[li].free != links_[p].free || load_[li] != load_[p]) return false;
+    }
+    return true;
+  }
+  /// Every node takes node 0's records, its links those of node 0's links.
+  void spread() {
+    for (std::size_t p = 0; p < ports_; ++p)
+      check_invariant(links_[p].first.full == 0, "a uniform step leaves no message on a link");
+    for (std::size_t i = 1; i < n_; ++i) {
+      nodes_[i] = nodes_[0];
+      comm_[i] = comm_[0];
+      if (kWide) compute_[i] = compute_[0];
+      next_[i] = next_[0];
+      touched_[i] = touched_[0];
+      for (std::size_t p = 0; p < ports_; ++p) {
+        links_[i * ports_ + p] = links_[p];
+        load_[i * ports_ + p] = load_[p];
+      }
+    }
+  }
+  /// Node 0's counts of the uniform step just timed, for every node.
+  void count_uniform_step() {
+    std::array<std::int64_t, 6> c = counts(workers_[0]);
+    for (std::size_t k = 0; k < c.size(); ++k) c[k] += (c[k] - uniform_base_[k]) * static_cast<std::int64_t>(n_ - 1);
+    set_counts(workers_[0], c);
+    ++uniform_steps_;
   }
 
   /// Repeated steps (StepProgram::repeats; docs/lockstep.md "Repeated steps"), between two steps
@@ -922,12 +1018,14 @@ class Lockstep {
   }
 
   /// Node x's receives of step s, then its resumption; false where the engine's order decides.
-  template <bool kRecord>
+  /// kSelf: a uniform step's (decide_uniform), from node x's own links, in the state of those
+  /// into it.
+  template <bool kRecord, bool kSelf>
   bool receives(Worker& w, NodeId x, std::int64_t s) {
     const auto i = static_cast<std::size_t>(x);
     // The links of a node kRecvAhead further on, whose messages are read from its neighbours' records:
     // asked for now, they arrive while this node and the next ones are timed.
-    if (i + kRecvAhead < w.hi)
+    if (!kSelf && i + kRecvAhead < w.hi)
       for (std::size_t r = recv_range_[i + kRecvAhead].first; r < recv_range_[i + kRecvAhead].second; ++r) {
         const auto z = static_cast<NodeId>(i + kRecvAhead);
         if (w.recv_ops[r].kind != StepOp::Kind::recv) continue;
@@ -959,8 +1057,12 @@ class Lockstep {
       }
       const NodeId from = topo_.neighbor(x, op.port);
       if (from < 0) detail::no_link(x, s, op.port);
-      // The message is in its sender's record of the link.
-      if (!take<kRecord>(w, links_[link(from, topo_.port_to(from, x))], from, op.tag, u)) return false;
+      // The message is in its sender's record of the link (a uniform step: in x's own).
+      if constexpr (kSelf) {
+        if (!take<kRecord>(w, links_[link(x, op.port)], x, op.tag, u)) return false;
+      } else {
+        if (!take<kRecord>(w, links_[link(from, topo_.port_to(from, x))], from, op.tag, u)) return false;
+      }
     }
     for (std::size_t k = 0; k < K; ++k)
       if ((touched >> k) & 1U) complete(v.s[k]);
@@ -1047,6 +1149,12 @@ class Lockstep {
   bool stop_ = false;          ///< end_step's decision, read by every worker after the step's last barrier
   std::int64_t skip_ = 0;      ///< steps end_step added after the one timed (repeat()), read as stop_ is
   std::int64_t repeated_ = 0;  ///< steps added as repeats in the run
+  // decide_uniform()'s state: the step being timed is node 0's alone, every node in its state.
+  bool uniform_ = false;
+  std::int64_t uniform_steps_ = 0, next_uniform_try_ = 0, uniform_wait_ = 0;
+  std::array<std::int64_t, 6> uniform_base_{};  ///< the first worker's counts before the step
+  std::vector<StepOp> uniform_ops_;
+  std::vector<std::pair<int, int>> uniform_sent_, uniform_got_;
   // repeat()'s state: none; measure (step b is recorded, from records A); verify (step b + m is
   // recorded, from A + m (B - A)).
   enum class Phase : std::uint8_t { none, measure, verify };

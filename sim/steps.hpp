@@ -60,6 +60,13 @@ class StepProgram {
   /// them gives the same (docs/lockstep.md "Repeated steps"). tests/test_lockstep.cpp checks every
   /// override against step().
   [[nodiscard]] virtual std::int64_t repeats(std::int64_t /*s*/) const { return 0; }
+  /// Whether every node posts in step s exactly what node 0 posts (step(x, s) is step(0, s) for
+  /// every x): the Gray-code exchanges, the doubling exchanges, the tree collectives' step form.
+  /// On a hypercube each translation x -> x XOR a keeps ports, so such a step takes a machine
+  /// whose nodes are all in one state, and its links port by port, to such a machine again; the
+  /// all-port simulator then times node 0 alone (docs/lockstep.md "Uniform steps"). false by
+  /// default (no promise). tests/test_lockstep.cpp checks every override against step().
+  [[nodiscard]] virtual bool uniform(std::int64_t /*s*/) const { return false; }
 
  protected:
   /// Asks the cache for the line at `p`. (The empty asm keeps GCC from deleting the hint in a

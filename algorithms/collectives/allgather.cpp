@@ -190,6 +190,8 @@ class PartsSteps : public StepProgram {
 class GceaAllPortSteps final : public PartsSteps {
  public:
   using PartsSteps::PartsSteps;
+  /// Every node exchanges part k across dimension (j + k) mod n (docs/lockstep.md "Uniform steps").
+  [[nodiscard]] bool uniform(std::int64_t /*s*/) const override { return true; }
   void step(NodeId /*x*/, std::int64_t s0, std::vector<StepOp>& ops) const override {
     const std::int64_t s = s0 + 1;
     const int j = gray::transition(s - 1, n_);
@@ -408,6 +410,8 @@ class HybridSteps final : public StepProgram {
   explicit HybridSteps(const Setup& s)
       : N_(s.topology.size()), n_(s.topology.dim()), k_(static_cast<int>(s.params.k)), M_(s.params.M) {}
   [[nodiscard]] std::int64_t steps() const override { return k_ + (std::int64_t{1} << (n_ - k_)) - 1; }
+  /// Every node exchanges across one dimension a step (docs/lockstep.md "Uniform steps").
+  [[nodiscard]] bool uniform(std::int64_t /*s*/) const override { return true; }
   void step(NodeId /*x*/, std::int64_t s, std::vector<StepOp>& ops) const override {
     int d = 0;
     std::int64_t elements = 0;

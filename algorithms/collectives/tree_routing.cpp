@@ -350,6 +350,9 @@ class ExchangeSteps final : public StepProgram {
   ExchangeSteps(std::shared_ptr<const Plan> plan, std::int64_t M, bool below)
       : plan_(std::move(plan)), sends_(&plan_->step_sends(M, below)), elements_(plan_->N * M) {}
   [[nodiscard]] std::int64_t steps() const override { return plan_->steps; }
+  /// The plan's sends of a step are every node's (its trees are node 0's translated: docs/lockstep.md
+  /// "Uniform steps").
+  [[nodiscard]] bool uniform(std::int64_t /*s*/) const override { return true; }
   void step(NodeId /*x*/, std::int64_t s, std::vector<StepOp>& ops) const override {
     const auto at = static_cast<std::size_t>(s);
     for (std::uint32_t k = sends_->first[at]; k < sends_->first[at + 1]; ++k) {

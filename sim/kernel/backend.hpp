@@ -49,6 +49,10 @@ struct EngineOptions {
   /// the program promises repeated steps (StepProgram::repeats; docs/lockstep.md "Repeated
   /// steps"). The same report, events and resumes included, with it off.
   bool lockstep_repeats = true;
+  /// The all-port lockstep simulator times node 0 alone for all of a step every node posts alike
+  /// while all nodes are in one state (StepProgram::uniform; docs/lockstep.md "Uniform steps"),
+  /// on a hypercube. The same report, events and resumes included, with it off.
+  bool lockstep_uniform = true;
   /// Non-null: the all-port lockstep simulator writes here each node's time at the end (its
   /// process's end), the whole of what a repeat extrapolates that the report only samples (tests).
   std::vector<Time>* node_times = nullptr;
