@@ -144,9 +144,11 @@ class Lockstep {
       for (std::size_t w = 1; w < workers_.size(); ++w) threads.emplace_back([this, w, &sync] { body(w, &sync); });
       body(0, &sync);
     }
-    if (uniform_) spread();  // (the run ended in uniform steps: every node as node 0)
+    // (A run that stopped in a uniform step did so with an error or gave up: node 0's records
+    // are not spread, its links may hold the messages of a step that stopped part of the way.)
     if (error_) std::rethrow_exception(error_);
     if (gave_up_) return std::nullopt;
+    check_invariant(!uniform_, "a run ends out of uniform steps (decide_uniform left them)");
     for (const Worker& w : workers_) {
       st_.messages += w.messages;
       st_.packets += w.packets;
@@ -323,7 +325,8 @@ class Lockstep {
   /// The end of a step, on one thread (the barrier's completion): between_steps, then whether the
   /// workers stop, decided once for all of them.
   void end_step() noexcept {
-    if (uniform_) count_uniform_step();
+    // (a step that failed or gave up counts no further: the run stops with its first outcome)
+    if (uniform_ && !failed_.load() && !gave_up_.load()) count_uniform_step();
     between_steps();
     stop_ = gave_up_.load() || failed_.load();
     skip_ = 0;
@@ -389,12 +392,13 @@ class Lockstep {
     std::sort(got.begin(), got.end());
     return sent == got;
   }
-  /// Every node's record, busy times and next step are node 0's; every link is empty and its
-  /// time and load are those of node 0's link on its port.
+  /// Every node's record and busy times are node 0's; every link is empty and its time and load
+  /// are those of node 0's link on its port. (Not the nodes' next steps, next_: a step one skips
+  /// is empty, and in a uniform step every node posts what node 0 posts.)
   bool alike() const {
     const St& v0 = nodes_[0].s[0];
     for (std::size_t i = 1; i < n_; ++i) {
-      if (!same(nodes_[i].s[0], v0) || comm_[i] != comm_[0] || next_[i] != next_[0]) return false;
+      if (!same(nodes_[i].s[0], v0) || comm_[i] != comm_[0]) return false;
       if (kWide && compute_[i] != compute_[0]) return false;
     }
     for (std::size_t li = 0; li < links_.size(); ++li) {
@@ -403,15 +407,18 @@ class Lockstep {
     }
     return true;
   }
-  /// Every node takes node 0's records, its links those of node 0's links.
+  /// Every node takes node 0's records, its links those of node 0's links, before step s. Node 0's
+  /// next step that may post (next_) is its own (StepProgram::next_step speaks of one node): the
+  /// others go on at step s, or at node 0's where that is s or before.
   void spread() {
     for (std::size_t p = 0; p < ports_; ++p)
       check_invariant(links_[p].first.full == 0, "a uniform step leaves no message on a link");
+    const std::int64_t s = std::min(next_[0], done_steps_);
     for (std::size_t i = 1; i < n_; ++i) {
       nodes_[i] = nodes_[0];
       comm_[i] = comm_[0];
       if (kWide) compute_[i] = compute_[0];
-      next_[i] = next_[0];
+      next_[i] = s;
       touched_[i] = touched_[0];
       for (std::size_t p = 0; p < ports_; ++p) {
         links_[i * ports_ + p] = links_[p];
