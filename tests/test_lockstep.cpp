@@ -2,6 +2,7 @@
 // field but the engine's own counters (events, resumes) identical, on every regression point of an
 // algorithm with a step program and on a grid of cubes, sizes and costs; and where it cannot tell
 // what the engine would do, it says so (nullopt) and the engine runs the point.
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 
@@ -203,6 +204,13 @@ TEST(Lockstep, GivesTheEnginesReportForTheMultiplications) {
   EXPECT_EQ(by_lockstep, runs);
 }
 
+/// Two lists of a step's operations, operation for operation the same.
+bool same_ops(const std::vector<StepOp>& a, const std::vector<StepOp>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const StepOp& u, const StepOp& v) {
+    return u.kind == v.kind && u.strand == v.strand && u.port == v.port && u.tag == v.tag && u.elements == v.elements;
+  });
+}
+
 // AlgorithmInfo::steps_memory tells, without making the program, what `steps` gives (memory
 // admission reads it, app/runner.cpp): a part exactly where the factory gives a program, of the
 // program's shape (wide chains, strands; one strand one-port), for every algorithm with a program,
@@ -256,12 +264,8 @@ TEST(Lockstep, EachProgramsStatedMemoryMatchesWhatItsFactoryGives) {
               for (std::int64_t u = step; u < step + r; ++u) {
                 ops.clear();
                 program->step(x, u, ops);
-                ASSERT_EQ(ops.size(), before.size()) << at << " node " << x << " step " << u;
-                for (std::size_t i = 0; i < ops.size(); ++i)
-                  ASSERT_TRUE(ops[i].kind == before[i].kind && ops[i].strand == before[i].strand &&
-                              ops[i].port == before[i].port && ops[i].tag == before[i].tag &&
-                              ops[i].elements == before[i].elements)
-                      << at << " node " << x << " step " << u << " does not repeat step " << step - 1;
+                ASSERT_TRUE(same_ops(ops, before))
+                    << at << " node " << x << " step " << u << " does not repeat step " << step - 1;
               }
             }
           }
@@ -274,12 +278,7 @@ TEST(Lockstep, EachProgramsStatedMemoryMatchesWhatItsFactoryGives) {
             for (NodeId x = 1; x < topo.size(); ++x) {
               ops.clear();
               program->step(x, step, ops);
-              ASSERT_EQ(ops.size(), before.size()) << at << " node " << x << " step " << step;
-              for (std::size_t i = 0; i < ops.size(); ++i)
-                ASSERT_TRUE(ops[i].kind == before[i].kind && ops[i].strand == before[i].strand &&
-                            ops[i].port == before[i].port && ops[i].tag == before[i].tag &&
-                            ops[i].elements == before[i].elements)
-                    << at << " node " << x << " step " << step << " is not node 0's";
+              ASSERT_TRUE(same_ops(ops, before)) << at << " node " << x << " step " << step << " is not node 0's";
             }
           }
           if (ports.kind == PortKind::one) EXPECT_EQ(program->strands(), 1) << at;
@@ -501,17 +500,23 @@ struct AddedAndTimed {
   std::optional<RunStats> added, timed;
   std::vector<Time> added_times, timed_times;
 };
-AddedAndTimed added_and_timed(const StepProgram& program, int n, std::int64_t B, Machine m) {
-  const Topology topo = Topology::hypercube(n);
+/// The run with a shortcut of the all-port simulator (`shortcut`: repeated or uniform steps) and
+/// the run without it, on `threads` threads.
+AddedAndTimed with_and_without(const StepProgram& program, const Topology& topo, std::int64_t B, const Machine& m,
+                               bool EngineOptions::*shortcut, int threads = 1) {
   EngineOptions o{B, false};
+  o.threads = threads;
   AddedAndTimed r;
   std::vector<Buffer> results;
   o.node_times = &r.added_times;
   r.added = run_lockstep(m, topo, o, program, results);
-  o.lockstep_repeats = false;
+  o.*shortcut = false;
   o.node_times = &r.timed_times;
   r.timed = run_lockstep(m, topo, o, program, results);
   return r;
+}
+AddedAndTimed added_and_timed(const StepProgram& program, int n, std::int64_t B, const Machine& m) {
+  return with_and_without(program, Topology::hypercube(n), B, m, &EngineOptions::lockstep_repeats);
 }
 
 // Records that grow apart: two pairs of nodes, each sending on one link every step, messages of
@@ -709,22 +714,33 @@ TEST(Lockstep, RepeatedStepsOfAProgramThatComputes) {
 // A budget spent inside the steps a repeat would add: the repeat stops before the step whose
 // check fails, so that the run fails in the same step with the same count as when every step is
 // timed (256 nodes, checked every 16 steps).
-TEST(Lockstep, RepeatedStepsKeepTheEventBudget) {
+/// `name` on the 8-cube with a budget of 30,000 events, with a shortcut of the all-port simulator
+/// (`shortcut`: repeated or uniform steps) and without, on 1 and 2 threads: the same error, in
+/// step 128 of 255.
+void keeps_the_event_budget(const char* name, bool RunLimits::*shortcut) {
   const Registry reg = make_registry();
-  const AlgorithmInfo* info = reg.find("allgather.cra");
+  const AlgorithmInfo* info = reg.find(name);
   ASSERT_NE(info, nullptr);
   const RunPoint rp = timing_point(info, 8, 16384, 256);
   for (const int threads : {1, 2}) {
     RunLimits on = with_lockstep(threads);
     on.max_events = 30000;
     RunLimits off = on;
-    off.lockstep_repeats = false;
+    off.*shortcut = false;
     const RunOutcome a = run_point(rp, *info, true, nullptr, on);
     const RunOutcome b = run_point(rp, *info, true, nullptr, off);
     EXPECT_NE(a.error.find("the budget of 30000 events is spent (32768 events by step 128 of 255)"), std::string::npos)
         << a.error;
-    EXPECT_EQ(a.error, b.error) << threads;
+    EXPECT_EQ(a.error, b.error) << name << " " << threads;
   }
+}
+
+TEST(Lockstep, RepeatedStepsKeepTheEventBudget) {
+  keeps_the_event_budget("allgather.cra", &RunLimits::lockstep_repeats);
+  const Registry reg = make_registry();
+  const AlgorithmInfo* info = reg.find("allgather.cra");
+  ASSERT_NE(info, nullptr);
+  const RunPoint rp = timing_point(info, 8, 16384, 256);
   RunLimits ample = with_lockstep();
   ample.max_events = 70000;  // above the run's 65,536 resumes
   EXPECT_TRUE(run_point(rp, *info, true, nullptr, ample).error.empty());
@@ -734,16 +750,7 @@ TEST(Lockstep, RepeatedStepsKeepTheEventBudget) {
 /// every node timed: both runs' stats and every node's end time.
 AddedAndTimed alone_and_all(const StepProgram& program, const Topology& topo, std::int64_t B, const Machine& m,
                             int threads) {
-  EngineOptions o{B, false};
-  o.threads = threads;
-  AddedAndTimed r;
-  std::vector<Buffer> results;
-  o.node_times = &r.added_times;
-  r.added = run_lockstep(m, topo, o, program, results);
-  o.lockstep_uniform = false;
-  o.node_times = &r.timed_times;
-  r.timed = run_lockstep(m, topo, o, program, results);
-  return r;
+  return with_and_without(program, topo, B, m, &EngineOptions::lockstep_uniform, threads);
 }
 
 // Uniform steps (StepProgram::uniform, docs/lockstep.md "Uniform steps"): the Gray-code exchanges
@@ -888,21 +895,7 @@ TEST(Lockstep, AUniformStepThatGivesUpGivesUpAsEveryNodeTimed) {
 // A budget spent in uniform steps: every step still counts every node's events, and the run fails
 // in the same step with the same count as with every node timed (256 nodes, checked every step).
 TEST(Lockstep, UniformStepsKeepTheEventBudget) {
-  const Registry reg = make_registry();
-  const AlgorithmInfo* info = reg.find("allgather.gcea");
-  ASSERT_NE(info, nullptr);
-  const RunPoint rp = timing_point(info, 8, 16384, 256);
-  for (const int threads : {1, 2}) {
-    RunLimits on = with_lockstep(threads);
-    on.max_events = 30000;
-    RunLimits off = on;
-    off.lockstep_uniform = false;
-    const RunOutcome a = run_point(rp, *info, true, nullptr, on);
-    const RunOutcome b = run_point(rp, *info, true, nullptr, off);
-    EXPECT_NE(a.error.find("the budget of 30000 events is spent (32768 events by step 128 of 255)"), std::string::npos)
-        << a.error;
-    EXPECT_EQ(a.error, b.error) << threads;
-  }
+  keeps_the_event_budget("allgather.gcea", &RunLimits::lockstep_uniform);
 }
 
 }  // namespace
