@@ -337,15 +337,18 @@ class CannonSteps final : public StepProgram {
         ring.moves = nodes > 1;
         if (!ring.moves) return;
         const Shorter w = shorter_way(L, amount);
-        ring.steps = w.steps;
-        ring.align = shift_ports(s.topology, x, sub, nodes, w.dir);
-        ring.roll = shift_ports(s.topology, x, sub, nodes, -1);
+        auto ports = [](const ShiftPorts& sp) {
+          return Ports{static_cast<std::uint8_t>(sp.to), static_cast<std::uint8_t>(sp.from)};
+        };
+        ring.steps = static_cast<std::uint32_t>(w.steps);  // (L <= N < 2^32: a node is a 32-bit index)
+        ring.align = ports(shift_ports(s.topology, x, sub, nodes, w.dir));
+        ring.roll = ports(shift_ports(s.topology, x, sub, nodes, -1));
       };
       aligned(p.C, g.row_cube(), g.N2, (r * cg_.kD) % L);
       aligned(p.D, g.col_cube(), g.N1, (c * cg_.kC) % L);
-      align_steps_ = std::max({align_steps_, p.C.steps, p.D.steps});
-      align_c_ = std::max(align_c_, p.C.steps);
-      align_d_ = std::max(align_d_, p.D.steps);
+      align_c_ = std::max<std::int64_t>(align_c_, p.C.steps);
+      align_d_ = std::max<std::int64_t>(align_d_, p.D.steps);
+      align_steps_ = std::max(align_c_, align_d_);
     }
     if (one_port_) align_steps_ = align_c_ + align_d_;
   }
@@ -391,9 +394,15 @@ class CannonSteps final : public StepProgram {
   }
 
  private:
+  /// A ring's ports, a byte each (a hypercube has at most 63 dimensions).
+  struct Ports {
+    std::uint8_t to = 0, from = 0;
+  };
+  /// A node's place on one ring: 12 bytes, so that the plan of 2^16 nodes (1.5 MiB) stays in a
+  /// core's cache beside the simulator's records (64 bytes a node before).
   struct Ring {
-    std::int64_t steps = 0;  ///< the alignment's
-    ShiftPorts align, roll;
+    std::uint32_t steps = 0;  ///< the alignment's: the shorter way round, at most L / 2
+    Ports align, roll;
     bool moves = false;  ///< more than one node
   };
   struct Plan {
@@ -404,7 +413,7 @@ class CannonSteps final : public StepProgram {
   /// the multiply after D's.
   void one_port_step(const Plan& p, std::int64_t q, std::vector<StepOp>& ops) const {
     using enum StepOp::Kind;
-    auto group = [&](const ShiftPorts& sp, std::int64_t elements) {
+    auto group = [&](const Ports& sp, std::int64_t elements) {
       ops.push_back({.kind = send, .port = sp.to, .elements = elements});
       ops.push_back({.kind = recv, .port = sp.from});
     };
