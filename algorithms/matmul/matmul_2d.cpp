@@ -105,14 +105,16 @@ struct Ring {
 
 /// The ports of one CRA step of a ring of more than one node, toward lower ring positions
 /// (dir = -1) or higher (dir = +1): the boundary item goes to `to`, the other neighbour's comes
-/// from `from`.
+/// from `from`. A byte each (a hypercube has at most 63 dimensions): CannonSteps keeps two
+/// rings' of them for every node.
 struct ShiftPorts {
-  int to = -1, from = -1;
+  std::uint8_t to = 0, from = 0;
 };
 ShiftPorts shift_ports(const Topology& t, NodeId x, const routing::SubCube& sub, std::int64_t L, int dir) {
   const std::int64_t pos = gray::decode(sub.local(x));
   auto at = [&](std::int64_t q) { return sub.member(x, gray::encode(((q % L) + L) % L)); };
-  return {t.port_to(x, at(pos + dir)), t.port_to(x, at(pos - dir))};
+  return {static_cast<std::uint8_t>(t.port_to(x, at(pos + dir))),
+          static_cast<std::uint8_t>(t.port_to(x, at(pos - dir)))};
 }
 ShiftPorts shift_ports(Node& self, const Ring& ring, int dir) {
   return shift_ports(self.topology(), self.id(), ring.sub, ring.nodes, dir);
@@ -337,12 +339,9 @@ class CannonSteps final : public StepProgram {
         ring.moves = nodes > 1;
         if (!ring.moves) return;
         const Shorter w = shorter_way(L, amount);
-        auto ports = [](const ShiftPorts& sp) {
-          return Ports{static_cast<std::uint8_t>(sp.to), static_cast<std::uint8_t>(sp.from)};
-        };
         ring.steps = static_cast<std::uint32_t>(w.steps);  // (L <= N < 2^32: a node is a 32-bit index)
-        ring.align = ports(shift_ports(s.topology, x, sub, nodes, w.dir));
-        ring.roll = ports(shift_ports(s.topology, x, sub, nodes, -1));
+        ring.align = shift_ports(s.topology, x, sub, nodes, w.dir);
+        ring.roll = shift_ports(s.topology, x, sub, nodes, -1);
       };
       aligned(p.C, g.row_cube(), g.N2, (r * cg_.kD) % L);
       aligned(p.D, g.col_cube(), g.N1, (c * cg_.kC) % L);
@@ -394,15 +393,11 @@ class CannonSteps final : public StepProgram {
   }
 
  private:
-  /// A ring's ports, a byte each (a hypercube has at most 63 dimensions).
-  struct Ports {
-    std::uint8_t to = 0, from = 0;
-  };
   /// A node's place on one ring: 12 bytes, so that the plan of 2^16 nodes (1.5 MiB) stays in a
   /// core's cache beside the simulator's records (64 bytes a node before).
   struct Ring {
     std::uint32_t steps = 0;  ///< the alignment's: the shorter way round, at most L / 2
-    Ports align, roll;
+    ShiftPorts align, roll;
     bool moves = false;  ///< more than one node
   };
   struct Plan {
@@ -413,7 +408,7 @@ class CannonSteps final : public StepProgram {
   /// the multiply after D's.
   void one_port_step(const Plan& p, std::int64_t q, std::vector<StepOp>& ops) const {
     using enum StepOp::Kind;
-    auto group = [&](const Ports& sp, std::int64_t elements) {
+    auto group = [&](const ShiftPorts& sp, std::int64_t elements) {
       ops.push_back({.kind = send, .port = sp.to, .elements = elements});
       ops.push_back({.kind = recv, .port = sp.from});
     };
